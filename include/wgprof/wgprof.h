@@ -1,0 +1,411 @@
+/*
+ * wgprof: per-dispatch GPU timing for WebGPU compute work.
+ *
+ * Three parts, usable together or alone:
+ *   - a device context (wgprof_device_*): adapter and device set-up that detects the timestamp
+ *     features, requests exactly those that exist, and fails open where they are missing;
+ *   - a query pool (wgprof_pool_*): one record per timed dispatch, ticks converted to
+ *     nanoseconds with the implementation's real period, as many query sets as needed;
+ *   - a graph executor (wgprof_graph_*): an ordered list of labelled compute dispatches whose
+ *     execute() brackets each dispatch with timestamps when profiling is on, and makes exactly
+ *     the WebGPU calls of a plain executor when it is off.
+ * Summaries (wgprof_summary_*) and report writers (wgprof_report_write) read the pool.
+ *
+ * Errors. Every fallible call returns a wgprof_status; wgprof_status_str() names it. Details go
+ * to the log callback set with wgprof_set_logger() (silent by default). The library never
+ * exits, aborts, or prints to stdout.
+ *
+ * Memory. Every allocation the library makes goes through the allocator set with
+ * wgprof_set_allocator() (malloc/free by default). Objects returned through `out` pointers are
+ * owned by the caller and freed with the matching *_destroy() function. Strings passed in are
+ * copied; strings returned are borrowed from the object that returned them and live as long as
+ * it does (or until the call documented to invalidate them).
+ *
+ * Threading. wgprof_set_allocator() and wgprof_set_logger() must be called before any other
+ * wgprof call and not while one runs; the log callback may be called from any thread. A
+ * wgprof_device may be shared by any number of threads. A graph, a pool and a summary belong to
+ * one thread at a time: two threads may each execute their own graph on one device at once,
+ * but must not use the same graph or pool concurrently. Each graph owns its pool, so graphs
+ * never share timing state. WebGPU objects passed in keep their own implementation's rules.
+ */
+#ifndef WGPROF_WGPROF_H
+#define WGPROF_WGPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <webgpu/webgpu.h>
+
+#include "wgprof/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(WGPROF_BUILDING) && defined(__GNUC__)
+#define WGPROF_API __attribute__((visibility("default")))
+#else
+#define WGPROF_API
+#endif
+
+/* ---- status, logging, allocation ------------------------------------------------------- */
+
+typedef enum wgprof_status {
+    WGPROF_OK = 0,
+    WGPROF_ERR_INVALID_ARGUMENT, /* a NULL where an object is needed, a zero size, a bad enum */
+    WGPROF_ERR_OUT_OF_MEMORY,    /* the allocator returned NULL */
+    WGPROF_ERR_NO_ADAPTER,       /* no WebGPU adapter matched the request */
+    WGPROF_ERR_NO_DEVICE,        /* the adapter refused to create a device */
+    WGPROF_ERR_UNAVAILABLE,      /* timestamp queries (or the asked-for strategy) are missing */
+    WGPROF_ERR_CAPACITY,         /* a fixed-capacity pool cannot hold the request */
+    WGPROF_ERR_MAP_FAILED,       /* mapping the readback buffer failed */
+    WGPROF_ERR_DEVICE_LOST,      /* the device was lost or destroyed */
+    WGPROF_ERR_WEBGPU,           /* the implementation reported an error (see the log) */
+    WGPROF_ERR_TIMEOUT,          /* submitted work did not finish in time */
+    WGPROF_ERR_STATE,            /* a call out of order, e.g. collect before resolve */
+    WGPROF_ERR_IO                /* writing a report failed */
+} wgprof_status;
+
+/* Returns a static string naming `status`, e.g. "WGPROF_ERR_CAPACITY: ...". Never NULL. */
+WGPROF_API const char *wgprof_status_str(wgprof_status status);
+
+typedef enum wgprof_log_level {
+    WGPROF_LOG_ERROR = 0,
+    WGPROF_LOG_WARN = 1,
+    WGPROF_LOG_INFO = 2,
+    WGPROF_LOG_DEBUG = 3
+} wgprof_log_level;
+
+/* `message` is valid only during the call. */
+typedef void (*wgprof_log_fn)(wgprof_log_level level, const char *message, void *user_data);
+
+/* Sets the log callback (NULL: silent, the default). */
+WGPROF_API void wgprof_set_logger(wgprof_log_fn fn, void *user_data);
+
+typedef struct wgprof_allocator {
+    void *(*alloc)(size_t size, void *user_data); /* may return NULL; wgprof then fails cleanly */
+    void (*free)(void *ptr, void *user_data);     /* called with pointers from alloc only */
+    void *user_data;
+} wgprof_allocator;
+
+/* Sets the allocator; NULL (or NULL members) restores malloc/free. */
+WGPROF_API void wgprof_set_allocator(const wgprof_allocator *allocator);
+
+/* "MAJOR.MINOR.PATCH" of the library actually loaded (WGPROF_VERSION_STRING is the header's). */
+WGPROF_API const char *wgprof_version(void);
+
+/* ---- device context --------------------------------------------------------------------- */
+
+typedef struct wgprof_device wgprof_device;
+
+typedef struct wgprof_device_desc {
+    WGPUBackendType backend;          /* 0: the implementation's choice */
+    WGPUPowerPreference power;        /* 0: undefined */
+    bool disable_timestamps;          /* request no timestamp feature (also WGPROF_DISABLE_TIMESTAMPS=1) */
+    double wait_timeout_s;            /* longest wait for submitted work; 0: 60 s */
+} wgprof_device_desc;
+
+typedef struct wgprof_device_info {
+    char adapter[256];      /* e.g. "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)" */
+    char vendor[128];
+    char architecture[128];
+    char driver[256];       /* the adapter's description: driver name and version */
+    const char *backend;    /* "vulkan", "metal", ... (static string) */
+    const char *adapter_type; /* "discrete", "integrated", "cpu", "unknown" (static string) */
+    uint32_t vendor_id;
+    uint32_t device_id;
+    bool timestamp_query;         /* the adapter has TimestampQuery */
+    bool timestamp_inside_passes; /* in-pass WriteTimestamp exists and was enabled */
+    bool timestamp_inside_encoders;
+    bool profiling_available;     /* the device was created with TimestampQuery */
+    char unavailable_reason[160]; /* why profiling_available is false; "" otherwise */
+    double timestamp_period_ns;   /* ns per tick, as read at creation */
+    bool period_from_implementation; /* false: no period query exists, 1.0 assumed */
+    uint32_t max_workgroups_per_dimension;
+} wgprof_device_info;
+
+/* Creates an instance, an adapter and a device. `desc` may be NULL (all defaults).
+ * On WGPROF_OK, *out is a device the caller frees with wgprof_device_destroy(). A missing
+ * timestamp feature is not an error: the device is created, info->profiling_available is false
+ * and a warning is logged once. */
+WGPROF_API wgprof_status wgprof_device_create(const wgprof_device_desc *desc, wgprof_device **out);
+
+/* Wraps a device the caller already has, for engines that make their own (the pool then works
+ * on it). `adapter` (may be NULL) is read for the adapter's name and driver only. wgprof adds a
+ * reference to each handle and drops it at destroy; the caller keeps its own. Timestamp support is read from the device's enabled features, so the
+ * caller must have requested TimestampQuery (and, for the inside strategy, wgpu-native's
+ * TimestampQueryInsidePasses) when creating it. Device loss is seen through failed maps,
+ * since the lost callback belongs to whoever created the device. */
+WGPROF_API wgprof_status wgprof_device_wrap(WGPUInstance instance, WGPUAdapter adapter, WGPUDevice device,
+                                            wgprof_device **out);
+WGPROF_API void wgprof_device_destroy(wgprof_device *device);
+
+/* Borrowed WebGPU handles; valid until wgprof_device_destroy(). */
+WGPROF_API WGPUInstance wgprof_device_instance(const wgprof_device *device);
+WGPROF_API WGPUDevice wgprof_device_webgpu(const wgprof_device *device);
+WGPROF_API WGPUQueue wgprof_device_queue(const wgprof_device *device);
+WGPROF_API const wgprof_device_info *wgprof_device_get_info(const wgprof_device *device);
+
+/* The period (ns per tick) the implementation reports now; 1.0 where it reports none. */
+WGPROF_API double wgprof_device_timestamp_period(const wgprof_device *device);
+
+/* True once the device was lost or destroyed. Thread-safe. */
+WGPROF_API bool wgprof_device_is_lost(const wgprof_device *device);
+
+/* Blocks until all work submitted to the queue so far has finished. */
+WGPROF_API wgprof_status wgprof_device_wait_idle(wgprof_device *device);
+
+/* Maps `size` bytes of `buffer` (MapRead usage) at `offset` for reading and blocks until the
+ * map completes or fails. On WGPROF_OK the caller reads with wgpuBufferGetConstMappedRange and
+ * unmaps with wgpuBufferUnmap. */
+WGPROF_API wgprof_status wgprof_device_map_read(wgprof_device *device, WGPUBuffer buffer,
+                                                size_t offset, size_t size);
+
+/* Destroys the underlying WebGPU device (wgpuDeviceDestroy), as a lost device would be.
+ * Meant for testing how callers handle device loss. */
+WGPROF_API void wgprof_device_lose(wgprof_device *device);
+
+/* ---- query pool ------------------------------------------------------------------------- */
+
+typedef struct wgprof_pool wgprof_pool;
+
+typedef struct wgprof_pool_desc {
+    uint32_t initial_capacity; /* dispatches to prepare query sets for; 0: 256 */
+    uint32_t max_dispatches;   /* 0: grow without limit; else a fixed capacity: more records
+                                  than this returns WGPROF_ERR_CAPACITY and records nothing */
+} wgprof_pool_desc;
+
+/* What one timed dispatch is. Strings are copied. */
+typedef struct wgprof_dispatch_desc {
+    const char *kernel;          /* label; NULL: "unnamed" */
+    uint64_t dispatch_id;        /* caller's id; 0: the record index */
+    uint32_t workgroups[3];      /* workgroup counts; 0 components count as 1 */
+    uint32_t workgroup_size[3];  /* the shader's @workgroup_size; 0 components count as 1 */
+    double bytes;                /* bytes moved, for GB/s; 0: unknown */
+    double flops;                /* floating-point operations, for GFLOP/s; 0: unknown */
+} wgprof_dispatch_desc;
+
+typedef enum wgprof_invalid_reason {
+    WGPROF_VALID = 0,
+    WGPROF_INVALID_PENDING,       /* not collected yet */
+    WGPROF_INVALID_NOT_WRITTEN,   /* the GPU wrote neither timestamp (both read 0), or the end
+                                     write was never issued */
+    WGPROF_INVALID_ZERO,          /* one timestamp read 0: resolved too soon or not written */
+    WGPROF_INVALID_BACKWARDS,     /* end before begin (counter wrapped or went backwards) */
+    WGPROF_INVALID_MAP_FAILED,    /* the readback map failed */
+    WGPROF_INVALID_DEVICE_LOST,   /* the device was lost before the results were read */
+    WGPROF_INVALID_REASON_COUNT
+} wgprof_invalid_reason;
+
+/* A short lower-case name ("not-written", ...); "valid" for WGPROF_VALID. */
+WGPROF_API const char *wgprof_invalid_reason_str(wgprof_invalid_reason reason);
+
+/* One timed dispatch, as read back. Times are in ns; start_ns and end_ns count from the first
+ * valid begin timestamp the pool holds (its epoch), so that they keep full precision. */
+typedef struct wgprof_record {
+    uint32_t index;              /* position in the pool, from 0 */
+    uint32_t iteration;          /* which collect it was read by, from 0 */
+    uint64_t dispatch_id;
+    const char *kernel;          /* borrowed from the pool; valid until reset or destroy */
+    uint32_t workgroups[3];
+    uint32_t workgroup_size[3];
+    uint64_t global_size[3];     /* threads: workgroups * workgroup_size */
+    uint32_t begin_query;        /* query indices across the pool's query sets */
+    uint32_t end_query;
+    uint64_t begin_ticks;        /* raw timestamps as resolved */
+    uint64_t end_ticks;
+    double period_ns;            /* ns per tick used for this record */
+    double start_ns;
+    double end_ns;
+    double duration_ns;          /* (end - begin) * period */
+    double exclusive_ns;         /* duration with begin clamped to the largest earlier end of
+                                    the same iteration: excludes overlap with earlier passes */
+    double bytes;
+    double flops;
+    bool valid;
+    wgprof_invalid_reason invalid_reason;
+} wgprof_record;
+
+/* Creates a pool on `device`, which must outlive it. `desc` may be NULL. Fails with
+ * WGPROF_ERR_UNAVAILABLE where the device has no timestamp queries. */
+WGPROF_API wgprof_status wgprof_pool_create(wgprof_device *device, const wgprof_pool_desc *desc,
+                                            wgprof_pool **out);
+WGPROF_API void wgprof_pool_destroy(wgprof_pool *pool);
+
+/* Checks, before recording anything, that `count` more dispatches fit; with a fixed capacity
+ * returns WGPROF_ERR_CAPACITY (naming the request and the capacity in the log) when not, and
+ * otherwise prepares the query sets they need. Callers that know how many dispatches they will
+ * time call this first so that an overflow records nothing. */
+WGPROF_API wgprof_status wgprof_pool_reserve(wgprof_pool *pool, uint32_t count);
+
+/* Pass strategy. Adds a record for `dispatch` and fills `*writes` with the timestampWrites of
+ * the compute pass the caller is about to begin; that pass must hold this dispatch only. The
+ * filled struct must outlive wgpuCommandEncoderBeginComputePass. */
+WGPROF_API wgprof_status wgprof_pool_pass_writes(wgprof_pool *pool,
+                                                 const wgprof_dispatch_desc *dispatch,
+                                                 WGPUPassTimestampWrites *writes);
+
+/* Inside strategy (the device must have in-pass timestamps): writes the begin timestamp into
+ * `pass` and adds a record; wgprof_pool_end() writes the end timestamp of the open record.
+ * Call them right before and after the dispatch. */
+WGPROF_API wgprof_status wgprof_pool_begin(wgprof_pool *pool, WGPUComputePassEncoder pass,
+                                           const wgprof_dispatch_desc *dispatch);
+WGPROF_API wgprof_status wgprof_pool_end(wgprof_pool *pool, WGPUComputePassEncoder pass);
+
+/* Encodes the resolve of every query written since the last collect, and the copy into the
+ * readback buffers, into `encoder`. Call once after the last timed pass has ended, on the
+ * encoder that is submitted last (or alone). */
+WGPROF_API wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder);
+
+/* After the caller submitted the resolving encoder: waits for the readback, converts ticks to
+ * ns with the current period, validates every record and clamps overlap. On a failed map or a
+ * lost device the records of this batch are kept, marked invalid with the reason, and the
+ * status says what happened. Starts a new iteration. */
+WGPROF_API wgprof_status wgprof_pool_collect(wgprof_pool *pool);
+
+/* Drops all records and names (borrowed kernel strings become invalid); keeps the query sets. */
+WGPROF_API void wgprof_pool_reset(wgprof_pool *pool);
+
+WGPROF_API size_t wgprof_pool_count(const wgprof_pool *pool);
+WGPROF_API size_t wgprof_pool_invalid_count(const wgprof_pool *pool);
+WGPROF_API uint32_t wgprof_pool_iterations(const wgprof_pool *pool);
+/* Capacity in dispatches: the fixed capacity, or the query sets prepared so far when growing. */
+WGPROF_API size_t wgprof_pool_capacity(const wgprof_pool *pool);
+
+/* Fills `*out` with record `index` (< wgprof_pool_count()). */
+WGPROF_API wgprof_status wgprof_pool_record(const wgprof_pool *pool, size_t index,
+                                            wgprof_record *out);
+
+/* ---- graph executor --------------------------------------------------------------------- */
+
+typedef struct wgprof_graph wgprof_graph;
+
+typedef enum wgprof_layout {
+    WGPROF_LAYOUT_DEFAULT = 0,       /* one compute pass per dispatch */
+    WGPROF_LAYOUT_PASS_PER_DISPATCH, /* one pass per dispatch; pass ends act as barriers */
+    WGPROF_LAYOUT_SINGLE_PASS        /* all dispatches in one pass, as batching engines do */
+} wgprof_layout;
+
+typedef enum wgprof_strategy {
+    WGPROF_STRATEGY_DEFAULT = 0, /* WGPROF_STRATEGY from the environment, else auto */
+    WGPROF_STRATEGY_AUTO,        /* inside where the device has in-pass timestamps, else pass */
+    WGPROF_STRATEGY_PASS,        /* each dispatch its own pass with timestampWrites */
+    WGPROF_STRATEGY_INSIDE       /* WriteTimestamp around each dispatch, layout unchanged */
+} wgprof_strategy;
+
+typedef enum wgprof_profiling {
+    WGPROF_PROFILING_DEFAULT = 0, /* on when WEBGPU_TIMESTAMP_QUERY is set and not "0" */
+    WGPROF_PROFILING_ON,
+    WGPROF_PROFILING_OFF
+} wgprof_profiling;
+
+/* "auto", "pass", "inside" (static strings). */
+WGPROF_API const char *wgprof_strategy_str(wgprof_strategy strategy);
+
+typedef struct wgprof_graph_desc {
+    wgprof_layout layout;
+    wgprof_profiling profiling;
+    wgprof_strategy strategy;
+    wgprof_pool_desc pool;      /* for the graph's own pool */
+} wgprof_graph_desc;
+
+typedef struct wgprof_node_desc {
+    WGPUComputePipeline pipeline;    /* the graph adds a reference */
+    uint32_t bind_group_count;       /* groups 0 .. count-1 */
+    const WGPUBindGroup *bind_groups; /* each gets a reference; the array is copied */
+    uint32_t workgroups[3];          /* 0 components count as 1 */
+    uint32_t workgroup_size[3];      /* recorded for reports only; 0 counts as 1 */
+    const char *kernel;              /* label, copied; NULL: "unnamed" */
+    uint64_t dispatch_id;            /* 0: the node index */
+    double bytes;                    /* optional, for efficiency figures */
+    double flops;
+} wgprof_node_desc;
+
+/* Creates an empty graph on `device` (which must outlive it). `desc` may be NULL. Profiling on
+ * a device without timestamp queries is not an error: the graph runs unprofiled and says so. */
+WGPROF_API wgprof_status wgprof_graph_create(wgprof_device *device, const wgprof_graph_desc *desc,
+                                             wgprof_graph **out);
+WGPROF_API void wgprof_graph_destroy(wgprof_graph *graph);
+
+/* Appends a dispatch; `*index` (may be NULL) receives its position. */
+WGPROF_API wgprof_status wgprof_graph_add(wgprof_graph *graph, const wgprof_node_desc *node,
+                                          uint32_t *index);
+WGPROF_API uint32_t wgprof_graph_node_count(const wgprof_graph *graph);
+
+/* Encodes every dispatch in order, submits, and waits for the GPU. When profiling, each
+ * dispatch is bracketed by timestamps and the results are collected into the graph's pool
+ * before returning. */
+WGPROF_API wgprof_status wgprof_graph_execute(wgprof_graph *graph);
+
+/* Whether this graph profiles, and how (WGPROF_STRATEGY_PASS or _INSIDE when it does). */
+WGPROF_API bool wgprof_graph_profiling(const wgprof_graph *graph);
+WGPROF_API wgprof_strategy wgprof_graph_strategy(const wgprof_graph *graph);
+/* Why profiling is off ("" when on): disabled, or the device lacks the feature. */
+WGPROF_API const char *wgprof_graph_profiling_note(const wgprof_graph *graph);
+
+/* The graph's pool (NULL until a profiled execute made one); owned by the graph. */
+WGPROF_API wgprof_pool *wgprof_graph_pool(wgprof_graph *graph);
+
+/* ---- summaries -------------------------------------------------------------------------- */
+
+typedef struct wgprof_kernel_stats {
+    const char *name;      /* borrowed from the pool */
+    uint32_t count;        /* valid records */
+    uint32_t invalid;      /* invalid records, excluded from every figure below */
+    double total_ns;
+    double exclusive_total_ns;
+    double mean_ns;
+    double min_ns;
+    double max_ns;
+    double median_ns;
+    double p95_ns;         /* nearest-rank 95th percentile */
+    double stddev_ns;      /* population standard deviation */
+    double share;          /* total_ns over all kernels' total_ns, 0..1 */
+    double bytes;          /* sums over valid records; 0 where unknown */
+    double flops;
+} wgprof_kernel_stats;
+
+typedef struct wgprof_summary {
+    size_t kernel_count;             /* in order of first appearance */
+    wgprof_kernel_stats *kernels;
+    size_t records;
+    size_t invalid;
+    size_t invalid_by_reason[WGPROF_INVALID_REASON_COUNT];
+    double total_ns;                 /* sum of valid durations */
+    double exclusive_total_ns;
+} wgprof_summary;
+
+/* Aggregates the pool's records per kernel name. The caller frees *out with
+ * wgprof_summary_destroy(); it borrows names from the pool, which must outlive it. */
+WGPROF_API wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **out);
+WGPROF_API void wgprof_summary_destroy(wgprof_summary *summary);
+
+/* ---- reports ---------------------------------------------------------------------------- */
+
+typedef enum wgprof_format {
+    WGPROF_FORMAT_TABLE = 0, /* per-dispatch rows then per-kernel summary, µs with 3 decimals */
+    WGPROF_FORMAT_TSV,
+    WGPROF_FORMAT_JSON
+} wgprof_format;
+
+typedef struct wgprof_report_desc {
+    const wgprof_device_info *device; /* may be NULL */
+    const wgprof_pool *pool;          /* may be NULL: no timings (see unavailable_reason) */
+    const wgprof_summary *summary;    /* may be NULL: computed from pool */
+    const char *strategy;             /* e.g. wgprof_strategy_str(); NULL: "none" */
+    uint32_t iterations;              /* 0: the pool's */
+    const char *unavailable_reason;   /* why there are no timings, when pool is NULL */
+    bool omit_dispatches;             /* table: summary only */
+} wgprof_report_desc;
+
+/* Writes the report to `out`. Invalid records are shown with their reason, never a number. */
+WGPROF_API wgprof_status wgprof_report_write(const wgprof_report_desc *report, wgprof_format format,
+                                             FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WGPROF_WGPROF_H */

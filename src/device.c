@@ -1,0 +1,516 @@
+/*
+ * The device context: instance, adapter and device set-up, timestamp feature detection, the
+ * portable wait for WebGPU callbacks, and device loss.
+ *
+ * Timestamp features are requested only where the adapter has them, so that a device is always
+ * created: profiling fails open and the work runs unprofiled.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+#include <time.h>
+
+#include "internal.h"
+
+#if defined(__has_include)
+#if __has_include(<webgpu/wgpu.h>)
+#include <webgpu/wgpu.h>
+#define WGPROF__HAVE_WGPU_H 1
+#endif
+#endif
+
+static void copy_view(char *dst, size_t cap, WGPUStringView v)
+{
+    size_t n = 0;
+    if (v.data) {
+        n = v.length == WGPU_STRLEN ? strlen(v.data) : v.length;
+    }
+    if (n >= cap) {
+        n = cap - 1;
+    }
+    if (n) {
+        memcpy(dst, v.data, n);
+    }
+    dst[n] = '\0';
+}
+
+static void on_adapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
+                       void *userdata1, void *userdata2)
+{
+    (void)userdata2;
+    wgprof__waiter *w = userdata1;
+    w->status = (int)status;
+    w->handle = adapter;
+    copy_view(w->message, sizeof w->message, message);
+    wgprof__waiter_signal(w);
+}
+
+static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message,
+                      void *userdata1, void *userdata2)
+{
+    (void)userdata2;
+    wgprof__waiter *w = userdata1;
+    w->status = (int)status;
+    w->handle = device;
+    copy_view(w->message, sizeof w->message, message);
+    wgprof__waiter_signal(w);
+}
+
+static void on_lost(WGPUDevice const *device, WGPUDeviceLostReason reason, WGPUStringView message,
+                    void *userdata1, void *userdata2)
+{
+    (void)device;
+    (void)userdata2;
+    wgprof_device *d = userdata1;
+    atomic_store(&d->lost, true);
+    /* Our own release of the device at destroy also reports a loss; that one is expected. */
+    if (!atomic_load(&d->destroying)) {
+        char text[256];
+        copy_view(text, sizeof text, message);
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof: device lost (reason %d): %s", (int)reason, text);
+    }
+}
+
+static void on_uncaptured_error(WGPUDevice const *device, WGPUErrorType type, WGPUStringView message,
+                                void *userdata1, void *userdata2)
+{
+    (void)device;
+    (void)userdata1;
+    (void)userdata2;
+    char text[768];
+    copy_view(text, sizeof text, message);
+    wgprof__log(WGPROF_LOG_ERROR, "wgprof: WebGPU error (type %d): %s", (int)type, text);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+wgprof__waiter *wgprof__waiter_new(void)
+{
+    wgprof__waiter *w = wgprof__calloc(1, sizeof *w);
+    if (w) {
+        atomic_init(&w->done, false);
+        atomic_init(&w->released, false);
+    }
+    return w;
+}
+
+void wgprof__waiter_signal(wgprof__waiter *w)
+{
+    atomic_store(&w->done, true);
+    if (atomic_exchange(&w->released, true)) {
+        wgprof__free(w);
+    }
+}
+
+void wgprof__waiter_release(wgprof__waiter *w)
+{
+    if (w && atomic_exchange(&w->released, true)) {
+        wgprof__free(w);
+    }
+}
+
+/* Drives the implementation until w->done: wgpuDevicePoll where it exists (wgpu-native fires
+ * callbacks from it), else wgpuInstanceProcessEvents, which every webgpu.h implementation has. */
+static wgprof_status wait_flag(WGPUInstance instance, WGPUDevice device, double timeout_s,
+                               wgprof__waiter *w, const atomic_bool *lost)
+{
+    const wgprof__ext *ext = wgprof__ext_get();
+    double deadline = now_s() + timeout_s;
+    unsigned spins = 0;
+    while (!atomic_load(&w->done)) {
+        if (device && ext->device_poll) {
+            ext->device_poll(device, 1, NULL);
+        }
+        wgpuInstanceProcessEvents(instance);
+        if (atomic_load(&w->done)) {
+            break;
+        }
+        if (lost && atomic_load(lost)) {
+            return WGPROF_ERR_DEVICE_LOST;
+        }
+        if ((++spins & 63u) == 0 && now_s() > deadline) {
+            return WGPROF_ERR_TIMEOUT;
+        }
+        if (!device || !ext->device_poll) {
+            thrd_yield();
+        }
+    }
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof__device_wait(wgprof_device *device, wgprof__waiter *w)
+{
+    return wait_flag(device->instance, device->device, device->wait_timeout_s, w, &device->lost);
+}
+
+static const char *backend_name(WGPUBackendType t)
+{
+    switch (t) {
+    case WGPUBackendType_Null: return "null";
+    case WGPUBackendType_WebGPU: return "webgpu";
+    case WGPUBackendType_D3D11: return "d3d11";
+    case WGPUBackendType_D3D12: return "d3d12";
+    case WGPUBackendType_Metal: return "metal";
+    case WGPUBackendType_Vulkan: return "vulkan";
+    case WGPUBackendType_OpenGL: return "opengl";
+    case WGPUBackendType_OpenGLES: return "opengles";
+    default: return "unknown";
+    }
+}
+
+static const char *adapter_type_name(WGPUAdapterType t)
+{
+    switch (t) {
+    case WGPUAdapterType_DiscreteGPU: return "discrete";
+    case WGPUAdapterType_IntegratedGPU: return "integrated";
+    case WGPUAdapterType_CPU: return "cpu";
+    default: return "unknown";
+    }
+}
+
+static WGPUInstance create_instance(void)
+{
+    WGPUInstanceDescriptor desc = {0};
+#ifdef WGPROF__HAVE_WGPU_H
+    /* The primary backends only: compute timestamps need Vulkan, Metal or D3D12, and skipping
+     * OpenGL spares start-up time and the EGL probing it prints warnings from. */
+    WGPUInstanceExtras extras = {0};
+    extras.chain.sType = (WGPUSType)WGPUSType_InstanceExtras;
+    extras.backends = WGPUInstanceBackend_Primary;
+    extras.flags = WGPUInstanceFlag_Default;
+    desc.nextInChain = &extras.chain;
+#endif
+    return wgpuCreateInstance(&desc);
+}
+
+static void fill_adapter_info(wgprof_device *d)
+{
+    /* From the adapter only: wgpu-native 29 aborts in wgpuDeviceGetAdapterInfo. */
+    WGPUAdapterInfo ai = {0};
+    if (d->adapter && wgpuAdapterGetInfo(d->adapter, &ai) == WGPUStatus_Success) {
+        copy_view(d->info.adapter, sizeof d->info.adapter, ai.device);
+        copy_view(d->info.vendor, sizeof d->info.vendor, ai.vendor);
+        copy_view(d->info.architecture, sizeof d->info.architecture, ai.architecture);
+        copy_view(d->info.driver, sizeof d->info.driver, ai.description);
+        d->info.backend = backend_name(ai.backendType);
+        d->info.adapter_type = adapter_type_name(ai.adapterType);
+        d->info.vendor_id = ai.vendorID;
+        d->info.device_id = ai.deviceID;
+        wgpuAdapterInfoFreeMembers(ai);
+    } else {
+        d->info.backend = "unknown";
+        d->info.adapter_type = "unknown";
+    }
+}
+
+static wgprof_status request_device(wgprof_device *d, const WGPUFeatureName *features, size_t count)
+{
+    wgprof__waiter *w = wgprof__waiter_new();
+    if (!w) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    WGPUDeviceDescriptor dd = {0};
+    dd.label = (WGPUStringView){"wgprof", WGPU_STRLEN};
+    dd.requiredFeatureCount = count;
+    dd.requiredFeatures = features;
+    dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+    dd.deviceLostCallbackInfo.callback = on_lost;
+    dd.deviceLostCallbackInfo.userdata1 = d;
+    dd.uncapturedErrorCallbackInfo.callback = on_uncaptured_error;
+    WGPURequestDeviceCallbackInfo cb = {0};
+    cb.mode = WGPUCallbackMode_AllowProcessEvents;
+    cb.callback = on_device;
+    cb.userdata1 = w;
+    wgpuAdapterRequestDevice(d->adapter, &dd, cb);
+    wgprof_status s = wait_flag(d->instance, NULL, d->wait_timeout_s, w, NULL);
+    if (s == WGPROF_OK) {
+        if (w->status != (int)WGPURequestDeviceStatus_Success || !w->handle) {
+            wgprof__log(WGPROF_LOG_ERROR, "wgprof: the adapter created no device: %s", w->message);
+            s = WGPROF_ERR_NO_DEVICE;
+        } else {
+            d->device = w->handle;
+        }
+    }
+    wgprof__waiter_release(w);
+    return s;
+}
+
+static wgprof_status request_adapter(wgprof_device *d, const wgprof_device_desc *desc)
+{
+    wgprof__waiter *w = wgprof__waiter_new();
+    if (!w) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    WGPURequestAdapterOptions opts = {0};
+    opts.backendType = desc->backend;
+    opts.powerPreference = desc->power;
+    WGPURequestAdapterCallbackInfo cb = {0};
+    cb.mode = WGPUCallbackMode_AllowProcessEvents;
+    cb.callback = on_adapter;
+    cb.userdata1 = w;
+    wgpuInstanceRequestAdapter(d->instance, &opts, cb);
+    wgprof_status s = wait_flag(d->instance, NULL, d->wait_timeout_s, w, NULL);
+    if (s == WGPROF_OK) {
+        if (w->status != (int)WGPURequestAdapterStatus_Success || !w->handle) {
+            wgprof__log(WGPROF_LOG_ERROR,
+                        "wgprof: no WebGPU adapter: %s (on Linux without a GPU, install Mesa's "
+                        "lavapipe: apt-get install mesa-vulkan-drivers)",
+                        w->message[0] ? w->message : "none offered");
+            s = WGPROF_ERR_NO_ADAPTER;
+        } else {
+            d->adapter = w->handle;
+        }
+    }
+    wgprof__waiter_release(w);
+    return s;
+}
+
+double wgprof_device_timestamp_period(const wgprof_device *device)
+{
+    const wgprof__ext *ext = wgprof__ext_get();
+    if (!device || !ext->queue_timestamp_period) {
+        return 1.0;
+    }
+    double p = (double)ext->queue_timestamp_period(device->queue);
+    /* A period that is not a positive finite number cannot convert anything; 1.0 is what the
+     * WebGPU specification promises (timestamps in ns) where no period is exposed. */
+    return (isfinite(p) && p > 0.0) ? p : 1.0;
+}
+
+static void fill_device_state(wgprof_device *d, bool disabled);
+
+wgprof_status wgprof_device_create(const wgprof_device_desc *desc, wgprof_device **out)
+{
+    if (!out) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    wgprof_device_desc defaults = {0};
+    if (!desc) {
+        desc = &defaults;
+    }
+    wgprof_device *d = wgprof__calloc(1, sizeof *d);
+    if (!d) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    d->wait_timeout_s = desc->wait_timeout_s > 0 ? desc->wait_timeout_s : 60.0;
+    wgprof_status s = WGPROF_OK;
+
+    d->instance = create_instance();
+    if (!d->instance) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof: wgpuCreateInstance failed");
+        s = WGPROF_ERR_NO_ADAPTER;
+        goto fail;
+    }
+
+    s = request_adapter(d, desc);
+    if (s != WGPROF_OK) {
+        goto fail;
+    }
+    fill_adapter_info(d);
+
+    const wgprof__ext *ext = wgprof__ext_get();
+    bool disabled = desc->disable_timestamps || wgprof__env_flag("WGPROF_DISABLE_TIMESTAMPS");
+    bool has_ts = wgpuAdapterHasFeature(d->adapter, WGPUFeatureName_TimestampQuery) != 0;
+    bool has_enc = has_ts && wgpuAdapterHasFeature(d->adapter, wgprof__feature_inside_encoders) != 0;
+    bool has_pass = has_ts && ext->pass_write_timestamp &&
+                    wgpuAdapterHasFeature(d->adapter, wgprof__feature_inside_passes) != 0;
+    d->info.timestamp_query = has_ts;
+
+    WGPUFeatureName features[3];
+    size_t nfeatures = 0;
+    if (has_ts && !disabled) {
+        features[nfeatures++] = WGPUFeatureName_TimestampQuery;
+        if (has_enc) {
+            features[nfeatures++] = wgprof__feature_inside_encoders;
+        }
+        if (has_pass) {
+            features[nfeatures++] = wgprof__feature_inside_passes;
+        }
+    }
+    s = request_device(d, features, nfeatures);
+    if (s != WGPROF_OK) {
+        goto fail;
+    }
+    fill_device_state(d, disabled);
+    *out = d;
+    return WGPROF_OK;
+
+fail:
+    wgprof_device_destroy(d);
+    return s;
+}
+
+/* What the created or wrapped device offers: features enabled, period, limits. */
+static void fill_device_state(wgprof_device *d, bool disabled)
+{
+    const wgprof__ext *ext = wgprof__ext_get();
+    /* Of a wrapped device, all that is known is what the device lacks. */
+    bool adapter_has_ts = d->info.timestamp_query || d->wrapped;
+    d->queue = wgpuDeviceGetQueue(d->device);
+    d->info.profiling_available = !disabled && wgpuDeviceHasFeature(d->device, WGPUFeatureName_TimestampQuery);
+    d->info.timestamp_inside_encoders =
+        d->info.profiling_available && wgpuDeviceHasFeature(d->device, wgprof__feature_inside_encoders);
+    d->info.timestamp_inside_passes = d->info.profiling_available && ext->pass_write_timestamp &&
+                                      wgpuDeviceHasFeature(d->device, wgprof__feature_inside_passes);
+    if (!d->info.profiling_available) {
+        snprintf(d->info.unavailable_reason, sizeof d->info.unavailable_reason, "%s",
+                 disabled ? "timestamp queries disabled by request (WGPROF_DISABLE_TIMESTAMPS)"
+                 : adapter_has_ts ? "the device was created without the TimestampQuery feature"
+                          : "the adapter has no TimestampQuery feature");
+        wgprof__log(WGPROF_LOG_WARN, "wgprof: profiling unavailable on %s: %s; work runs unprofiled",
+                    d->info.adapter, d->info.unavailable_reason);
+    }
+    d->info.period_from_implementation = ext->queue_timestamp_period != NULL;
+    d->info.timestamp_period_ns = wgprof_device_timestamp_period(d);
+
+    WGPULimits limits = {0};
+    if (wgpuDeviceGetLimits(d->device, &limits) == WGPUStatus_Success) {
+        d->info.max_workgroups_per_dimension = limits.maxComputeWorkgroupsPerDimension;
+    }
+}
+
+wgprof_status wgprof_device_wrap(WGPUInstance instance, WGPUAdapter adapter, WGPUDevice device,
+                                 wgprof_device **out)
+{
+    if (!instance || !device || !out) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    wgprof_device *d = wgprof__calloc(1, sizeof *d);
+    if (!d) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    d->wait_timeout_s = 60.0;
+    wgpuInstanceAddRef(instance);
+    wgpuDeviceAddRef(device);
+    if (adapter) {
+        wgpuAdapterAddRef(adapter);
+    }
+    d->instance = instance;
+    d->adapter = adapter;
+    d->device = device;
+    fill_adapter_info(d);
+    d->wrapped = true;
+    d->info.timestamp_query = wgpuDeviceHasFeature(device, WGPUFeatureName_TimestampQuery) != 0;
+    fill_device_state(d, false);
+    *out = d;
+    return WGPROF_OK;
+}
+
+void wgprof_device_destroy(wgprof_device *d)
+{
+    if (!d) {
+        return;
+    }
+    atomic_store(&d->destroying, true);
+    if (d->queue) {
+        wgpuQueueRelease(d->queue);
+    }
+    if (d->device) {
+        wgpuDeviceRelease(d->device);
+    }
+    if (d->adapter) {
+        wgpuAdapterRelease(d->adapter);
+    }
+    if (d->instance) {
+        wgpuInstanceRelease(d->instance);
+    }
+    wgprof__free(d);
+}
+
+WGPUInstance wgprof_device_instance(const wgprof_device *d) { return d ? d->instance : NULL; }
+WGPUDevice wgprof_device_webgpu(const wgprof_device *d) { return d ? d->device : NULL; }
+WGPUQueue wgprof_device_queue(const wgprof_device *d) { return d ? d->queue : NULL; }
+const wgprof_device_info *wgprof_device_get_info(const wgprof_device *d) { return d ? &d->info : NULL; }
+bool wgprof_device_is_lost(const wgprof_device *d) { return d && atomic_load(&d->lost); }
+
+void wgprof_device_lose(wgprof_device *d)
+{
+    if (d && d->device) {
+        wgpuDeviceDestroy(d->device);
+        atomic_store(&d->lost, true);
+    }
+}
+
+static void on_work_done(WGPUQueueWorkDoneStatus status, WGPUStringView message, void *userdata1,
+                         void *userdata2)
+{
+    (void)userdata2;
+    wgprof__waiter *w = userdata1;
+    w->status = (int)status;
+    copy_view(w->message, sizeof w->message, message);
+    wgprof__waiter_signal(w);
+}
+
+wgprof_status wgprof_device_wait_idle(wgprof_device *d)
+{
+    if (!d) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    if (atomic_load(&d->lost)) {
+        return WGPROF_ERR_DEVICE_LOST;
+    }
+    wgprof__waiter *w = wgprof__waiter_new();
+    if (!w) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    WGPUQueueWorkDoneCallbackInfo cb = {0};
+    cb.mode = WGPUCallbackMode_AllowProcessEvents;
+    cb.callback = on_work_done;
+    cb.userdata1 = w;
+    wgpuQueueOnSubmittedWorkDone(d->queue, cb);
+    wgprof_status s = wgprof__device_wait(d, w);
+    if (s == WGPROF_OK && w->status != (int)WGPUQueueWorkDoneStatus_Success) {
+        s = atomic_load(&d->lost) ? WGPROF_ERR_DEVICE_LOST : WGPROF_ERR_WEBGPU;
+    }
+    wgprof__waiter_release(w);
+    return s;
+}
+
+static void on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *userdata1, void *userdata2)
+{
+    (void)userdata2;
+    wgprof__waiter *w = userdata1;
+    w->status = (int)status;
+    copy_view(w->message, sizeof w->message, message);
+    wgprof__waiter_signal(w);
+}
+
+wgprof_status wgprof__map_read(wgprof_device *d, WGPUBuffer buffer, size_t offset, size_t size)
+{
+    if (atomic_load(&d->lost)) {
+        return WGPROF_ERR_DEVICE_LOST;
+    }
+    wgprof__waiter *w = wgprof__waiter_new();
+    if (!w) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    WGPUBufferMapCallbackInfo cb = {0};
+    cb.mode = WGPUCallbackMode_AllowProcessEvents;
+    cb.callback = on_map;
+    cb.userdata1 = w;
+    wgpuBufferMapAsync(buffer, WGPUMapMode_Read, offset, size, cb);
+    wgprof_status s = wgprof__device_wait(d, w);
+    if (s == WGPROF_OK && w->status != (int)WGPUMapAsyncStatus_Success) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof: mapping a buffer failed (status %d): %s", w->status,
+                    w->message);
+        s = atomic_load(&d->lost) ? WGPROF_ERR_DEVICE_LOST : WGPROF_ERR_MAP_FAILED;
+    }
+    wgprof__waiter_release(w);
+    return s;
+}
+
+wgprof_status wgprof_device_map_read(wgprof_device *d, WGPUBuffer buffer, size_t offset, size_t size)
+{
+    if (!d || !buffer) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    return wgprof__map_read(d, buffer, offset, size);
+}
