@@ -1,0 +1,192 @@
+/*
+ * The JSON report: version, adapter, period, strategy, iterations, every dispatch and the
+ * per-kernel summary. Invalid records carry null times and their reason; without a pool the
+ * report says why there are no timings.
+ */
+#include <math.h>
+
+#include "report_internal.h"
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (*p < 0x20) {
+                fprintf(out, "\\u%04x", *p);
+            } else {
+                fputc(*p, out);
+            }
+        }
+    }
+    fputc('"', out);
+}
+
+static void json_number(FILE *out, double v)
+{
+    if (isfinite(v)) {
+        fprintf(out, "%.3f", v);
+    } else {
+        fputs("null", out);
+    }
+}
+
+static void json_bool(FILE *out, bool v) { fputs(v ? "true" : "false", out); }
+
+static void write_adapter(const wgprof_device_info *d, FILE *out)
+{
+    if (!d) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"name\": ", out);
+    json_string(out, d->adapter);
+    fputs(", \"vendor\": ", out);
+    json_string(out, d->vendor);
+    fputs(", \"architecture\": ", out);
+    json_string(out, d->architecture);
+    fputs(", \"driver\": ", out);
+    json_string(out, d->driver);
+    fputs(", \"backend\": ", out);
+    json_string(out, d->backend);
+    fputs(", \"type\": ", out);
+    json_string(out, d->adapter_type);
+    fprintf(out, ", \"vendor_id\": %u, \"device_id\": %u, \"timestamp_query\": ", d->vendor_id, d->device_id);
+    json_bool(out, d->timestamp_query);
+    fputs(", \"timestamp_inside_passes\": ", out);
+    json_bool(out, d->timestamp_inside_passes);
+    fputs(", \"timestamp_inside_encoders\": ", out);
+    json_bool(out, d->timestamp_inside_encoders);
+    fputs(", \"profiling_available\": ", out);
+    json_bool(out, d->profiling_available);
+    fputs("}", out);
+}
+
+static void dims(FILE *out, const char *key, const uint32_t v[3])
+{
+    fprintf(out, "\"%s\": [%u, %u, %u]", key, v[0], v[1], v[2]);
+}
+
+static void write_dispatch(const wgprof_record *rec, FILE *out)
+{
+    fprintf(out, "    {\"iteration\": %u, \"index\": %u, \"dispatch_id\": %llu, \"kernel\": ", rec->iteration, rec->index,
+            (unsigned long long)rec->dispatch_id);
+    json_string(out, rec->kernel);
+    fprintf(out, ", \"global_size\": [%llu, %llu, %llu], ", (unsigned long long)rec->global_size[0],
+            (unsigned long long)rec->global_size[1], (unsigned long long)rec->global_size[2]);
+    dims(out, "local_size", rec->workgroup_size);
+    fputs(", ", out);
+    dims(out, "workgroups", rec->workgroups);
+    fprintf(out, ", \"begin_ticks\": %llu, \"end_ticks\": %llu", (unsigned long long)rec->begin_ticks,
+            (unsigned long long)rec->end_ticks);
+    if (rec->valid) {
+        fputs(", \"start_ns\": ", out);
+        json_number(out, rec->start_ns);
+        fputs(", \"end_ns\": ", out);
+        json_number(out, rec->end_ns);
+        fputs(", \"duration_ns\": ", out);
+        json_number(out, rec->duration_ns);
+        fputs(", \"exclusive_ns\": ", out);
+        json_number(out, rec->exclusive_ns);
+        fputs(", \"valid\": true, \"invalid_reason\": null", out);
+    } else {
+        fputs(", \"start_ns\": null, \"end_ns\": null, \"duration_ns\": null, \"exclusive_ns\": null"
+              ", \"valid\": false, \"invalid_reason\": ",
+              out);
+        json_string(out, wgprof_invalid_reason_str(rec->invalid_reason));
+    }
+    if (rec->bytes > 0) {
+        fprintf(out, ", \"bytes\": %.17g", rec->bytes);
+    }
+    if (rec->flops > 0) {
+        fprintf(out, ", \"flops\": %.17g", rec->flops);
+    }
+    fputs("}", out);
+}
+
+static void write_kernel(const wgprof_kernel_stats *k, FILE *out)
+{
+    fputs("    {\"name\": ", out);
+    json_string(out, k->name);
+    fprintf(out, ", \"count\": %u, \"invalid\": %u", k->count, k->invalid);
+    if (k->count) {
+        const char *keys[] = {"total_ns", "exclusive_total_ns", "mean_ns", "min_ns", "max_ns",
+                              "median_ns", "p95_ns", "stddev_ns"};
+        double values[] = {k->total_ns, k->exclusive_total_ns, k->mean_ns, k->min_ns, k->max_ns,
+                           k->median_ns, k->p95_ns, k->stddev_ns};
+        for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+            fprintf(out, ", \"%s\": ", keys[i]);
+            json_number(out, values[i]);
+        }
+        fprintf(out, ", \"share\": %.6f", k->share);
+    } else {
+        fputs(", \"total_ns\": null, \"mean_ns\": null, \"min_ns\": null, \"max_ns\": null, \"median_ns\": null"
+              ", \"p95_ns\": null, \"stddev_ns\": null, \"share\": null",
+              out);
+    }
+    if (k->bytes > 0) {
+        fprintf(out, ", \"bytes\": %.17g", k->bytes);
+    }
+    if (k->flops > 0) {
+        fprintf(out, ", \"flops\": %.17g", k->flops);
+    }
+    fputs("}", out);
+}
+
+void wgprof__write_json(const wgprof__report *r, FILE *out)
+{
+    const wgprof_report_desc *d = r->desc;
+    fputs("{\n  \"wgprof_version\": \"" WGPROF_VERSION_STRING "\",\n  \"adapter\": ", out);
+    write_adapter(d->device, out);
+    fputs(",\n  \"timestamp_period_ns\": ", out);
+    if (d->device) {
+        fprintf(out, "%.9g", d->device->timestamp_period_ns);
+    } else {
+        fputs("null", out);
+    }
+    fputs(",\n  \"strategy\": ", out);
+    json_string(out, r->strategy);
+    fprintf(out, ",\n  \"iterations\": %u,\n  \"profiling\": ", r->iterations);
+    json_bool(out, d->pool != NULL);
+    if (!d->pool || !r->summary) {
+        fputs(",\n  \"unavailable_reason\": ", out);
+        json_string(out, d->unavailable_reason ? d->unavailable_reason : "profiling off");
+        fputs(",\n  \"dispatches\": [],\n  \"kernels\": []\n}\n", out);
+        return;
+    }
+    const wgprof_summary *s = r->summary;
+    fprintf(out, ",\n  \"records\": %zu,\n  \"invalid\": %zu,\n  \"invalid_by_reason\": {", s->records, s->invalid);
+    bool first = true;
+    for (int reason = 1; reason < WGPROF_INVALID_REASON_COUNT; reason++) {
+        if (s->invalid_by_reason[reason]) {
+            fprintf(out, "%s\"%s\": %zu", first ? "" : ", ", wgprof_invalid_reason_str((wgprof_invalid_reason)reason),
+                    s->invalid_by_reason[reason]);
+            first = false;
+        }
+    }
+    fputs("},\n  \"total_ns\": ", out);
+    json_number(out, s->total_ns);
+    fputs(",\n  \"exclusive_total_ns\": ", out);
+    json_number(out, s->exclusive_total_ns);
+    fputs(",\n  \"dispatches\": [", out);
+    size_t n = wgprof_pool_count(d->pool);
+    for (size_t i = 0; i < n; i++) {
+        wgprof_record rec;
+        if (wgprof_pool_record(d->pool, i, &rec) == WGPROF_OK) {
+            fputs(i ? ",\n" : "\n", out);
+            write_dispatch(&rec, out);
+        }
+    }
+    fputs(n ? "\n  ],\n  \"kernels\": [" : "],\n  \"kernels\": [", out);
+    for (size_t i = 0; i < s->kernel_count; i++) {
+        fputs(i ? ",\n" : "\n", out);
+        write_kernel(&s->kernels[i], out);
+    }
+    fputs(s->kernel_count ? "\n  ]\n}\n" : "]\n}\n", out);
+}

@@ -1,0 +1,86 @@
+/*
+ * The human-readable table: a header naming the device and strategy, one row per dispatch,
+ * then the per-kernel summary. Times in µs with 3 decimals; invalid records show their reason
+ * in place of a number.
+ */
+#include <string.h>
+
+#include "report_internal.h"
+
+static void write_header(const wgprof__report *r, FILE *out)
+{
+    const wgprof_device_info *d = r->desc->device;
+    fprintf(out, "wgprof %s", WGPROF_VERSION_STRING);
+    if (d) {
+        fprintf(out, " | %s (%s, %s) | period %.6g ns/tick%s", d->adapter, d->backend, d->adapter_type,
+                d->timestamp_period_ns, d->period_from_implementation ? "" : " (assumed)");
+    }
+    fprintf(out, " | strategy %s | %u iteration%s\n", r->strategy, r->iterations, r->iterations == 1 ? "" : "s");
+}
+
+static void format_dims(char *buf, size_t cap, const uint32_t v[3])
+{
+    snprintf(buf, cap, "%u,%u,%u", v[0], v[1], v[2]);
+}
+
+static void write_dispatches(const wgprof_pool *pool, FILE *out)
+{
+    fprintf(out, "\n%6s %5s  %-28s %-16s %-12s %-20s %14s %14s\n", "#", "iter", "kernel", "workgroups", "local",
+            "global", "duration_us", "exclusive_us");
+    size_t n = wgprof_pool_count(pool);
+    for (size_t i = 0; i < n; i++) {
+        wgprof_record rec;
+        if (wgprof_pool_record(pool, i, &rec) != WGPROF_OK) {
+            continue;
+        }
+        char wg[40], ls[40], gs[64];
+        format_dims(wg, sizeof wg, rec.workgroups);
+        format_dims(ls, sizeof ls, rec.workgroup_size);
+        snprintf(gs, sizeof gs, "%llu,%llu,%llu", (unsigned long long)rec.global_size[0],
+                 (unsigned long long)rec.global_size[1], (unsigned long long)rec.global_size[2]);
+        fprintf(out, "%6zu %5u  %-28s %-16s %-12s %-20s ", i, rec.iteration, rec.kernel, wg, ls, gs);
+        if (rec.valid) {
+            fprintf(out, "%14.3f %14.3f\n", rec.duration_ns / 1e3, rec.exclusive_ns / 1e3);
+        } else {
+            fprintf(out, "%14s %14s\n", "invalid:", wgprof_invalid_reason_str(rec.invalid_reason));
+        }
+    }
+}
+
+static void write_kernels(const wgprof_summary *s, FILE *out)
+{
+    fprintf(out, "\n%-28s %7s %7s %13s %11s %11s %11s %11s %11s %11s %7s\n", "kernel", "count", "invalid",
+            "total_us", "mean_us", "median_us", "p95_us", "min_us", "max_us", "stddev_us", "share");
+    for (size_t i = 0; i < s->kernel_count; i++) {
+        const wgprof_kernel_stats *k = &s->kernels[i];
+        fprintf(out, "%-28s %7u %7u ", k->name, k->count, k->invalid);
+        if (k->count) {
+            fprintf(out, "%13.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %6.1f%%\n", k->total_ns / 1e3,
+                    k->mean_ns / 1e3, k->median_ns / 1e3, k->p95_ns / 1e3, k->min_ns / 1e3, k->max_ns / 1e3,
+                    k->stddev_ns / 1e3, k->share * 100.0);
+        } else {
+            fprintf(out, "%13s\n", "no valid record");
+        }
+    }
+    fprintf(out, "%-28s %7zu %7zu %13.3f   (exclusive of overlap: %.3f us)\n", "total", s->records - s->invalid,
+            s->invalid, s->total_ns / 1e3, s->exclusive_total_ns / 1e3);
+    if (s->invalid) {
+        char why[256];
+        wgprof__invalid_breakdown(s, why, sizeof why);
+        fprintf(out, "%zu invalid record%s (%s) excluded from every figure\n", s->invalid, s->invalid == 1 ? "" : "s",
+                why);
+    }
+}
+
+void wgprof__write_table(const wgprof__report *r, FILE *out)
+{
+    write_header(r, out);
+    if (!r->desc->pool || !r->summary) {
+        fprintf(out, "no timings: %s\n", r->desc->unavailable_reason ? r->desc->unavailable_reason : "profiling off");
+        return;
+    }
+    if (!r->desc->omit_dispatches) {
+        write_dispatches(r->desc->pool, out);
+    }
+    write_kernels(r->summary, out);
+}
