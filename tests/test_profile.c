@@ -1,0 +1,144 @@
+/* Profiled execution on the real driver, for each strategy and pass layout: every record valid,
+ * durations that grow with the work, results identical to an unprofiled run. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "support.h"
+
+enum { LOOPS = 2000, WORKGROUPS = 64, EXECUTES = 5 };
+
+static const char *layout_name(wgprof_layout l)
+{
+    return l == WGPROF_LAYOUT_SINGLE_PASS ? "single-pass" : "pass-per-dispatch";
+}
+
+static void check_results(wgprof_device *dev, const ts_busy *b, uint32_t loops, uint32_t runs, const char *what)
+{
+    float out[WORKGROUPS * 64];
+    CHECK(ts_read(dev, b->data, sizeof out, out));
+    int wrong = 0;
+    for (uint32_t i = 0; i < WORKGROUPS * 64; i++) {
+        wrong += out[i] != ts_busy_expected(i, loops, runs);
+    }
+    CHECK_MSG(wrong == 0, "%s: %d results wrong", what, wrong);
+}
+
+static void run(wgprof_device *dev, wgprof_strategy strategy, wgprof_layout layout)
+{
+    char what[64];
+    snprintf(what, sizeof what, "%s/%s", wgprof_strategy_str(strategy), layout_name(layout));
+    ts_busy small, large;
+    CHECK(ts_busy_init(dev, &small, WORKGROUPS, LOOPS));
+    CHECK(ts_busy_init(dev, &large, WORKGROUPS, 4 * LOOPS));
+
+    wgprof_graph_desc gd = {.layout = layout, .profiling = WGPROF_PROFILING_ON, .strategy = strategy};
+    wgprof_graph *g = NULL;
+    CHECK_OK(wgprof_graph_create(dev, &gd, &g));
+    CHECK_MSG(wgprof_graph_profiling(g), "%s: not profiling: %s", what, wgprof_graph_profiling_note(g));
+    CHECK(wgprof_graph_strategy(g) == strategy);
+    wgprof_node_desc nd;
+    ts_busy_node(&small, "work_1x", &nd);
+    nd.dispatch_id = 41;
+    CHECK_OK(wgprof_graph_add(g, &nd, NULL));
+    ts_busy_node(&large, "work_4x", &nd);
+    nd.dispatch_id = 42;
+    CHECK_OK(wgprof_graph_add(g, &nd, NULL));
+    for (int i = 0; i < EXECUTES; i++) {
+        CHECK_OK(wgprof_graph_execute(g));
+    }
+    const wgprof_pool *pool = wgprof_graph_pool(g);
+    CHECK(wgprof_pool_count(pool) == 2 * EXECUTES);
+    CHECK(wgprof_pool_iterations(pool) == EXECUTES);
+    CHECK_MSG(wgprof_pool_invalid_count(pool) == 0, "%s: %zu invalid", what, wgprof_pool_invalid_count(pool));
+    for (size_t i = 0; i < wgprof_pool_count(pool); i++) {
+        wgprof_record r;
+        CHECK_OK(wgprof_pool_record(pool, i, &r));
+        CHECK(r.valid && r.duration_ns > 0 && r.end_ns > r.start_ns);
+        CHECK(r.exclusive_ns >= 0 && r.exclusive_ns <= r.duration_ns);
+        CHECK(r.iteration == i / 2);
+        CHECK(r.dispatch_id == (i % 2 ? 42u : 41u));
+        CHECK(strcmp(r.kernel, i % 2 ? "work_4x" : "work_1x") == 0);
+        CHECK(r.global_size[0] == WORKGROUPS * 64 && r.workgroup_size[0] == 64);
+        CHECK(r.end_ticks > r.begin_ticks);
+    }
+    wgprof_summary *s = NULL;
+    CHECK_OK(wgprof_summary_create(pool, &s));
+    CHECK(s->kernel_count == 2);
+    double ratio = s->kernels[1].median_ns / s->kernels[0].median_ns;
+    /* 4x the loop count; per-dispatch fixed costs pull the ratio below 4. */
+    CHECK_MSG(ratio > 2.0, "%s: 4x the work measured only %.2fx longer (%.0f vs %.0f ns)", what, ratio,
+              s->kernels[1].median_ns, s->kernels[0].median_ns);
+    CHECK(fabs(s->kernels[0].share + s->kernels[1].share - 1.0) < 1e-9);
+    wgprof_summary_destroy(s);
+    check_results(dev, &small, LOOPS, EXECUTES, what);
+    check_results(dev, &large, 4 * LOOPS, EXECUTES, what);
+    wgprof_graph_destroy(g);
+    ts_busy_free(&small);
+    ts_busy_free(&large);
+}
+
+static void test_unprofiled_matches(wgprof_device *dev)
+{
+    /* The same work with profiling off leaves the same numbers in memory. */
+    ts_busy b;
+    CHECK(ts_busy_init(dev, &b, WORKGROUPS, LOOPS));
+    wgprof_graph_desc gd = {.profiling = WGPROF_PROFILING_OFF};
+    wgprof_graph *g = NULL;
+    CHECK_OK(wgprof_graph_create(dev, &gd, &g));
+    CHECK(!wgprof_graph_profiling(g));
+    wgprof_node_desc nd;
+    ts_busy_node(&b, "work_1x", &nd);
+    CHECK_OK(wgprof_graph_add(g, &nd, NULL));
+    for (int i = 0; i < EXECUTES; i++) {
+        CHECK_OK(wgprof_graph_execute(g));
+    }
+    CHECK(wgprof_graph_pool(g) == NULL);
+    check_results(dev, &b, LOOPS, EXECUTES, "unprofiled");
+    wgprof_graph_destroy(g);
+    ts_busy_free(&b);
+}
+
+static void test_env_switch(wgprof_device *dev)
+{
+    wgprof_graph *g = NULL;
+    setenv("WEBGPU_TIMESTAMP_QUERY", "0", 1);
+    CHECK_OK(wgprof_graph_create(dev, NULL, &g));
+    CHECK(!wgprof_graph_profiling(g));
+    wgprof_graph_destroy(g);
+    setenv("WEBGPU_TIMESTAMP_QUERY", "1", 1);
+    setenv("WGPROF_STRATEGY", "pass", 1);
+    CHECK_OK(wgprof_graph_create(dev, NULL, &g));
+    CHECK(wgprof_graph_profiling(g));
+    CHECK(wgprof_graph_strategy(g) == WGPROF_STRATEGY_PASS);
+    wgprof_graph_destroy(g);
+    setenv("WGPROF_STRATEGY", "sideways", 1);
+    g = NULL;
+    CHECK(wgprof_graph_create(dev, NULL, &g) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(g == NULL);
+    CHECK(strstr(ts_last_log(), "WGPROF_STRATEGY=sideways") != NULL);
+    unsetenv("WGPROF_STRATEGY");
+    unsetenv("WEBGPU_TIMESTAMP_QUERY");
+    CHECK_OK(wgprof_graph_create(dev, NULL, &g));
+    CHECK(!wgprof_graph_profiling(g)); /* off by default */
+    wgprof_graph_destroy(g);
+}
+
+int main(void)
+{
+    ts_capture_log();
+    wgprof_device *dev = ts_device(true);
+    run(dev, WGPROF_STRATEGY_PASS, WGPROF_LAYOUT_PASS_PER_DISPATCH);
+    run(dev, WGPROF_STRATEGY_PASS, WGPROF_LAYOUT_SINGLE_PASS);
+    if (wgprof_device_get_info(dev)->timestamp_inside_passes) {
+        run(dev, WGPROF_STRATEGY_INSIDE, WGPROF_LAYOUT_PASS_PER_DISPATCH);
+        run(dev, WGPROF_STRATEGY_INSIDE, WGPROF_LAYOUT_SINGLE_PASS);
+    } else {
+        printf("no in-pass timestamps on this device: inside strategy not run\n");
+    }
+    test_unprofiled_matches(dev);
+    test_env_switch(dev);
+    wgprof_device_destroy(dev);
+    return check_summary();
+}

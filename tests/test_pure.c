@@ -1,0 +1,258 @@
+/* The pure parts on synthetic readings, no GPU involved: validity, tick conversion with a
+ * fractional period, overlap clamping, aggregation, and what the reports print for them. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "internal.h"
+#include "querypool_internal.h"
+#include "summary_internal.h"
+
+static void test_classify(void)
+{
+    wgprof__reading ok = {100, 200, true};
+    wgprof__reading same = {100, 100, true};
+    wgprof__reading none = {0, 0, true};
+    wgprof__reading unissued = {100, 200, false};
+    wgprof__reading zero_begin = {0, 200, true};
+    wgprof__reading zero_end = {100, 0, true};
+    wgprof__reading backwards = {300, 200, true};
+    CHECK(wgprof__classify(&ok) == WGPROF_VALID);
+    CHECK(wgprof__classify(&same) == WGPROF_VALID);
+    CHECK(wgprof__classify(&none) == WGPROF_INVALID_NOT_WRITTEN);
+    CHECK(wgprof__classify(&unissued) == WGPROF_INVALID_NOT_WRITTEN);
+    CHECK(wgprof__classify(&zero_begin) == WGPROF_INVALID_ZERO);
+    CHECK(wgprof__classify(&zero_end) == WGPROF_INVALID_ZERO);
+    CHECK(wgprof__classify(&backwards) == WGPROF_INVALID_BACKWARDS);
+    for (int r = 0; r < WGPROF_INVALID_REASON_COUNT; r++) {
+        CHECK(strcmp(wgprof_invalid_reason_str((wgprof_invalid_reason)r), "unknown") != 0);
+    }
+}
+
+static void test_stats(void)
+{
+    double v[20];
+    for (int i = 0; i < 20; i++) {
+        v[i] = i + 1;
+    }
+    wgprof_kernel_stats k = {0};
+    wgprof__stats_from_sorted(v, 20, &k);
+    CHECK(k.count == 20);
+    CHECK(k.total_ns == 210);
+    CHECK(k.mean_ns == 10.5);
+    CHECK(k.median_ns == 10.5);
+    CHECK(k.p95_ns == 19);
+    CHECK(k.min_ns == 1 && k.max_ns == 20);
+    CHECK(fabs(k.stddev_ns - sqrt(399.0 / 12.0)) < 1e-12);
+    double two[2] = {1, 2};
+    wgprof__stats_from_sorted(two, 2, &k);
+    CHECK(k.mean_ns == 1.5); /* floating point, not integer division */
+    CHECK(k.p95_ns == 2);
+    double one[1] = {7};
+    wgprof__stats_from_sorted(one, 1, &k);
+    CHECK(k.median_ns == 7 && k.p95_ns == 7 && k.stddev_ns == 0);
+}
+
+/* A pool with no device: only host-side state, filled as collect would fill it. */
+typedef struct synthetic {
+    wgprof_pool pool;
+    uint32_t site_a, site_b;
+} synthetic;
+
+static void add(synthetic *s, uint32_t site, uint64_t begin, uint64_t end, bool end_issued)
+{
+    wgprof_pool *p = &s->pool;
+    CHECK(p->count < p->slot_cap);
+    wgprof__slot *r = &p->slots[p->count];
+    memset(r, 0, sizeof *r);
+    r->site = site;
+    r->dispatch_id = p->count + 1;
+    r->begin = begin;
+    r->end = end;
+    r->end_issued = end_issued;
+    wgprof__reading reading = {begin, end, end_issued};
+    r->reason = (uint8_t)wgprof__classify(&reading);
+    p->count++;
+}
+
+static void synthetic_init(synthetic *s, double period)
+{
+    memset(s, 0, sizeof *s);
+    wgprof_dispatch_desc a = {.kernel = "matmul", .workgroups = {4, 2, 1}, .workgroup_size = {64, 1, 1}, .bytes = 1e6};
+    wgprof_dispatch_desc b = {.kernel = "softmax", .workgroups = {1, 1, 1}, .workgroup_size = {256, 1, 1}};
+    CHECK_OK(wgprof__pool_site(&s->pool, &a, &s->site_a));
+    CHECK_OK(wgprof__pool_site(&s->pool, &b, &s->site_b));
+    uint32_t again;
+    CHECK_OK(wgprof__pool_site(&s->pool, &a, &again));
+    CHECK(again == s->site_a);
+    s->pool.slot_cap = 16;
+    s->pool.slots = calloc(s->pool.slot_cap, sizeof *s->pool.slots);
+    s->pool.iters = calloc(1, sizeof *s->pool.iters);
+    s->pool.iters[0].period_ns = period;
+    s->pool.iter_cap = 1;
+    const uint64_t base = 1000000000000ull; /* large ticks, as real counters give */
+    add(s, s->site_a, base + 100, base + 200, true);          /* 0: valid */
+    add(s, s->site_b, base + 150, base + 300, true);          /* 1: overlaps 0 by 50 ticks */
+    add(s, s->site_a, base + 250, base + 280, true);          /* 2: entirely inside 1 */
+    add(s, s->site_a, 0, base + 400, true);                   /* 3: zero */
+    add(s, s->site_b, base + 900, base + 500, true);          /* 4: backwards */
+    add(s, s->site_a, 0, 0, true);                            /* 5: never written */
+    add(s, s->site_b, base + 1000, base + 1001, true);        /* 6: one tick */
+    wgprof__finish_batch(&s->pool, 0, s->pool.count);
+    s->pool.iterations = 1;
+    s->pool.batch_first = s->pool.count;
+}
+
+static void synthetic_free(synthetic *s)
+{
+    wgprof_pool *p = &s->pool;
+    for (uint32_t i = 0; i < p->name_count; i++) {
+        wgprof__free(p->names[i]);
+    }
+    wgprof__free(p->names);
+    wgprof__free(p->name_index);
+    wgprof__free(p->sites);
+    wgprof__free(p->site_index);
+    free(p->slots);
+    free(p->iters);
+}
+
+static void test_records(void)
+{
+    synthetic s;
+    synthetic_init(&s, 0.52); /* a fractional period, as some GPUs have */
+    const wgprof_pool *p = &s.pool;
+    CHECK(wgprof_pool_count(p) == 7);
+    CHECK(wgprof_pool_invalid_count(p) == 3);
+    wgprof_record r;
+    CHECK_OK(wgprof_pool_record(p, 0, &r));
+    CHECK(r.valid && r.duration_ns == 100 * 0.52 && r.exclusive_ns == 100 * 0.52);
+    CHECK(r.start_ns == 0); /* the epoch is the first valid begin */
+    CHECK(strcmp(r.kernel, "matmul") == 0 && r.global_size[0] == 256 && r.global_size[1] == 2);
+    CHECK(r.bytes == 1e6);
+    CHECK_OK(wgprof_pool_record(p, 1, &r));
+    CHECK(r.duration_ns == 150 * 0.52);
+    CHECK(r.exclusive_ns == 100 * 0.52); /* begin clamped to the end of record 0 */
+    CHECK(fabs(r.start_ns - 50 * 0.52) < 1e-9);
+    CHECK_OK(wgprof_pool_record(p, 2, &r));
+    CHECK(r.duration_ns == 30 * 0.52 && r.exclusive_ns == 0);
+    CHECK_OK(wgprof_pool_record(p, 3, &r));
+    CHECK(!r.valid && r.invalid_reason == WGPROF_INVALID_ZERO && r.duration_ns == 0);
+    CHECK_OK(wgprof_pool_record(p, 4, &r));
+    CHECK(!r.valid && r.invalid_reason == WGPROF_INVALID_BACKWARDS);
+    CHECK_OK(wgprof_pool_record(p, 5, &r));
+    CHECK(!r.valid && r.invalid_reason == WGPROF_INVALID_NOT_WRITTEN);
+    CHECK_OK(wgprof_pool_record(p, 6, &r));
+    CHECK(r.duration_ns == 0.52); /* one tick is 0.52 ns, not rounded to 1 or 0 */
+    CHECK(wgprof_pool_record(p, 7, &r) == WGPROF_ERR_INVALID_ARGUMENT);
+
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK(sum->kernel_count == 2 && sum->records == 7 && sum->invalid == 3);
+    CHECK(sum->invalid_by_reason[WGPROF_INVALID_ZERO] == 1 && sum->invalid_by_reason[WGPROF_INVALID_BACKWARDS] == 1 &&
+          sum->invalid_by_reason[WGPROF_INVALID_NOT_WRITTEN] == 1);
+    const wgprof_kernel_stats *mm = &sum->kernels[0], *sm = &sum->kernels[1];
+    CHECK(strcmp(mm->name, "matmul") == 0 && strcmp(sm->name, "softmax") == 0);
+    CHECK(mm->count == 2 && mm->invalid == 2);
+    CHECK(fabs(mm->total_ns - 130 * 0.52) < 1e-9); /* a sum over records, not the first one */
+    CHECK(fabs(mm->mean_ns - 65 * 0.52) < 1e-9);
+    CHECK(sm->count == 2 && sm->invalid == 1);
+    CHECK(fabs(sm->total_ns - 151 * 0.52) < 1e-9);
+    CHECK(fabs(mm->share + sm->share - 1) < 1e-12);
+    CHECK(mm->bytes == 2e6);
+    CHECK(fabs(sum->exclusive_total_ns - (100 + 100 + 0 + 1) * 0.52) < 1e-9);
+    wgprof_summary_destroy(sum);
+    synthetic_free(&s);
+}
+
+static char *report_text(const wgprof_pool *p, wgprof_format format)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    wgprof_device_info info = {0};
+    snprintf(info.adapter, sizeof info.adapter, "Test \"GPU\"");
+    info.backend = "vulkan";
+    info.adapter_type = "cpu";
+    info.timestamp_period_ns = 0.52;
+    info.period_from_implementation = true;
+    wgprof_report_desc desc = {.device = &info, .pool = p, .strategy = "pass"};
+    CHECK_OK(wgprof_report_write(&desc, format, f));
+    fclose(f);
+    return buf;
+}
+
+static void test_reports(void)
+{
+    synthetic s;
+    synthetic_init(&s, 0.52);
+    char *json = report_text(&s.pool, WGPROF_FORMAT_JSON);
+    json_error_t err;
+    json_t *root = json_loads(json, 0, &err);
+    CHECK_MSG(root != NULL, "JSON report does not parse: %s at %d:%d", err.text, err.line, err.column);
+    if (root) {
+        CHECK(strcmp(json_string_value(json_object_get(root, "wgprof_version")), WGPROF_VERSION_STRING) == 0);
+        CHECK(strcmp(json_string_value(json_object_get(json_object_get(root, "adapter"), "name")), "Test \"GPU\"") == 0);
+        CHECK(json_real_value(json_object_get(root, "timestamp_period_ns")) == 0.52);
+        json_t *d = json_object_get(root, "dispatches");
+        CHECK(json_array_size(d) == 7);
+        json_t *first = json_array_get(d, 0), *zero = json_array_get(d, 3);
+        CHECK(json_number_value(json_object_get(first, "duration_ns")) == 52.0);
+        CHECK(json_is_true(json_object_get(first, "valid")));
+        CHECK(json_array_size(json_object_get(first, "global_size")) == 3);
+        CHECK(json_is_null(json_object_get(zero, "duration_ns")));
+        CHECK(strcmp(json_string_value(json_object_get(zero, "invalid_reason")), "zero") == 0);
+        json_t *k = json_object_get(root, "kernels");
+        CHECK(json_array_size(k) == 2);
+        CHECK(json_integer_value(json_object_get(json_array_get(k, 0), "invalid")) == 2);
+        const char *fields[] = {"name", "count", "invalid", "total_ns", "mean_ns", "min_ns", "max_ns",
+                                "median_ns", "p95_ns", "stddev_ns", "share"};
+        for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+            CHECK_MSG(json_object_get(json_array_get(k, 0), fields[i]) != NULL, "kernels[0] lacks %s", fields[i]);
+        }
+        CHECK(json_integer_value(json_object_get(root, "invalid")) == 3);
+        json_decref(root);
+    }
+    free(json);
+
+    char *table = report_text(&s.pool, WGPROF_FORMAT_TABLE);
+    CHECK(strstr(table, "invalid:") && strstr(table, "backwards") && strstr(table, "not-written"));
+    CHECK(strstr(table, "0.052") != NULL); /* record 0: 52 ns, as µs with 3 decimals */
+    CHECK(strstr(table, "3 invalid records") != NULL);
+    free(table);
+
+    char *tsv = report_text(&s.pool, WGPROF_FORMAT_TSV);
+    int lines = 0;
+    for (char *c = tsv; *c; c++) {
+        lines += *c == '\n';
+    }
+    CHECK(lines == 8);
+    CHECK(strstr(tsv, "\t\t\t\t0\tzero\n") != NULL); /* no number for an invalid record */
+    free(tsv);
+    synthetic_free(&s);
+
+    /* Without a pool: the report says why there are no timings. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    wgprof_report_desc none = {.unavailable_reason = "the adapter has no TimestampQuery feature"};
+    CHECK_OK(wgprof_report_write(&none, WGPROF_FORMAT_JSON, f));
+    fclose(f);
+    root = json_loads(buf, 0, &err);
+    CHECK(root && json_is_false(json_object_get(root, "profiling")));
+    CHECK(root && strstr(json_string_value(json_object_get(root, "unavailable_reason")), "TimestampQuery"));
+    CHECK(root && json_array_size(json_object_get(root, "dispatches")) == 0);
+    json_decref(root);
+    free(buf);
+}
+
+int main(void)
+{
+    test_classify();
+    test_stats();
+    test_records();
+    test_reports();
+    return check_summary();
+}
