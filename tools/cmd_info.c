@@ -1,0 +1,93 @@
+/* wgprof info: the adapter and what it offers for timing, as text or JSON. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char info_usage[] =
+    "usage: wgprof info [--json]\n"
+    "\n"
+    "Creates a WebGPU device and prints the adapter (name, vendor, backend, type, driver),\n"
+    "whether timestamp queries, in-pass and in-encoder timestamps are available, and the\n"
+    "timestamp period in ns per tick.\n"
+    "\n"
+    "  --json   print one JSON object instead of text\n";
+
+static const char *yes_no(bool b) { return b ? "yes" : "no"; }
+
+static void print_json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') {
+            putchar('\\');
+        }
+        if ((unsigned char)*s >= 0x20) {
+            putchar(*s);
+        }
+    }
+    putchar('"');
+}
+
+int cmd_info(int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(info_usage, stdout);
+            return CLI_OK;
+        } else {
+            fprintf(stderr, "wgprof info: unknown option '%s'\n\n%s", argv[i], info_usage);
+            return CLI_USAGE;
+        }
+    }
+    wgprof_device *dev = NULL;
+    wgprof_status s = wgprof_device_create(NULL, &dev);
+    if (s != WGPROF_OK) {
+        return cli_fail("creating the WebGPU device", s);
+    }
+    const wgprof_device_info *d = wgprof_device_get_info(dev);
+    if (json) {
+        printf("{\"wgprof_version\": \"%s\", \"adapter\": ", wgprof_version());
+        print_json_string(d->adapter);
+        printf(", \"vendor\": ");
+        print_json_string(d->vendor);
+        printf(", \"architecture\": ");
+        print_json_string(d->architecture);
+        printf(", \"driver\": ");
+        print_json_string(d->driver);
+        printf(", \"backend\": \"%s\", \"adapter_type\": \"%s\", \"vendor_id\": %u, \"device_id\": %u, "
+               "\"timestamp_query\": %s, \"timestamp_inside_passes\": %s, \"timestamp_inside_encoders\": %s, "
+               "\"profiling_available\": %s, \"unavailable_reason\": ",
+               d->backend, d->adapter_type, d->vendor_id, d->device_id, d->timestamp_query ? "true" : "false",
+               d->timestamp_inside_passes ? "true" : "false", d->timestamp_inside_encoders ? "true" : "false",
+               d->profiling_available ? "true" : "false");
+        print_json_string(d->unavailable_reason);
+        printf(", \"timestamp_period_ns\": %.9g, \"period_from_implementation\": %s, "
+               "\"max_workgroups_per_dimension\": %u}\n",
+               d->timestamp_period_ns, d->period_from_implementation ? "true" : "false",
+               d->max_workgroups_per_dimension);
+    } else {
+        printf("adapter:                  %s\n", d->adapter);
+        printf("vendor:                   %s (0x%04x), device 0x%04x\n", d->vendor[0] ? d->vendor : "-",
+               d->vendor_id, d->device_id);
+        if (d->architecture[0]) {
+            printf("architecture:             %s\n", d->architecture);
+        }
+        printf("driver:                   %s\n", d->driver[0] ? d->driver : "-");
+        printf("backend:                  %s\n", d->backend);
+        printf("adapter type:             %s\n", d->adapter_type);
+        printf("timestamp queries:        %s\n", yes_no(d->timestamp_query));
+        printf("in-pass timestamps:       %s\n", yes_no(d->timestamp_inside_passes));
+        printf("in-encoder timestamps:    %s\n", yes_no(d->timestamp_inside_encoders));
+        printf("profiling available:      %s%s%s\n", yes_no(d->profiling_available),
+               d->profiling_available ? "" : ": ", d->unavailable_reason);
+        printf("timestamp period:         %.9g ns/tick%s\n", d->timestamp_period_ns,
+               d->period_from_implementation ? " (from the implementation)" : " (assumed: no period query)");
+        printf("max workgroups/dimension: %u\n", d->max_workgroups_per_dimension);
+    }
+    wgprof_device_destroy(dev);
+    return CLI_OK;
+}

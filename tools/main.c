@@ -1,0 +1,80 @@
+/*
+ * wgprof: the command-line tool. Subcommands live one per file; this file parses the first
+ * word and prints the help.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: wgprof <command> [options]\n"
+    "\n"
+    "Per-dispatch GPU timing for WebGPU compute work.\n"
+    "\n"
+    "commands:\n"
+    "  info      print the adapter, its timestamp support and period (--json for machines)\n"
+    "  demo      run a transformer decode step on the GPU, check it against the CPU, and\n"
+    "            print per-kernel timings when profiling is on\n"
+    "  help      print this help; 'wgprof <command> --help' for a command's options\n"
+    "  version   print the version\n"
+    "\n"
+    "environment:\n"
+    "  WEBGPU_TIMESTAMP_QUERY=1     turn profiling on (unset or 0: off)\n"
+    "  WGPROF_STRATEGY=auto|pass|inside   how dispatches are bracketed (default auto)\n"
+    "  WGPROF_DISABLE_TIMESTAMPS=1  create the device without timestamp features\n"
+    "  WGPROF_LOG=error|warn|info|debug   what the library logs to stderr (default warn)\n"
+    "\n"
+    "exit status: 0 success, 1 the work failed, 2 bad usage or input\n";
+
+static wgprof_log_level g_level = WGPROF_LOG_WARN;
+
+static void log_stderr(wgprof_log_level level, const char *message, void *user_data)
+{
+    (void)user_data;
+    if (level <= g_level) {
+        fprintf(stderr, "%s\n", message);
+    }
+}
+
+void cli_install_logger(void)
+{
+    const char *v = getenv("WGPROF_LOG");
+    if (v) {
+        g_level = strcmp(v, "error") == 0 ? WGPROF_LOG_ERROR
+                  : strcmp(v, "info") == 0 ? WGPROF_LOG_INFO
+                  : strcmp(v, "debug") == 0 ? WGPROF_LOG_DEBUG
+                                            : WGPROF_LOG_WARN;
+    }
+    wgprof_set_logger(log_stderr, NULL);
+}
+
+int cli_fail(const char *what, wgprof_status s)
+{
+    fprintf(stderr, "wgprof: %s: %s\n", what, wgprof_status_str(s));
+    return s == WGPROF_ERR_INVALID_ARGUMENT ? CLI_USAGE : CLI_FAILED;
+}
+
+int main(int argc, char **argv)
+{
+    cli_install_logger();
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("wgprof %s\n", wgprof_version());
+        return CLI_OK;
+    }
+    if (strcmp(cmd, "info") == 0) {
+        return cmd_info(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "wgprof: unknown command '%s'\n\n%s", cmd, usage);
+    return CLI_USAGE;
+}
