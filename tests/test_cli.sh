@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The CLI as a user meets it: help, version, info as text and JSON, and exit code 2 with a clear
+# message for bad usage. $1 is the wgprof binary.
+set -u
+wgprof="$1"
+passed=0
+failed=0
+check() { # check DESCRIPTION EXPECTED_STATUS PATTERN -- COMMAND...
+  local what="$1" want="$2" pattern="$3"
+  shift 4
+  local output status
+  output="$("$@" 2>&1)"
+  status=$?
+  if [ "$status" -eq "$want" ] && printf '%s' "$output" | grep -Eq -- "$pattern"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    printf 'FAIL: %s: exit %s (want %s), output:\n%s\n' "$what" "$status" "$want" "$output" >&2
+  fi
+}
+check "help" 0 "usage: wgprof" -- "$wgprof" --help
+check "no command" 2 "usage: wgprof" -- "$wgprof"
+check "unknown command" 2 "unknown command 'frobnicate'" -- "$wgprof" frobnicate
+check "version" 0 "^wgprof [0-9]+\.[0-9]+\.[0-9]+" -- "$wgprof" version
+check "info" 0 "timestamp queries: +yes" -- "$wgprof" info
+check "info help" 0 "usage: wgprof info" -- "$wgprof" info --help
+check "info bad option" 2 "unknown option '--xml'" -- "$wgprof" info --xml
+check "info json" 0 '"timestamp_query": true' -- "$wgprof" info --json
+json="$("$wgprof" info --json 2>/dev/null)"
+if printf '%s' "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["timestamp_period_ns"] > 0' 2>/dev/null; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "FAIL: info --json is not valid JSON with a positive period: $json" >&2
+fi
+check "fail-open info" 0 "profiling available: +no: timestamp queries disabled" -- env WGPROF_DISABLE_TIMESTAMPS=1 "$wgprof" info
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
