@@ -20,9 +20,19 @@ void wgprof__invalid_breakdown(const wgprof_summary *s, char *buf, size_t cap)
     }
 }
 
+double wgprof__gbps(const wgprof_kernel_stats *k)
+{
+    return k->bytes > 0 && k->total_ns > 0 ? k->bytes / k->total_ns : 0; /* bytes per ns = GB/s */
+}
+
+double wgprof__gflops(const wgprof_kernel_stats *k)
+{
+    return k->flops > 0 && k->total_ns > 0 ? k->flops / k->total_ns : 0;
+}
+
 wgprof_status wgprof_report_write(const wgprof_report_desc *desc, wgprof_format format, FILE *out)
 {
-    if (!desc || !out || (unsigned)format > WGPROF_FORMAT_JSON) {
+    if (!desc || !out || (unsigned)format > WGPROF_FORMAT_TRACE) {
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     wgprof_summary *own = NULL;
@@ -40,6 +50,9 @@ wgprof_status wgprof_report_write(const wgprof_report_desc *desc, wgprof_format 
     case WGPROF_FORMAT_TABLE: wgprof__write_table(&r, out); break;
     case WGPROF_FORMAT_TSV: wgprof__write_tsv(&r, out); break;
     case WGPROF_FORMAT_JSON: wgprof__write_json(&r, out); break;
+    case WGPROF_FORMAT_CSV: wgprof__write_csv(&r, out); break;
+    case WGPROF_FORMAT_CSV_SUMMARY: wgprof__write_csv_summary(&r, out); break;
+    case WGPROF_FORMAT_TRACE: wgprof__write_trace(&r, out); break;
     }
     wgprof_summary_destroy(own);
     if (fflush(out) != 0 || ferror(out)) {

@@ -14,6 +14,16 @@ typedef struct wgprof__report {
 void wgprof__write_table(const wgprof__report *r, FILE *out);
 void wgprof__write_tsv(const wgprof__report *r, FILE *out);
 void wgprof__write_json(const wgprof__report *r, FILE *out);
+void wgprof__write_csv(const wgprof__report *r, FILE *out);
+void wgprof__write_csv_summary(const wgprof__report *r, FILE *out);
+void wgprof__write_trace(const wgprof__report *r, FILE *out);
+
+/* Achieved GB/s and GFLOP/s of a kernel over its valid records; 0 where not known. */
+double wgprof__gbps(const wgprof_kernel_stats *k);
+double wgprof__gflops(const wgprof_kernel_stats *k);
+
+/* Writes `s` as a JSON string literal, quotes included. */
+void wgprof__json_string(FILE *out, const char *s);
 
 /* "a, b, c" of the invalid counts by reason, e.g. "2 zero, 1 map-failed"; "" when none. */
 void wgprof__invalid_breakdown(const wgprof_summary *s, char *buf, size_t cap);

@@ -7,7 +7,7 @@
 
 #include "report_internal.h"
 
-static void json_string(FILE *out, const char *s)
+void wgprof__json_string(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
@@ -46,17 +46,17 @@ static void write_adapter(const wgprof_device_info *d, FILE *out)
         return;
     }
     fputs("{\"name\": ", out);
-    json_string(out, d->adapter);
+    wgprof__json_string(out, d->adapter);
     fputs(", \"vendor\": ", out);
-    json_string(out, d->vendor);
+    wgprof__json_string(out, d->vendor);
     fputs(", \"architecture\": ", out);
-    json_string(out, d->architecture);
+    wgprof__json_string(out, d->architecture);
     fputs(", \"driver\": ", out);
-    json_string(out, d->driver);
+    wgprof__json_string(out, d->driver);
     fputs(", \"backend\": ", out);
-    json_string(out, d->backend);
+    wgprof__json_string(out, d->backend);
     fputs(", \"type\": ", out);
-    json_string(out, d->adapter_type);
+    wgprof__json_string(out, d->adapter_type);
     fprintf(out, ", \"vendor_id\": %u, \"device_id\": %u, \"timestamp_query\": ", d->vendor_id, d->device_id);
     json_bool(out, d->timestamp_query);
     fputs(", \"timestamp_inside_passes\": ", out);
@@ -77,7 +77,7 @@ static void write_dispatch(const wgprof_record *rec, FILE *out)
 {
     fprintf(out, "    {\"iteration\": %u, \"index\": %u, \"dispatch_id\": %llu, \"kernel\": ", rec->iteration, rec->index,
             (unsigned long long)rec->dispatch_id);
-    json_string(out, rec->kernel);
+    wgprof__json_string(out, rec->kernel);
     fprintf(out, ", \"global_size\": [%llu, %llu, %llu], ", (unsigned long long)rec->global_size[0],
             (unsigned long long)rec->global_size[1], (unsigned long long)rec->global_size[2]);
     dims(out, "local_size", rec->workgroup_size);
@@ -99,7 +99,7 @@ static void write_dispatch(const wgprof_record *rec, FILE *out)
         fputs(", \"start_ns\": null, \"end_ns\": null, \"duration_ns\": null, \"exclusive_ns\": null"
               ", \"valid\": false, \"invalid_reason\": ",
               out);
-        json_string(out, wgprof_invalid_reason_str(rec->invalid_reason));
+        wgprof__json_string(out, wgprof_invalid_reason_str(rec->invalid_reason));
     }
     if (rec->bytes > 0) {
         fprintf(out, ", \"bytes\": %.17g", rec->bytes);
@@ -110,10 +110,10 @@ static void write_dispatch(const wgprof_record *rec, FILE *out)
     fputs("}", out);
 }
 
-static void write_kernel(const wgprof_kernel_stats *k, FILE *out)
+static void write_kernel(const wgprof__report *r, const wgprof_kernel_stats *k, FILE *out)
 {
     fputs("    {\"name\": ", out);
-    json_string(out, k->name);
+    wgprof__json_string(out, k->name);
     fprintf(out, ", \"count\": %u, \"invalid\": %u", k->count, k->invalid);
     if (k->count) {
         const char *keys[] = {"total_ns", "exclusive_total_ns", "mean_ns", "min_ns", "max_ns",
@@ -136,6 +136,19 @@ static void write_kernel(const wgprof_kernel_stats *k, FILE *out)
     if (k->flops > 0) {
         fprintf(out, ", \"flops\": %.17g", k->flops);
     }
+    double gbps = wgprof__gbps(k), gflops = wgprof__gflops(k);
+    if (gbps > 0) {
+        fprintf(out, ", \"gbps\": %.6f", gbps);
+        if (r->desc->peak_gbps > 0) {
+            fprintf(out, ", \"peak_bandwidth_share\": %.6f", gbps / r->desc->peak_gbps);
+        }
+    }
+    if (gflops > 0) {
+        fprintf(out, ", \"gflops\": %.6f", gflops);
+        if (r->desc->peak_gflops > 0) {
+            fprintf(out, ", \"peak_flops_share\": %.6f", gflops / r->desc->peak_gflops);
+        }
+    }
     fputs("}", out);
 }
 
@@ -151,12 +164,12 @@ void wgprof__write_json(const wgprof__report *r, FILE *out)
         fputs("null", out);
     }
     fputs(",\n  \"strategy\": ", out);
-    json_string(out, r->strategy);
+    wgprof__json_string(out, r->strategy);
     fprintf(out, ",\n  \"iterations\": %u,\n  \"profiling\": ", r->iterations);
     json_bool(out, d->pool != NULL);
     if (!d->pool || !r->summary) {
         fputs(",\n  \"unavailable_reason\": ", out);
-        json_string(out, d->unavailable_reason ? d->unavailable_reason : "profiling off");
+        wgprof__json_string(out, d->unavailable_reason ? d->unavailable_reason : "profiling off");
         fputs(",\n  \"dispatches\": [],\n  \"kernels\": []\n}\n", out);
         return;
     }
@@ -186,7 +199,7 @@ void wgprof__write_json(const wgprof__report *r, FILE *out)
     fputs(n ? "\n  ],\n  \"kernels\": [" : "],\n  \"kernels\": [", out);
     for (size_t i = 0; i < s->kernel_count; i++) {
         fputs(i ? ",\n" : "\n", out);
-        write_kernel(&s->kernels[i], out);
+        write_kernel(r, &s->kernels[i], out);
     }
     fputs(s->kernel_count ? "\n  ]\n}\n" : "]\n}\n", out);
 }

@@ -72,6 +72,40 @@ static void write_kernels(const wgprof_summary *s, FILE *out)
     }
 }
 
+static void write_efficiency(const wgprof__report *r, FILE *out)
+{
+    const wgprof_summary *s = r->summary;
+    bool any = false;
+    for (size_t i = 0; i < s->kernel_count; i++) {
+        any = any || wgprof__gbps(&s->kernels[i]) > 0 || wgprof__gflops(&s->kernels[i]) > 0;
+    }
+    if (!any) {
+        return;
+    }
+    fprintf(out, "\n%-28s %12s %10s %12s %10s\n", "kernel", "GB/s", "of_peak", "GFLOP/s", "of_peak");
+    for (size_t i = 0; i < s->kernel_count; i++) {
+        const wgprof_kernel_stats *k = &s->kernels[i];
+        double gbps = wgprof__gbps(k), gflops = wgprof__gflops(k);
+        if (gbps <= 0 && gflops <= 0) {
+            continue;
+        }
+        char cells[4][32] = {"-", "-", "-", "-"};
+        if (gbps > 0) {
+            snprintf(cells[0], sizeof cells[0], "%.3f", gbps);
+            if (r->desc->peak_gbps > 0) {
+                snprintf(cells[1], sizeof cells[1], "%.1f%%", 100.0 * gbps / r->desc->peak_gbps);
+            }
+        }
+        if (gflops > 0) {
+            snprintf(cells[2], sizeof cells[2], "%.3f", gflops);
+            if (r->desc->peak_gflops > 0) {
+                snprintf(cells[3], sizeof cells[3], "%.1f%%", 100.0 * gflops / r->desc->peak_gflops);
+            }
+        }
+        fprintf(out, "%-28s %12s %10s %12s %10s\n", k->name, cells[0], cells[1], cells[2], cells[3]);
+    }
+}
+
 void wgprof__write_table(const wgprof__report *r, FILE *out)
 {
     write_header(r, out);
@@ -83,4 +117,5 @@ void wgprof__write_table(const wgprof__report *r, FILE *out)
         write_dispatches(r->desc->pool, out);
     }
     write_kernels(r->summary, out);
+    write_efficiency(r, out);
 }

@@ -178,7 +178,7 @@ static char *report_text(const wgprof_pool *p, wgprof_format format)
     info.adapter_type = "cpu";
     info.timestamp_period_ns = 0.52;
     info.period_from_implementation = true;
-    wgprof_report_desc desc = {.device = &info, .pool = p, .strategy = "pass"};
+    wgprof_report_desc desc = {.device = &info, .pool = p, .strategy = "pass", .peak_gbps = 100000};
     CHECK_OK(wgprof_report_write(&desc, format, f));
     fclose(f);
     return buf;
@@ -231,6 +231,44 @@ static void test_reports(void)
     CHECK(lines == 8);
     CHECK(strstr(tsv, "\t\t\t\t0\tzero\n") != NULL); /* no number for an invalid record */
     free(tsv);
+
+    char *csv = report_text(&s.pool, WGPROF_FORMAT_CSV);
+    CHECK(strncmp(csv, "iteration,index,dispatch_id,kernel,", 35) == 0);
+    CHECK(strstr(csv, ",,,,0,backwards\n") != NULL);
+    free(csv);
+    char *csv_summary = report_text(&s.pool, WGPROF_FORMAT_CSV_SUMMARY);
+    /* matmul: 2 valid records of 1e6 bytes in 130 ticks of 0.52 ns: 29585.799 GB/s, 29.6% of the peak. */
+    CHECK_MSG(strstr(csv_summary, "\nmatmul,2,2,67.600,") && strstr(csv_summary, ",29585.799,,0.295858,"), "%s",
+              csv_summary);
+    free(csv_summary);
+    char *table_eff = report_text(&s.pool, WGPROF_FORMAT_TABLE);
+    CHECK(strstr(table_eff, "GB/s") && strstr(table_eff, "29585.799") && strstr(table_eff, "29.6%"));
+    free(table_eff);
+
+    char *trace = report_text(&s.pool, WGPROF_FORMAT_TRACE);
+    root = json_loads(trace, 0, &err);
+    CHECK_MSG(root != NULL, "trace does not parse: %s at %d:%d", err.text, err.line, err.column);
+    if (root) {
+        json_t *events = json_object_get(root, "traceEvents");
+        size_t complete = 0, iterations = 0;
+        for (size_t i = 0; i < json_array_size(events); i++) {
+            json_t *e = json_array_get(events, i);
+            if (strcmp(json_string_value(json_object_get(e, "ph")), "X") != 0) {
+                continue;
+            }
+            const char *cat = json_string_value(json_object_get(e, "cat"));
+            complete += strcmp(cat, "dispatch") == 0;
+            iterations += strcmp(cat, "iteration") == 0;
+            CHECK(json_number_value(json_object_get(e, "dur")) >= 0);
+        }
+        CHECK(complete == 4 && iterations == 1); /* valid records only; the three invalid are counted */
+        CHECK(json_integer_value(json_object_get(json_object_get(root, "otherData"), "invalid_dispatches")) == 3);
+        json_t *first = json_array_get(events, 3);
+        CHECK(json_is_true(json_object_get(json_object_get(first, "args"), "valid")));
+        CHECK(json_real_value(json_object_get(first, "dur")) == 0.052);
+        json_decref(root);
+    }
+    free(trace);
     synthetic_free(&s);
 
     /* Without a pool: the report says why there are no timings. */

@@ -387,7 +387,10 @@ WGPROF_API void wgprof_summary_destroy(wgprof_summary *summary);
 typedef enum wgprof_format {
     WGPROF_FORMAT_TABLE = 0, /* per-dispatch rows then per-kernel summary, µs with 3 decimals */
     WGPROF_FORMAT_TSV,
-    WGPROF_FORMAT_JSON
+    WGPROF_FORMAT_JSON,
+    WGPROF_FORMAT_CSV,         /* per-dispatch rows */
+    WGPROF_FORMAT_CSV_SUMMARY, /* per-kernel rows */
+    WGPROF_FORMAT_TRACE        /* Chrome trace event JSON (Perfetto, chrome://tracing) */
 } wgprof_format;
 
 typedef struct wgprof_report_desc {
@@ -398,6 +401,8 @@ typedef struct wgprof_report_desc {
     uint32_t iterations;              /* 0: the pool's */
     const char *unavailable_reason;   /* why there are no timings, when pool is NULL */
     bool omit_dispatches;             /* table: summary only */
+    double peak_gbps;                 /* > 0: efficiency shown as a share of this bandwidth */
+    double peak_gflops;               /* > 0: likewise for arithmetic */
 } wgprof_report_desc;
 
 /* Writes the report to `out`. Invalid records are shown with their reason, never a number. */
