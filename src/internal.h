@@ -61,7 +61,7 @@ typedef struct wgprof__waiter {
     atomic_bool released;
     int status;
     void *handle; /* adapter or device from a request callback */
-    char message[256];
+    char message[2048];
 } wgprof__waiter;
 
 wgprof__waiter *wgprof__waiter_new(void);

@@ -163,6 +163,13 @@ WGPROF_API wgprof_status wgprof_device_wait_idle(wgprof_device *device);
 WGPROF_API wgprof_status wgprof_device_map_read(wgprof_device *device, WGPUBuffer buffer,
                                                 size_t offset, size_t size);
 
+/* Collects the WebGPU validation and out-of-memory errors of the calls made between push and
+ * pop: pop returns WGPROF_OK when there were none, else WGPROF_ERR_WEBGPU (validation) or
+ * WGPROF_ERR_OUT_OF_MEMORY with the implementation's message copied into `message` (may be
+ * NULL). Scopes nest; push and pop on the same thread. */
+WGPROF_API void wgprof_device_push_error_scope(wgprof_device *device);
+WGPROF_API wgprof_status wgprof_device_pop_error_scope(wgprof_device *device, char *message, size_t capacity);
+
 /* Destroys the underlying WebGPU device (wgpuDeviceDestroy), as a lost device would be.
  * Meant for testing how callers handle device loss. */
 WGPROF_API void wgprof_device_lose(wgprof_device *device);
