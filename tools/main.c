@@ -75,6 +75,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "info") == 0) {
         return cmd_info(argc - 1, argv + 1);
     }
+    if (strcmp(cmd, "demo") == 0) {
+        return cmd_demo(argc - 1, argv + 1);
+    }
     fprintf(stderr, "wgprof: unknown command '%s'\n\n%s", cmd, usage);
     return CLI_USAGE;
 }
