@@ -21,6 +21,7 @@ int cli_write_reports(const wgprof_report_desc *report, const char *const files[
                       FILE *table);
 
 int cmd_info(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const char usage[] =
     "  info      print the adapter, its timestamp support and period (--json for machines)\n"
     "  demo      run a transformer decode step on the GPU, check it against the CPU, and\n"
     "            print per-kernel timings when profiling is on\n"
+    "  run       profile the WGSL kernels a spec file describes ('wgprof run --help')\n"
     "  help      print this help; 'wgprof <command> --help' for a command's options\n"
     "  version   print the version\n"
     "\n"
@@ -74,6 +75,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "info") == 0) {
         return cmd_info(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "run") == 0) {
+        return cmd_run(argc - 1, argv + 1);
     }
     if (strcmp(cmd, "demo") == 0) {
         return cmd_demo(argc - 1, argv + 1);

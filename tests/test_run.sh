@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# wgprof run as a user meets it. Every example runs with valid timings and its trace, CSV and
+# JSON files are checked; the copy example's GB/s is recomputed by hand from the per-dispatch
+# rows; and malformed specs of every kind give exit code 2 and a message naming the place.
+# $1 is the wgprof binary, $2 the examples folder.
+set -u
+wgprof="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+examples="$(cd "$2" && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*" >&2; }
+
+# ---- the examples ----
+for name in matmul reduction softmax copy; do
+  if ! "$wgprof" run --warmup 1 --iterations 3 --quiet --trace "$name.trace.json" --csv "$name.csv" \
+    --csv-summary "$name.summary.csv" --json "$name.json" "$examples/$name.json" 2>"$name.err"; then
+    bad "example $name failed: $(cat "$name.err")"
+    continue
+  fi
+  python3 - "$name" <<'PY' && ok || bad "example $name: reports"
+import csv, json, sys
+name = sys.argv[1]
+trace = json.load(open(name + ".trace.json"))
+events = trace["traceEvents"]
+dispatches = [e for e in events if e.get("ph") == "X" and e.get("cat") == "dispatch"]
+iterations = [e for e in events if e.get("ph") == "X" and e.get("cat") == "iteration"]
+assert dispatches and len(iterations) == 3, (len(dispatches), len(iterations))
+for e in dispatches:
+    assert e["dur"] > 0 and e["ts"] >= 0 and e["pid"] == 1 and e["tid"] == 1
+    a = e["args"]
+    assert a["valid"] is True and len(a["workgroups"]) == 3 and a["dispatch_id"] >= 1
+assert {e["args"]["iteration"] for e in dispatches} == {0, 1, 2}
+assert any(e.get("ph") == "M" and e["name"] == "process_name" for e in events)
+report = json.load(open(name + ".json"))
+assert report["iterations"] == 3 and report["invalid"] == 0
+assert len(report["dispatches"]) == len(dispatches)
+rows = list(csv.DictReader(open(name + ".csv")))
+assert len(rows) == len(dispatches) and all(r["valid"] == "1" and float(r["duration_ns"]) > 0 for r in rows)
+summary = list(csv.DictReader(open(name + ".summary.csv")))
+assert {r["kernel"] for r in summary} == {k["name"] for k in report["kernels"]}
+PY
+done
+
+# Efficiency by hand: the copy moves 33554432 bytes per dispatch.
+python3 <<'PY' && ok || bad "copy example: GB/s does not match bytes / time"
+import csv
+rows = list(csv.DictReader(open("copy.csv")))
+total_ns = sum(float(r["duration_ns"]) for r in rows)
+by_hand = 33554432 * len(rows) / total_ns
+reported = float(next(csv.DictReader(open("copy.summary.csv")))["gbps"])
+assert abs(reported - by_hand) <= 0.0005 + 1e-6 * by_hand, (reported, by_hand)
+PY
+
+# The reduction's result, read back through the spec's outputs: 4 partial sums of 65536 ones.
+python3 -c 'import struct,sys; v=struct.unpack("4f", open("reduction_result.bin","rb").read()); sys.exit(v != (65536.0,)*4)' &&
+  ok || bad "reduction result"
+"$wgprof" run --quiet --warmup 0 --iterations 1 "$examples/matmul.json" 2>/dev/null &&
+  python3 - <<'PY' && ok || bad "naive and tiled matmul disagree"
+import struct
+n = 128 * 128
+a = struct.unpack(f"{n}f", open("matmul_naive.bin", "rb").read())
+b = struct.unpack(f"{n}f", open("matmul_tiled.bin", "rb").read())
+assert max(abs(x - y) for x, y in zip(a, b)) < 1e-3 and max(abs(x) for x in a) > 0
+PY
+
+table="$("$wgprof" run --warmup 1 --iterations 2 --peak-gbps 100 "$examples/copy.json" 2>/dev/null)"
+printf '%s' "$table" | grep -q 'copy_16MiB' && printf '%s' "$table" | grep -q 'of_peak' &&
+  printf '%s' "$table" | grep -Eq '[0-9.]+%' && ok || bad "table with --peak-gbps: $table"
+
+# ---- bad input: exit 2 and the place ----
+write() { cat >"$1"; }
+expect() { # expect FILE PATTERN: wgprof run FILE exits 2 and prints PATTERN
+  local out status
+  out="$("$wgprof" run --quiet --warmup 0 --iterations 1 "$1" 2>&1)"
+  status=$?
+  if [ "$status" -eq 2 ] && printf '%s' "$out" | grep -Fq -- "$2"; then ok; else
+    bad "$1: exit $status (want 2), want '$2' in: $out"
+  fi
+}
+wgsl='@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) { v[id.x] = v[id.x] + 1.0; }'
+good_kernel="{\"name\": \"k\", \"wgsl\": \"$wgsl\"}"
+good_buffer='{"name": "v", "elements": 64}'
+good_dispatch='{"kernel": "k", "workgroups": 1, "bindings": {"0": "v"}}'
+spec() { printf '{"buffers": [%s], "kernels": [%s], "dispatches": [%s]}\n' "$1" "$2" "$3"; }
+
+printf '{"kernels": [\n  {"name": "k",, }\n]}\n' | write syntax.json
+expect syntax.json "syntax.json:2:"
+printf '[1, 2]' | write array.json
+expect array.json 'array.json: $: a spec is a JSON object, not an array'
+printf '{"buffers": [], "dispatches": []}' | write nokernels.json
+expect nokernels.json 'missing "kernels"'
+printf '{"kernels": [%s]}' "$good_kernel" | write nodispatches.json
+expect nodispatches.json 'missing "dispatches"'
+printf '{"kernels": [%s], "dispatches": [%s], "dispatchs": []}' "$good_kernel" "$good_dispatch" | write typo.json
+expect typo.json 'unknown key "dispatchs"'
+spec '{"name": "v"}' "$good_kernel" "$good_dispatch" | write nosize.json
+expect nosize.json '$.buffers[0]: missing "elements" or "bytes"'
+spec '{"name": "v", "elements": "many"}' "$good_kernel" "$good_dispatch" | write wrongtype.json
+expect wrongtype.json '$.buffers[0].elements: expected an integer'
+spec '{"name": "v", "bytes": 10}' "$good_kernel" "$good_dispatch" | write bytes.json
+expect bytes.json 'not a multiple of 4'
+spec "$good_buffer, $good_buffer" "$good_kernel" "$good_dispatch" | write dupbuffer.json
+expect dupbuffer.json '$.buffers[1]: buffer name "v" is used twice'
+spec "$good_buffer" "$good_kernel" '{"kernel": "k", "workgroups": 1, "bindings": {"0": "nope"}}' | write unknownbuf.json
+expect unknownbuf.json '$.dispatches[0].bindings["0"]: unknown buffer "nope"'
+spec "$good_buffer" "$good_kernel" '{"kernel": "q", "workgroups": 1}' | write unknownkernel.json
+expect unknownkernel.json '$.dispatches[0]: unknown kernel "q"'
+spec "$good_buffer" "$good_kernel" '{"kernel": "k", "workgroups": 0, "bindings": {"0": "v"}}' | write zero.json
+expect zero.json '$.dispatches[0].workgroups: 0 is out of range'
+spec "$good_buffer" "$good_kernel" '{"kernel": "k", "workgroups": 1, "repeat": 0, "bindings": {"0": "v"}}' | write repeat.json
+expect repeat.json '$.dispatches[0].repeat: 0 is out of range'
+spec "$good_buffer" "$good_kernel" '{"kernel": "k", "workgroups": 1, "bindings": {"x": "v"}}' | write bindkey.json
+expect bindkey.json 'a binding is named by its number'
+spec "$good_buffer" '{"name": "k", "wgsl": "x", "wgsl_file": "k.wgsl"}' "$good_dispatch" | write both.json
+expect both.json '$.kernels[0]: give exactly one of "wgsl"'
+spec "$good_buffer" '{"name": "k", "wgsl_file": "missing.wgsl"}' "$good_dispatch" | write nofile.json
+expect nofile.json "\$.kernels[0].wgsl_file: cannot read 'missing.wgsl': No such file or directory"
+spec '{"name": "v", "init": {"file": "missing.bin"}}' "$good_kernel" "$good_dispatch" | write noinit.json
+expect noinit.json "\$.buffers[0].init: cannot read 'missing.bin'"
+spec '{"name": "v", "elements": 64, "init": {"random": {"min": 2, "max": 1}}}' "$good_kernel" "$good_dispatch" | write minmax.json
+expect minmax.json '$.buffers[0].init.random: max (1) is below min (2)'
+printf '{"kernels": [], "kernels": []}' | write dupkey.json
+expect dupkey.json 'dupkey.json:1:'
+expect "$tmp/absent.json" "absent.json"
+# What only the device can tell.
+spec "$good_buffer" '{"name": "k", "wgsl": "fn main( {"}' "$good_dispatch" | write wgsl.json
+expect wgsl.json '$.kernels[0] "k": WGSL from $.kernels[0] (inline) does not compile'
+spec "$good_buffer" "{\"name\": \"k\", \"entry\": \"other\", \"wgsl\": \"$wgsl\"}" "$good_dispatch" | write entry.json
+expect entry.json 'no pipeline for entry point "other"'
+spec "$good_buffer" "$good_kernel" '{"kernel": "k", "workgroups": 1, "bindings": {"0": "v", "5": "v"}}' | write extra.json
+expect extra.json '$.dispatches[0].bindings: group 0 does not match kernel "k"'
+spec "$good_buffer" "$good_kernel" '{"kernel": "k", "workgroups": 1}' | write missingbind.json
+expect missingbind.json '$.dispatches[0] (kernel "k"): the device rejects this dispatch'
+spec "$good_buffer" "$good_kernel" '{"kernel": "k", "workgroups": [70000, 1, 1], "bindings": {"0": "v"}}' | write limit.json
+expect limit.json "\$.dispatches[0].workgroups[0]: 70000 exceeds the device's limit of 65535"
+
+# Usage errors.
+out="$("$wgprof" run 2>&1)"; [ $? -eq 2 ] && printf '%s' "$out" | grep -q 'no spec file' && ok || bad "run without spec"
+out="$("$wgprof" run --iterations 0 x.json 2>&1)"; [ $? -eq 2 ] && printf '%s' "$out" | grep -q -- '--iterations 0' && ok || bad "iterations 0"
+out="$("$wgprof" run --strategy fast x.json 2>&1)"; [ $? -eq 2 ] && printf '%s' "$out" | grep -q -- '--strategy fast' && ok || bad "bad strategy"
+out="$("$wgprof" run --frobnicate x.json 2>&1)"; [ $? -eq 2 ] && printf '%s' "$out" | grep -q "unknown option '--frobnicate'" && ok || bad "unknown option"
+"$wgprof" run --help | grep -q -- '--csv-summary FILE' && ok || bad "run --help"
+# Nothing is written when the spec is bad.
+"$wgprof" run --json never.json wgsl.json >/dev/null 2>&1; [ ! -e never.json ] && ok || bad "a report was written for a bad spec"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
