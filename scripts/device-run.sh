@@ -36,4 +36,15 @@ section() { printf '\n## %s\n\n' "$*"; }
       "$(tail -n 1 "$out/$(basename "$t").log")"
   done
   echo "test programs failed: $failed"
+  section "demo, unprofiled"
+  "$wgprof" demo
+  for strategy in pass inside; do
+    section "demo, profiled, strategy $strategy"
+    WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY=$strategy "$wgprof" demo --json "$out/demo-$strategy.json"
+  done
+  for example in examples/*.json; do
+    section "wgprof run $example"
+    (cd "$out" && "$wgprof" run --summary "$root/$example")
+  done
+  rm -f "$out"/*.bin
 } 2>&1 | tee "$out/summary.txt"
