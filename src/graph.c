@@ -196,6 +196,25 @@ wgprof_status wgprof_graph_add(wgprof_graph *g, const wgprof_node_desc *nd, uint
 }
 
 uint32_t wgprof_graph_node_count(const wgprof_graph *g) { return g ? g->count : 0; }
+
+wgprof_status wgprof_graph_node(const wgprof_graph *g, uint32_t index, wgprof_node_desc *out)
+{
+    if (!g || !out || index >= g->count) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    const node *n = &g->nodes[index];
+    memset(out, 0, sizeof *out);
+    out->pipeline = n->pipeline;
+    out->bind_group_count = n->group_count;
+    out->bind_groups = n->groups;
+    memcpy(out->workgroups, n->workgroups, sizeof out->workgroups);
+    memcpy(out->workgroup_size, n->desc.workgroup_size, sizeof out->workgroup_size);
+    out->kernel = n->desc.kernel;
+    out->dispatch_id = n->desc.dispatch_id;
+    out->bytes = n->desc.bytes;
+    out->flops = n->desc.flops;
+    return WGPROF_OK;
+}
 bool wgprof_graph_profiling(const wgprof_graph *g) { return g && g->profiling; }
 wgprof_strategy wgprof_graph_strategy(const wgprof_graph *g) { return g ? g->strategy : WGPROF_STRATEGY_DEFAULT; }
 const char *wgprof_graph_profiling_note(const wgprof_graph *g) { return g ? g->note : ""; }

@@ -493,24 +493,26 @@ wgprof_invalid_reason wgprof__classify(const wgprof__reading *r)
     return WGPROF_VALID;
 }
 
-void wgprof__finish_batch(wgprof_pool *pool, size_t first, size_t last)
+void wgprof__take_readings(wgprof_pool *pool, size_t first, size_t count, const uint64_t *ticks, uint64_t *max_end)
 {
-    /* Clamp each begin to the largest end seen so far in the batch, in submission order:
-     * passes the driver overlapped are then not counted twice. */
-    uint64_t max_end = 0;
-    for (size_t i = first; i < last; i++) {
-        wgprof__slot *r = &pool->slots[i];
-        if (r->reason != WGPROF_VALID) {
+    /* One pass over the readback: validate each reading, then clamp its begin to the largest
+     * end seen so far in the batch, in submission order, so that passes the driver overlapped
+     * are not counted twice. */
+    for (size_t r = 0; r < count; r++) {
+        wgprof__slot *slot = &pool->slots[first + r];
+        wgprof__reading reading = {ticks[2 * r], ticks[2 * r + 1], slot->end_issued};
+        slot->begin = reading.begin;
+        slot->end = reading.end;
+        slot->reason = (uint8_t)wgprof__classify(&reading);
+        if (slot->reason != WGPROF_VALID) {
             pool->invalid++;
             continue;
         }
-        uint64_t b = r->begin > max_end ? r->begin : max_end;
-        r->clamped_begin = b < r->end ? b : r->end;
-        if (r->end > max_end) {
-            max_end = r->end;
-        }
-        if (!pool->have_epoch || r->begin < pool->epoch) {
-            pool->epoch = r->begin;
+        uint64_t b = reading.begin > *max_end ? reading.begin : *max_end;
+        slot->clamped_begin = b < reading.end ? b : reading.end;
+        *max_end = reading.end > *max_end ? reading.end : *max_end;
+        if (!pool->have_epoch || reading.begin < pool->epoch) {
+            pool->epoch = reading.begin;
             pool->have_epoch = true;
         }
     }
@@ -546,9 +548,10 @@ wgprof_status wgprof_pool_collect(wgprof_pool *pool)
     if (s != WGPROF_OK) {
         return s;
     }
-    size_t first = pool->batch_first, last = pool->count;
-    uint32_t queries = (uint32_t)(2 * (last - first));
+    size_t first = pool->batch_first;
+    uint32_t queries = (uint32_t)(2 * (pool->count - first));
     wgprof_status result = WGPROF_OK;
+    uint64_t max_end = 0;
     for (uint32_t i = 0; queries > i * QUERIES_PER_SET; i++) {
         uint32_t used = queries - i * QUERIES_PER_SET;
         if (used > QUERIES_PER_SET) {
@@ -562,13 +565,7 @@ wgprof_status wgprof_pool_collect(wgprof_pool *pool)
             if (!ticks) {
                 s = WGPROF_ERR_MAP_FAILED;
             } else {
-                for (size_t r = r0; r < r1; r++) {
-                    wgprof__slot *slot = &pool->slots[r];
-                    wgprof__reading reading = {ticks[2 * (r - r0)], ticks[2 * (r - r0) + 1], slot->end_issued};
-                    slot->begin = reading.begin;
-                    slot->end = reading.end;
-                    slot->reason = (uint8_t)wgprof__classify(&reading);
-                }
+                wgprof__take_readings(pool, r0, r1 - r0, ticks, &max_end);
             }
             wgpuBufferUnmap(pool->sets[i].readback);
         }
@@ -578,12 +575,12 @@ wgprof_status wgprof_pool_collect(wgprof_pool *pool)
             for (size_t r = r0; r < r1; r++) {
                 pool->slots[r].reason = reason;
             }
+            pool->invalid += r1 - r0;
             if (result == WGPROF_OK) {
                 result = s;
             }
         }
     }
-    wgprof__finish_batch(pool, first, last);
     pool->iterations++;
     pool->batch_first = pool->count;
     pool->resolved = false;

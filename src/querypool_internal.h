@@ -76,7 +76,9 @@ wgprof_status wgprof__pool_begin_site(wgprof_pool *pool, WGPUComputePassEncoder 
                                       uint64_t dispatch_id);
 /* Drops the records of the batch not yet resolved (an execute that failed while encoding). */
 void wgprof__pool_discard_batch(wgprof_pool *pool);
-/* Counts the invalid records of [first, last), clamps overlap and moves the epoch. */
-void wgprof__finish_batch(wgprof_pool *pool, size_t first, size_t last);
+/* Takes the readings (begin, end pairs) of records [first, first + count) from a mapped
+ * readback: validates them, counts the invalid, clamps overlap against *max_end (the batch's
+ * largest end so far, 0 at its start) and moves the epoch. */
+void wgprof__take_readings(wgprof_pool *pool, size_t first, size_t count, const uint64_t *ticks, uint64_t *max_end);
 
 #endif

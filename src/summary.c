@@ -4,42 +4,87 @@
  * and excluded from every figure.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "querypool_internal.h"
 #include "summary_internal.h"
 
-static int compare_double(const void *a, const void *b)
+/* Reorders v so that v[k] is the k-th smallest, all before it no larger and all after no
+ * smaller (quickselect, median-of-three pivots): linear time on average, where a sort for a
+ * median and a p95 would be n log n. */
+static double select_kth(double *v, size_t n, size_t k)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    size_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        size_t mid = lo + (hi - lo) / 2;
+        double a = v[lo], b = v[mid], c = v[hi];
+        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot) {
+                i++;
+            }
+            while (v[j] > pivot) {
+                j--;
+            }
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0) {
+                    break;
+                }
+                j--;
+            }
+        }
+        if (k <= j) {
+            hi = j;
+        } else if (k >= i) {
+            lo = i;
+        } else {
+            break;
+        }
+    }
+    return v[k];
 }
 
-void wgprof__stats_from_sorted(const double *sorted, size_t n, wgprof_kernel_stats *k)
+void wgprof__stats(double *values, size_t n, wgprof_kernel_stats *k)
 {
     k->count = (uint32_t)n;
     if (n == 0) {
         return;
     }
-    double sum = 0;
+    double sum = 0, lo = values[0], hi = values[0];
     for (size_t i = 0; i < n; i++) {
-        sum += sorted[i];
+        sum += values[i];
+        lo = values[i] < lo ? values[i] : lo;
+        hi = values[i] > hi ? values[i] : hi;
     }
     double mean = sum / (double)n;
     double var = 0;
     for (size_t i = 0; i < n; i++) {
-        var += (sorted[i] - mean) * (sorted[i] - mean);
+        var += (values[i] - mean) * (values[i] - mean);
     }
     k->total_ns = sum;
     k->mean_ns = mean;
-    k->min_ns = sorted[0];
-    k->max_ns = sorted[n - 1];
-    k->median_ns = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
-    size_t rank = (size_t)ceil(0.95 * (double)n); /* nearest rank, 1-based */
-    k->p95_ns = sorted[(rank ? rank : 1) - 1];
+    k->min_ns = lo;
+    k->max_ns = hi;
     k->stddev_ns = sqrt(var / (double)n);
+    size_t rank = (size_t)ceil(0.95 * (double)n); /* nearest rank, 1-based */
+    k->p95_ns = select_kth(values, n, (rank ? rank : 1) - 1);
+    double upper = select_kth(values, n, n / 2);
+    if (n % 2) {
+        k->median_ns = upper;
+    } else {
+        /* After the select, the largest of v[0 .. n/2) is the lower middle value. */
+        double lower = values[0];
+        for (size_t i = 1; i < n / 2; i++) {
+            lower = values[i] > lower ? values[i] : lower;
+        }
+        k->median_ns = (lower + upper) / 2.0;
+    }
 }
 
 wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **out)
@@ -101,8 +146,7 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
         }
         wgprof_kernel_stats *k = &sum->kernels[sum->kernel_count++];
         k->name = pool->names[n];
-        qsort(durations + start[n], count, sizeof *durations, compare_double);
-        wgprof__stats_from_sorted(durations + start[n], count, k);
+        wgprof__stats(durations + start[n], count, k);
         k->invalid = invalid[n];
         k->exclusive_total_ns = excl[n];
         k->bytes = bytes[n];

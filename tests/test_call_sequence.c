@@ -1,21 +1,15 @@
 /* With profiling off, execute() must make exactly the WebGPU calls of a plain executor: no
  * query set, no extra pass, no extra buffer. The test links wgprof statically with the linker's
  * --wrap, so that every call below is logged on its way to the real implementation, then
- * compares the calls of an unprofiled graph with those of the reference executor written here
- * the way an engine without wgprof would write it. */
+ * compares the calls of an unprofiled graph with those of the plain executor (plain_executor.c),
+ * written the way an engine without wgprof would write it. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "plain_executor.h"
 #include "support.h"
-
-#if defined(__has_include)
-#if __has_include(<webgpu/wgpu.h>)
-#include <webgpu/wgpu.h>
-#define HAVE_WGPU_NATIVE 1
-#endif
-#endif
 
 /* ---- the call log ---- */
 
@@ -118,7 +112,7 @@ WRAPV(wgpuCommandEncoderCopyBufferToBuffer,
 WRAP(WGPUFuture, wgpuBufferMapAsync, (WGPUBuffer b, WGPUMapMode m, size_t o, size_t s, WGPUBufferMapCallbackInfo i),
      (b, m, o, s, i), "MapAsync")
 
-/* ---- the reference: a plain executor, written without wgprof ---- */
+/* ---- the comparison ---- */
 
 typedef struct ref_node {
     WGPUComputePipeline pipeline;
@@ -126,61 +120,9 @@ typedef struct ref_node {
     uint32_t workgroups;
 } ref_node;
 
-static void on_done(WGPUQueueWorkDoneStatus s, WGPUStringView m, void *done, void *unused)
+static wgprof_graph *make_graph(wgprof_device *dev, const ref_node *nodes, int count, wgprof_layout layout,
+                                wgprof_profiling profiling)
 {
-    (void)s;
-    (void)m;
-    (void)unused;
-    *(volatile bool *)done = true;
-}
-
-static void encode(WGPUComputePassEncoder pass, const ref_node *n)
-{
-    wgpuComputePassEncoderSetPipeline(pass, n->pipeline);
-    wgpuComputePassEncoderSetBindGroup(pass, 0, n->group, 0, NULL);
-    wgpuComputePassEncoderDispatchWorkgroups(pass, n->workgroups, 1, 1);
-}
-
-static void reference_execute(wgprof_device *dev, const ref_node *nodes, int count, bool single_pass)
-{
-    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(wgprof_device_webgpu(dev), NULL);
-    if (single_pass) {
-        WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, NULL);
-        for (int i = 0; i < count; i++) {
-            encode(pass, &nodes[i]);
-        }
-        wgpuComputePassEncoderEnd(pass);
-        wgpuComputePassEncoderRelease(pass);
-    } else {
-        for (int i = 0; i < count; i++) {
-            WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, NULL);
-            encode(pass, &nodes[i]);
-            wgpuComputePassEncoderEnd(pass);
-            wgpuComputePassEncoderRelease(pass);
-        }
-    }
-    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
-    wgpuCommandEncoderRelease(enc);
-    wgpuQueueSubmit(wgprof_device_queue(dev), 1, &cb);
-    wgpuCommandBufferRelease(cb);
-    volatile bool done = false;
-    WGPUQueueWorkDoneCallbackInfo info = {0};
-    info.mode = WGPUCallbackMode_AllowProcessEvents;
-    info.callback = on_done;
-    info.userdata1 = (void *)&done;
-    wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(dev), info);
-    while (!done) {
-#ifdef HAVE_WGPU_NATIVE
-        wgpuDevicePoll(wgprof_device_webgpu(dev), 1, NULL);
-#endif
-        wgpuInstanceProcessEvents(wgprof_device_instance(dev));
-    }
-}
-
-static char *graph_calls(wgprof_device *dev, const ref_node *nodes, int count, wgprof_layout layout,
-                         wgprof_profiling profiling)
-{
-    start_log();
     wgprof_graph_desc gd = {.layout = layout, .profiling = profiling, .strategy = WGPROF_STRATEGY_PASS};
     wgprof_graph *g = NULL;
     CHECK_OK(wgprof_graph_create(dev, &gd, &g));
@@ -193,6 +135,14 @@ static char *graph_calls(wgprof_device *dev, const ref_node *nodes, int count, w
         nd.kernel = "k";
         CHECK_OK(wgprof_graph_add(g, &nd, NULL));
     }
+    return g;
+}
+
+static char *graph_calls(wgprof_device *dev, const ref_node *nodes, int count, wgprof_layout layout,
+                         wgprof_profiling profiling)
+{
+    start_log();
+    wgprof_graph *g = make_graph(dev, nodes, count, layout, profiling);
     CHECK_OK(wgprof_graph_execute(g));
     wgprof_graph_destroy(g);
     return stop_log();
@@ -200,9 +150,11 @@ static char *graph_calls(wgprof_device *dev, const ref_node *nodes, int count, w
 
 static void compare(wgprof_device *dev, const ref_node *nodes, int count, wgprof_layout layout)
 {
+    wgprof_graph *nodes_only = make_graph(dev, nodes, count, layout, WGPROF_PROFILING_OFF);
     start_log();
-    reference_execute(dev, nodes, count, layout == WGPROF_LAYOUT_SINGLE_PASS);
+    plain_execute(dev, nodes_only, layout == WGPROF_LAYOUT_SINGLE_PASS);
     char *reference = stop_log();
+    wgprof_graph_destroy(nodes_only);
     char *off = graph_calls(dev, nodes, count, layout, WGPROF_PROFILING_OFF);
     CHECK_MSG(strcmp(reference, off) == 0, "calls differ:\n--- reference\n%s--- wgprof, profiling off\n%s", reference,
               off);

@@ -31,14 +31,20 @@ static void test_classify(void)
     }
 }
 
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void test_stats(void)
 {
     double v[20];
     for (int i = 0; i < 20; i++) {
-        v[i] = i + 1;
+        v[i] = (i * 7) % 20 + 1; /* 1..20, shuffled: the statistics must not need sorted input */
     }
     wgprof_kernel_stats k = {0};
-    wgprof__stats_from_sorted(v, 20, &k);
+    wgprof__stats(v, 20, &k);
     CHECK(k.count == 20);
     CHECK(k.total_ns == 210);
     CHECK(k.mean_ns == 10.5);
@@ -47,11 +53,25 @@ static void test_stats(void)
     CHECK(k.min_ns == 1 && k.max_ns == 20);
     CHECK(fabs(k.stddev_ns - sqrt(399.0 / 12.0)) < 1e-12);
     double two[2] = {1, 2};
-    wgprof__stats_from_sorted(two, 2, &k);
+    wgprof__stats(two, 2, &k);
     CHECK(k.mean_ns == 1.5); /* floating point, not integer division */
     CHECK(k.p95_ns == 2);
+    /* Against a sort, on many sizes with repeated values. */
+    for (size_t n = 1; n <= 200; n++) {
+        double data[200], sorted[200];
+        for (size_t i = 0; i < n; i++) {
+            data[i] = sorted[i] = (double)((i * 37 + n) % 23);
+        }
+        qsort(sorted, n, sizeof *sorted, compare_double);
+        wgprof__stats(data, n, &k);
+        size_t rank = (size_t)ceil(0.95 * (double)n);
+        double med = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        CHECK_MSG(k.median_ns == med && k.p95_ns == sorted[rank - 1] && k.min_ns == sorted[0] &&
+                      k.max_ns == sorted[n - 1],
+                  "n=%zu", n);
+    }
     double one[1] = {7};
-    wgprof__stats_from_sorted(one, 1, &k);
+    wgprof__stats(one, 1, &k);
     CHECK(k.median_ns == 7 && k.p95_ns == 7 && k.stddev_ns == 0);
 }
 
@@ -59,8 +79,10 @@ static void test_stats(void)
 typedef struct synthetic {
     wgprof_pool pool;
     uint32_t site_a, site_b;
+    uint64_t ticks[32];
 } synthetic;
 
+/* Records a dispatch and what its readback will hold, as add_record and the GPU would. */
 static void add(synthetic *s, uint32_t site, uint64_t begin, uint64_t end, bool end_issued)
 {
     wgprof_pool *p = &s->pool;
@@ -69,11 +91,9 @@ static void add(synthetic *s, uint32_t site, uint64_t begin, uint64_t end, bool 
     memset(r, 0, sizeof *r);
     r->site = site;
     r->dispatch_id = p->count + 1;
-    r->begin = begin;
-    r->end = end;
     r->end_issued = end_issued;
-    wgprof__reading reading = {begin, end, end_issued};
-    r->reason = (uint8_t)wgprof__classify(&reading);
+    s->ticks[2 * p->count] = begin;
+    s->ticks[2 * p->count + 1] = end;
     p->count++;
 }
 
@@ -100,7 +120,9 @@ static void synthetic_init(synthetic *s, double period)
     add(s, s->site_b, base + 900, base + 500, true);          /* 4: backwards */
     add(s, s->site_a, 0, 0, true);                            /* 5: never written */
     add(s, s->site_b, base + 1000, base + 1001, true);        /* 6: one tick */
-    wgprof__finish_batch(&s->pool, 0, s->pool.count);
+    uint64_t max_end = 0;
+    wgprof__take_readings(&s->pool, 0, 3, s->ticks, &max_end);  /* as two sets of one batch */
+    wgprof__take_readings(&s->pool, 3, s->pool.count - 3, s->ticks + 6, &max_end);
     s->pool.iterations = 1;
     s->pool.batch_first = s->pool.count;
 }

@@ -340,6 +340,9 @@ WGPROF_API void wgprof_graph_destroy(wgprof_graph *graph);
 WGPROF_API wgprof_status wgprof_graph_add(wgprof_graph *graph, const wgprof_node_desc *node,
                                           uint32_t *index);
 WGPROF_API uint32_t wgprof_graph_node_count(const wgprof_graph *graph);
+/* Fills `*out` with node `index` as the graph holds it; its pointers (pipeline, bind groups,
+ * kernel) are borrowed from the graph. For inspecting a graph, or replaying it elsewhere. */
+WGPROF_API wgprof_status wgprof_graph_node(const wgprof_graph *graph, uint32_t index, wgprof_node_desc *out);
 
 /* Encodes every dispatch in order, submits, and waits for the GPU. When profiling, each
  * dispatch is bracketed by timestamps and the results are collected into the graph's pool

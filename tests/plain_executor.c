@@ -1,0 +1,64 @@
+/* See plain_executor.h. */
+#include "plain_executor.h"
+
+#if defined(__has_include)
+#if __has_include(<webgpu/wgpu.h>)
+#include <webgpu/wgpu.h>
+#define HAVE_WGPU_NATIVE 1
+#endif
+#endif
+
+static void on_done(WGPUQueueWorkDoneStatus s, WGPUStringView m, void *done, void *unused)
+{
+    (void)s;
+    (void)m;
+    (void)unused;
+    *(volatile bool *)done = true;
+}
+
+static void encode(WGPUComputePassEncoder pass, const wgprof_node_desc *n)
+{
+    wgpuComputePassEncoderSetPipeline(pass, n->pipeline);
+    for (uint32_t k = 0; k < n->bind_group_count; k++) {
+        wgpuComputePassEncoderSetBindGroup(pass, k, n->bind_groups[k], 0, NULL);
+    }
+    wgpuComputePassEncoderDispatchWorkgroups(pass, n->workgroups[0], n->workgroups[1], n->workgroups[2]);
+}
+
+void plain_execute(wgprof_device *dev, const wgprof_graph *graph, bool single_pass)
+{
+    uint32_t count = wgprof_graph_node_count(graph);
+    wgprof_node_desc n;
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(wgprof_device_webgpu(dev), NULL);
+    if (single_pass) {
+        WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, NULL);
+        for (uint32_t i = 0; i < count && wgprof_graph_node(graph, i, &n) == WGPROF_OK; i++) {
+            encode(pass, &n);
+        }
+        wgpuComputePassEncoderEnd(pass);
+        wgpuComputePassEncoderRelease(pass);
+    } else {
+        for (uint32_t i = 0; i < count && wgprof_graph_node(graph, i, &n) == WGPROF_OK; i++) {
+            WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, NULL);
+            encode(pass, &n);
+            wgpuComputePassEncoderEnd(pass);
+            wgpuComputePassEncoderRelease(pass);
+        }
+    }
+    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
+    wgpuCommandEncoderRelease(enc);
+    wgpuQueueSubmit(wgprof_device_queue(dev), 1, &cb);
+    wgpuCommandBufferRelease(cb);
+    volatile bool done = false;
+    WGPUQueueWorkDoneCallbackInfo info = {0};
+    info.mode = WGPUCallbackMode_AllowProcessEvents;
+    info.callback = on_done;
+    info.userdata1 = (void *)&done;
+    wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(dev), info);
+    while (!done) {
+#ifdef HAVE_WGPU_NATIVE
+        wgpuDevicePoll(wgprof_device_webgpu(dev), 1, NULL);
+#endif
+        wgpuInstanceProcessEvents(wgprof_device_instance(dev));
+    }
+}

@@ -1,0 +1,12 @@
+/* A plain executor, written the way an engine without wgprof encodes, submits and waits: the
+ * reference the call-sequence test and the benchmarks compare wgprof's unprofiled path with. */
+#ifndef WGPROF_PLAIN_EXECUTOR_H
+#define WGPROF_PLAIN_EXECUTOR_H
+
+#include <wgprof/wgprof.h>
+
+/* Runs the nodes of `graph` (read through wgprof_graph_node) with WebGPU calls only: one
+ * encoder, one pass per dispatch (or one pass for all), one submit, a wait for the queue. */
+void plain_execute(wgprof_device *dev, const wgprof_graph *graph, bool single_pass);
+
+#endif
