@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build demo test install clean help
+.PHONY: all deps configure build demo test check fuzz install clean help
 
 all: build
 
@@ -14,6 +14,8 @@ help:
 	@echo "make demo     install what is missing, build, run the profiled demo"
 	@echo "make test     install what is missing, build, run the tests"
 	@echo "make build    configure and build into $(BUILD)/"
+	@echo "make check    make test, then the suite under ASan+UBSan, test_threads under TSan, a short fuzz run"
+	@echo "make fuzz     the fuzzers for FUZZ_SECONDS each (default 600)"
 	@echo "make install  install the library, headers, pkg-config and CMake files (PREFIX=$(PREFIX))"
 	@echo "make clean    remove $(BUILD)/"
 
@@ -34,8 +36,29 @@ demo: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
+# Sanitizers and fuzzing. GPU tests run with leak detection off: lavapipe leaks from the shader
+# code it JIT-compiles (frames no suppression can name); wgprof's own leaks are caught by
+# test_oom, which counts every block through the allocation hook, and by LeakSanitizer on the
+# unit tests and fuzzers, which need no driver.
+FUZZ_SECONDS ?= 600
+check: test
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DWGPROF_SANITIZE=ON -DWGPROF_BUILD_BENCH=OFF >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest --output-on-failure -j $(JOBS)
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -L unit
+	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DWGPROF_BUILD_BENCH=OFF -DWGPROF_WERROR=ON \
+		-DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
+		-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread >/dev/null
+	@cmake --build build-tsan -j $(JOBS) --target test_threads
+	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" ./build-tsan/tests/test_threads
+	FUZZ_BUILD=$(CURDIR)/build-fuzz ./scripts/fuzz.sh 60
+
+fuzz: deps
+	FUZZ_BUILD=$(CURDIR)/build-fuzz ./scripts/fuzz.sh $(FUZZ_SECONDS)
+
 install: build
 	@cmake --install $(BUILD)
 
 clean:
-	@rm -rf $(BUILD)
+	@rm -rf $(BUILD) build-asan build-tsan build-fuzz

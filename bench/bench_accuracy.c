@@ -265,7 +265,7 @@ static void resolution(void)
         wgprof_graph_execute(g);
     }
     const wgprof_pool *pool = wgprof_graph_pool(g);
-    double d[RUNS];
+    double d[RUNS] = {0};
     uint64_t divisor = 0;
     size_t n = 0;
     for (size_t i = 0; i < wgprof_pool_count(pool) && n < RUNS; i++) {

@@ -72,7 +72,7 @@ int main(int argc, char **argv)
         pool.slots[i].site = sites[i % KERNELS];
         pool.slots[i].end_issued = 1;
     }
-    double collect[MAX_ROUNDS], summary[MAX_ROUNDS], record[MAX_ROUNDS];
+    double collect[MAX_ROUNDS] = {0}, summary[MAX_ROUNDS] = {0}, record[MAX_ROUNDS] = {0};
     double sink = 0;
     for (int r = 0; r < rounds; r++) {
         pool.count = RECORDS;

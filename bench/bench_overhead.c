@@ -305,7 +305,7 @@ static void bench_workload(wgprof_device *dev, workload *w, int rounds, const pe
 static void bench_continuous(workload *w, int rounds)
 {
     enum { EXECUTES = 1000 };
-    double tput[2][MAX_ROUNDS], ratio[MAX_ROUNDS];
+    double tput[2][MAX_ROUNDS] = {{0}}, ratio[MAX_ROUNDS] = {0};
     wgprof_graph *profiled = w->graphs[2] ? w->graphs[2] : w->graphs[1];
     for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < 2; k++) {

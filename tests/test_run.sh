@@ -71,6 +71,19 @@ table="$("$wgprof" run --warmup 1 --iterations 2 --peak-gbps 100 "$examples/copy
 printf '%s' "$table" | grep -q 'copy_16MiB' && printf '%s' "$table" | grep -q 'of_peak' &&
   printf '%s' "$table" | grep -Eq '[0-9.]+%' && ok || bad "table with --peak-gbps: $table"
 
+# Fail-open: without timestamp queries the spec still runs, exits 0, and the report says why.
+if WGPROF_DISABLE_TIMESTAMPS=1 "$wgprof" run --quiet --warmup 0 --iterations 1 --json open.json \
+  "$examples/reduction.json" 2>/dev/null; then
+  python3 - <<'PY' && ok || bad "fail-open run: JSON report"
+import json, struct
+r = json.load(open("open.json"))
+assert r["profiling"] is False and "disabled" in r["unavailable_reason"] and r["dispatches"] == []
+assert struct.unpack("4f", open("reduction_result.bin", "rb").read()) == (65536.0,) * 4
+PY
+else
+  bad "fail-open run exited non-zero"
+fi
+
 # ---- bad input: exit 2 and the place ----
 write() { cat >"$1"; }
 expect() { # expect FILE PATTERN: wgprof run FILE exits 2 and prints PATTERN

@@ -74,6 +74,9 @@ typedef struct spec {
 
 /* Reads and checks `path`. On failure returns false with the message in `error`. */
 bool spec_load(const char *path, spec *out, char *error, size_t error_cap);
+/* The same from `size` bytes at `data`; `name` stands for the file in messages and relative
+ * paths. */
+bool spec_load_buffer(const char *name, const char *data, size_t size, spec *out, char *error, size_t error_cap);
 void spec_free(spec *s);
 
 /* The GPU side of a spec: buffers filled with their initial contents, pipelines, bind groups,

@@ -252,11 +252,17 @@ static bool parse_workgroup_size(const char *source, const char *entry, uint32_t
         return false;
     }
     const char *p = strchr(attr, '(');
+    if (!p) {
+        return false;
+    }
     out[0] = out[1] = out[2] = 1;
-    for (int i = 0; p && i < 3; i++) {
+    for (int i = 0; i < 3; i++) {
         p++;
         while (*p == ' ') {
             p++;
+        }
+        if (*p == ')' && i > 0) {
+            return true; /* a trailing comma, as WGSL allows */
         }
         char *end;
         unsigned long v = strtoul(p, &end, 10);
@@ -277,11 +283,8 @@ static bool parse_workgroup_size(const char *source, const char *entry, uint32_t
         if (*p != ',') {
             return false;
         }
-        if (p[1] == ' ' && p[2] == ')') {
-            return true;
-        }
     }
-    return p && *p == ')';
+    return false;
 }
 
 /* ---- sections ---- */
@@ -626,7 +629,9 @@ static bool parse_section(ctx *c, json_t *root, const char *key, bool required, 
     return true;
 }
 
-bool spec_load(const char *path, spec *out, char *error, size_t error_cap)
+/* Parses a document already read; `path` names it in messages and anchors relative paths. */
+static bool spec_from_json(json_t *root, const json_error_t *jerr, const char *path, spec *out, char *error,
+                           size_t error_cap)
 {
     memset(out, 0, sizeof *out);
     ctx c = {path, dup_string(path), error, error_cap};
@@ -636,14 +641,12 @@ bool spec_load(const char *path, spec *out, char *error, size_t error_cap)
     } else {
         c.dir[0] = '\0';
     }
-    json_error_t jerr;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     bool ok = false;
     if (!root) {
-        if (jerr.line < 0) {
-            snprintf(error, error_cap, "%s: %s", path, jerr.text);
+        if (jerr->line < 0) {
+            snprintf(error, error_cap, "%s: %s", path, jerr->text);
         } else {
-            snprintf(error, error_cap, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+            snprintf(error, error_cap, "%s:%d:%d: %s", path, jerr->line, jerr->column, jerr->text);
         }
         goto done;
     }
@@ -663,11 +666,28 @@ bool spec_load(const char *path, spec *out, char *error, size_t error_cap)
          parse_section(&c, root, "outputs", false, out, (void **)&out->outputs, &out->output_count,
                        sizeof *out->outputs, (parse_item_fn)parse_output);
 done:
-    json_decref(root);
     free(c.dir);
     if (!ok) {
         spec_free(out);
     }
+    return ok;
+}
+
+bool spec_load(const char *path, spec *out, char *error, size_t error_cap)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    bool ok = spec_from_json(root, &jerr, path, out, error, error_cap);
+    json_decref(root);
+    return ok;
+}
+
+bool spec_load_buffer(const char *name, const char *data, size_t size, spec *out, char *error, size_t error_cap)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &jerr);
+    bool ok = spec_from_json(root, &jerr, name, out, error, error_cap);
+    json_decref(root);
     return ok;
 }
 
