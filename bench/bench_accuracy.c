@@ -13,9 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <wgprof/wgprof.h>
+
+#include "bench_util.h"
 
 enum { SAMPLES = 15, WORKGROUPS = 1024 };
 
@@ -42,25 +43,6 @@ static void die(const char *what, wgprof_status s)
 {
     fprintf(stderr, "bench_accuracy: %s: %s\n", what, wgprof_status_str(s));
     exit(1);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static busy busy_make(uint32_t loops)
@@ -135,7 +117,7 @@ static double median_of_node(wgprof_graph *g, uint32_t node)
         }
         d[i] = r.duration_ns;
     }
-    return median(d, SAMPLES);
+    return bench_median(d, SAMPLES);
 }
 
 static uint32_t g_loops; /* the 1x work */
@@ -200,18 +182,18 @@ static void clock_check(void)
     wgprof_graph_execute(e);
     double wall[SAMPLES], base[SAMPLES];
     for (int i = 0; i < SAMPLES; i++) {
-        double t0 = now_s();
+        double t0 = bench_now_s();
         wgprof_graph_execute(g);
-        double t1 = now_s();
+        double t1 = bench_now_s();
         wgprof_graph_execute(e);
-        double t2 = now_s();
+        double t2 = bench_now_s();
         wall[i] = (t1 - t0) * 1e9;
         base[i] = (t2 - t1) * 1e9;
     }
-    double host = median(wall, SAMPLES) - median(base, SAMPLES);
+    double host = bench_median(wall, SAMPLES) - bench_median(base, SAMPLES);
     printf("  \"clock\": {\"loops\": %u, \"wgprof_median_ns\": %.0f, \"host_submit_to_done_ns\": %.0f, "
            "\"host_empty_submit_ns\": %.0f, \"host_minus_empty_ns\": %.0f, \"relative_difference\": %.5f},\n",
-           loops, ns, median(wall, SAMPLES), median(base, SAMPLES), host, (ns - host) / host);
+           loops, ns, bench_median(wall, SAMPLES), bench_median(base, SAMPLES), host, (ns - host) / host);
     wgprof_graph_destroy(g);
     wgprof_graph_destroy(e);
     busy_free(&b);
@@ -276,7 +258,7 @@ static void resolution(void)
             divisor = gcd(gcd(divisor, r.begin_ticks), r.end_ticks);
         }
     }
-    qsort(d, n, sizeof *d, compare_double);
+    qsort(d, n, sizeof *d, bench_compare_double);
     double smallest = 0;
     for (size_t i = 1; i < n; i++) {
         double diff = d[i] - d[i - 1];

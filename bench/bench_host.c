@@ -9,30 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "querypool_internal.h"
 
 enum { RECORDS = 1000000, KERNELS = 16, MAX_ROUNDS = 64 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 int main(int argc, char **argv)
 {
@@ -41,25 +22,28 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_host [ROUNDS (1..%d, default 7)]\n", MAX_ROUNDS);
         return 2;
     }
-    /* A pool without a device: its host side, as collect leaves it. */
-    wgprof_pool pool;
-    memset(&pool, 0, sizeof pool);
+    /* A pool without a device: its host side, as collect leaves it. Allocated through the
+     * library's hook, so that wgprof_pool_destroy frees it (it holds no query set). */
+    wgprof_pool *pool = wgprof__calloc(1, sizeof *pool);
+    if (!pool) {
+        return 1;
+    }
     uint32_t sites[KERNELS];
     for (int k = 0; k < KERNELS; k++) {
         char name[32];
         snprintf(name, sizeof name, "kernel_%d", k);
         wgprof_dispatch_desc d = {.kernel = name, .workgroups = {64, 1, 1}, .workgroup_size = {64, 1, 1}};
-        if (wgprof__pool_site(&pool, &d, &sites[k]) != WGPROF_OK) {
+        if (wgprof__pool_site(pool, &d, &sites[k]) != WGPROF_OK) {
             return 1;
         }
     }
-    pool.slots = calloc(RECORDS, sizeof *pool.slots);
-    pool.slot_cap = RECORDS;
-    pool.iters = calloc(1, sizeof *pool.iters);
-    pool.iters[0].period_ns = 1.0;
-    pool.iter_cap = 1;
+    pool->slots = wgprof__calloc(RECORDS, sizeof *pool->slots);
+    pool->slot_cap = RECORDS;
+    pool->iters = wgprof__calloc(1, sizeof *pool->iters);
+    pool->iters[0].period_ns = 1.0;
+    pool->iter_cap = 1;
     uint64_t *ticks = malloc(2 * RECORDS * sizeof *ticks); /* what the readback map holds */
-    if (!pool.slots || !pool.iters || !ticks) {
+    if (!pool->slots || !pool->iters || !ticks) {
         return 1;
     }
     uint64_t t = 1000000000000ull, seed = 12345;
@@ -69,39 +53,39 @@ int main(int argc, char **argv)
         t += 1000 + (seed >> 54);
         ticks[2 * i + 1] = t;
         t += 100;
-        pool.slots[i].site = sites[i % KERNELS];
-        pool.slots[i].end_issued = 1;
+        pool->slots[i].site = sites[i % KERNELS];
+        pool->slots[i].end_issued = 1;
     }
     double collect[MAX_ROUNDS] = {0}, summary[MAX_ROUNDS] = {0}, record[MAX_ROUNDS] = {0};
     double sink = 0;
     for (int r = 0; r < rounds; r++) {
-        pool.count = RECORDS;
-        pool.invalid = 0;
-        pool.have_epoch = false;
-        double t0 = now_s();
+        pool->count = RECORDS;
+        pool->invalid = 0;
+        pool->have_epoch = false;
+        double t0 = bench_now_s();
         uint64_t max_end = 0;
-        wgprof__take_readings(&pool, 0, RECORDS, ticks, &max_end); /* what collect does per record */
-        pool.iterations = 1;
-        pool.batch_first = RECORDS;
-        double t2 = now_s();
+        wgprof__take_readings(pool, 0, RECORDS, ticks, &max_end); /* what collect does per record */
+        pool->iterations = 1;
+        pool->batch_first = RECORDS;
+        double t2 = bench_now_s();
         wgprof_summary *s = NULL;
-        if (wgprof_summary_create(&pool, &s) != WGPROF_OK) {
+        if (wgprof_summary_create(pool, &s) != WGPROF_OK) {
             return 1;
         }
         sink += s->total_ns;
         wgprof_summary_destroy(s);
-        double t3 = now_s();
+        double t3 = bench_now_s();
         for (size_t i = 0; i < RECORDS; i++) {
             wgprof_record rec;
-            wgprof_pool_record(&pool, i, &rec);
+            wgprof_pool_record(pool, i, &rec);
             sink += rec.duration_ns;
         }
-        double t4 = now_s();
+        double t4 = bench_now_s();
         collect[r] = (t2 - t0) * 1e9 / RECORDS;
         summary[r] = (t3 - t2) * 1e9 / RECORDS;
         record[r] = (t4 - t3) * 1e9 / RECORDS;
     }
-    double c = median(collect, rounds), s = median(summary, rounds), rec = median(record, rounds);
+    double c = bench_median(collect, rounds), s = bench_median(summary, rounds), rec = bench_median(record, rounds);
     printf("{\n  \"records\": %d, \"kernels\": %d, \"rounds\": %d,\n", RECORDS, KERNELS, rounds);
     printf("  \"ns_per_record\": {\"collect_convert_validate\": %.2f, \"aggregate\": %.2f, "
            "\"collect_convert_validate_aggregate\": %.2f, \"record_for_report\": %.2f},\n",
@@ -110,14 +94,6 @@ int main(int argc, char **argv)
            4 * sizeof(uint64_t));
     printf("  \"checksum\": %.0f\n}\n", sink);
     free(ticks);
-    free(pool.slots);
-    free(pool.iters);
-    for (uint32_t i = 0; i < pool.name_count; i++) {
-        wgprof__free(pool.names[i]);
-    }
-    wgprof__free(pool.names);
-    wgprof__free(pool.name_index);
-    wgprof__free(pool.sites);
-    wgprof__free(pool.site_index);
+    wgprof_pool_destroy(pool);
     return 0;
 }

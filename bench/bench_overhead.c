@@ -19,32 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "../tests/plain_executor.h"
 #include "../tools/demo_model.h"
 
 enum { MODES = 6, MAX_ROUNDS = 64 };
 static const char *const mode_names[MODES] = {"plain", "off", "pass", "inside", "cpu_sync", "per_kernel_map"};
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void die(const char *what, wgprof_status s)
 {
@@ -82,12 +63,12 @@ static double cpu_sync_execute(wgprof_device *dev, const wgprof_graph *g)
     double measured = 0;
     wgprof_node_desc n;
     for (uint32_t i = 0; i < wgprof_graph_node_count(g) && wgprof_graph_node(g, i, &n) == WGPROF_OK; i++) {
-        double t0 = now_s();
+        double t0 = bench_now_s();
         WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(wgprof_device_webgpu(dev), NULL);
         encode_one(enc, &n, NULL);
         submit(dev, enc);
         wgprof_device_wait_idle(dev);
-        measured += now_s() - t0;
+        measured += bench_now_s() - t0;
     }
     return measured; /* what they would report; the benchmark counts the wall time */
 }
@@ -244,7 +225,7 @@ static double run_mode(wgprof_device *dev, workload *w, int mode, const per_kern
     /* The per-dispatch submit modes take a submit and a wait for each dispatch: on the 10,000
      * tiny dispatches one execute a round is enough (and all a CPU driver has time for). */
     int executes = mode >= 4 && w->one_slow_execute ? 1 : w->executes;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (int i = 0; i < executes; i++) {
         switch (mode) {
         case 0: plain_execute(dev, g, false); break;
@@ -261,7 +242,7 @@ static double run_mode(wgprof_device *dev, workload *w, int mode, const per_kern
     if (mode == 2 || mode == 3) {
         wgprof_pool_reset(wgprof_graph_pool(g)); /* keep the pool from growing across rounds */
     }
-    return (now_s() - t0) / executes;
+    return (bench_now_s() - t0) / executes;
 }
 
 static void bench_workload(wgprof_device *dev, workload *w, int rounds, const per_kernel_map *m, bool last)
@@ -292,8 +273,8 @@ static void bench_workload(wgprof_device *dev, workload *w, int rounds, const pe
             lo = t[mode][r] < lo ? t[mode][r] : lo;
             hi = t[mode][r] > hi ? t[mode][r] : hi;
         }
-        double med = median(t[mode], rounds), rmed = median(ratio[mode], rounds);
-        double overhead_us = (med - median(t[0], rounds)) * 1e6;
+        double med = bench_median(t[mode], rounds), rmed = bench_median(ratio[mode], rounds);
+        double overhead_us = (med - bench_median(t[0], rounds)) * 1e6;
         printf("%s      \"%s\": {\"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, \"ratio_to_plain\": %.4f, "
                "\"overhead_us\": %.1f}",
                first ? "" : ",\n", mode_names[mode], med * 1e3, lo * 1e3, hi * 1e3, rmed, overhead_us);
@@ -310,14 +291,14 @@ static void bench_continuous(workload *w, int rounds)
     for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < 2; k++) {
             wgprof_graph *g = k ? profiled : w->graphs[0];
-            double t0 = now_s();
+            double t0 = bench_now_s();
             for (int i = 0; i < EXECUTES; i++) {
                 wgprof_status s = wgprof_graph_execute(g);
                 if (s != WGPROF_OK) {
                     die("execute", s);
                 }
             }
-            tput[k][r] = EXECUTES / (now_s() - t0);
+            tput[k][r] = EXECUTES / (bench_now_s() - t0);
         }
         ratio[r] = tput[1][r] / tput[0][r];
         /* Every profiled execute was collected: 1,000 batches of valid records. */
@@ -335,8 +316,8 @@ static void bench_continuous(workload *w, int rounds)
     printf("  \"continuous\": {\"workload\": \"%s\", \"executes\": %d, \"rounds\": %d, \"strategy\": \"%s\", "
            "\"unprofiled_executes_per_s\": %.1f, \"profiled_executes_per_s\": %.1f, "
            "\"throughput_ratio\": %.4f, \"ratio_min\": %.4f, \"ratio_max\": %.4f}\n",
-           w->name, EXECUTES, rounds, w->graphs[2] ? "inside" : "pass", median(tput[0], rounds),
-           median(tput[1], rounds), median(ratio, rounds), lo, hi);
+           w->name, EXECUTES, rounds, w->graphs[2] ? "inside" : "pass", bench_median(tput[0], rounds),
+           bench_median(tput[1], rounds), bench_median(ratio, rounds), lo, hi);
 }
 
 int main(int argc, char **argv)

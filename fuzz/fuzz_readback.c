@@ -18,63 +18,58 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (count == 0 || count > 4096) {
         return 0;
     }
-    wgprof_pool pool;
-    memset(&pool, 0, sizeof pool);
+    /* A pool without a device, through the library's hook so that wgprof_pool_destroy frees it. */
+    wgprof_pool *pool = wgprof__calloc(1, sizeof *pool);
+    if (!pool) {
+        abort();
+    }
     uint32_t sites[KERNELS];
     for (int k = 0; k < KERNELS; k++) {
         char name[16];
         snprintf(name, sizeof name, "k%d", k);
         wgprof_dispatch_desc d = {.kernel = name, .bytes = 1000.0 * k};
-        if (wgprof__pool_site(&pool, &d, &sites[k]) != WGPROF_OK) {
+        if (wgprof__pool_site(pool, &d, &sites[k]) != WGPROF_OK) {
             abort();
         }
     }
-    pool.slots = calloc(count, sizeof *pool.slots);
-    pool.slot_cap = count;
+    pool->slots = wgprof__calloc(count, sizeof *pool->slots);
+    pool->slot_cap = count;
     uint64_t *ticks = malloc(2 * count * sizeof *ticks);
-    pool.iters = calloc(1, sizeof *pool.iters);
-    pool.iter_cap = 1;
-    pool.iters[0].period_ns = 0.25 + (double)(data[0] % 8); /* fractional periods too */
+    pool->iters = wgprof__calloc(1, sizeof *pool->iters);
+    pool->iter_cap = 1;
+    pool->iters[0].period_ns = 0.25 + (double)(data[0] % 8); /* fractional periods too */
     for (size_t i = 0; i < count; i++) {
         const uint8_t *p = data + 17 * i;
         memcpy(&ticks[2 * i], p, 8);
         memcpy(&ticks[2 * i + 1], p + 8, 8);
-        pool.slots[i].site = sites[p[16] % KERNELS];
-        pool.slots[i].end_issued = (p[16] & 0x80) == 0;
-        pool.slots[i].dispatch_id = i + 1;
+        pool->slots[i].site = sites[p[16] % KERNELS];
+        pool->slots[i].end_issued = (p[16] & 0x80) == 0;
+        pool->slots[i].dispatch_id = i + 1;
     }
-    pool.count = count;
+    pool->count = count;
     uint64_t max_end = 0;
-    wgprof__take_readings(&pool, 0, count, ticks, &max_end);
-    pool.iterations = 1;
-    pool.batch_first = count;
+    wgprof__take_readings(pool, 0, count, ticks, &max_end);
+    pool->iterations = 1;
+    pool->batch_first = count;
     for (size_t i = 0; i < count; i++) {
         wgprof_record r;
-        if (wgprof_pool_record(&pool, i, &r) != WGPROF_OK || (r.valid && !(r.duration_ns >= 0)) ||
+        if (wgprof_pool_record(pool, i, &r) != WGPROF_OK || (r.valid && !(r.duration_ns >= 0)) ||
             (r.valid && r.exclusive_ns > r.duration_ns) || (!r.valid && r.duration_ns != 0)) {
             abort();
         }
     }
     wgprof_summary *s = NULL;
-    if (wgprof_summary_create(&pool, &s) != WGPROF_OK) {
+    if (wgprof_summary_create(pool, &s) != WGPROF_OK) {
         abort();
     }
     FILE *sink = fopen("/dev/null", "w");
     for (int f = 0; f <= WGPROF_FORMAT_TRACE; f++) {
-        wgprof_report_desc desc = {.pool = &pool, .summary = s, .strategy = "fuzz", .peak_gbps = 1};
+        wgprof_report_desc desc = {.pool = pool, .summary = s, .strategy = "fuzz", .peak_gbps = 1};
         wgprof_report_write(&desc, (wgprof_format)f, sink);
     }
     fclose(sink);
     wgprof_summary_destroy(s);
-    for (uint32_t i = 0; i < pool.name_count; i++) {
-        wgprof__free(pool.names[i]);
-    }
-    wgprof__free(pool.names);
-    wgprof__free(pool.name_index);
-    wgprof__free(pool.sites);
-    wgprof__free(pool.site_index);
-    free(pool.slots);
-    free(pool.iters);
+    wgprof_pool_destroy(pool);
     free(ticks);
     return 0;
 }
