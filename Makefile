@@ -14,7 +14,8 @@ help:
 	@echo "make demo     install what is missing, build, run the profiled demo"
 	@echo "make test     install what is missing, build, run the tests"
 	@echo "make build    configure and build into $(BUILD)/"
-	@echo "make check    make test, then the suite under ASan+UBSan, test_threads under TSan, a short fuzz run"
+	@echo "make check    build, then the suite under ASan+UBSan, test_threads under TSan, a short"
+	@echo "              fuzz run, and two GPU tests under valgrind memcheck"
 	@echo "make fuzz     the fuzzers for FUZZ_SECONDS each (default 600)"
 	@echo "make install  install the library, headers, pkg-config and CMake files (PREFIX=$(PREFIX))"
 	@echo "make clean    remove $(BUILD)/"
@@ -41,7 +42,7 @@ test: build
 # test_oom, which counts every block through the allocation hook, and by LeakSanitizer on the
 # unit tests and fuzzers, which need no driver.
 FUZZ_SECONDS ?= 600
-check: test
+check: build
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DWGPROF_SANITIZE=ON -DWGPROF_BUILD_BENCH=OFF >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -53,6 +54,11 @@ check: test
 	@cmake --build build-tsan -j $(JOBS) --target test_threads
 	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" ./build-tsan/tests/test_threads
 	FUZZ_BUILD=$(CURDIR)/build-fuzz ./scripts/fuzz.sh 60
+	@for t in tests/test_failures examples/example_standalone; do \
+		echo "valgrind memcheck: $$t"; \
+		valgrind -q --error-exitcode=9 --suppressions=tests/valgrind.supp --leak-check=full \
+			--errors-for-leak-kinds=definite --show-leak-kinds=definite ./$(BUILD)/$$t >/dev/null || exit 1; \
+	done
 
 fuzz: deps
 	FUZZ_BUILD=$(CURDIR)/build-fuzz ./scripts/fuzz.sh $(FUZZ_SECONDS)

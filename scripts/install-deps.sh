@@ -5,7 +5,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
-packages=(build-essential cmake pkg-config libvulkan1 mesa-vulkan-drivers libjansson-dev unzip)
+packages=(build-essential cmake pkg-config libvulkan1 mesa-vulkan-drivers libjansson-dev unzip
+          clang libclang-rt-14-dev valgrind)  # the last three for make check
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
