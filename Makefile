@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build demo test check fuzz install clean help
+.PHONY: all deps configure build demo test check lint fuzz install clean help
 
 all: build
 
@@ -14,8 +14,9 @@ help:
 	@echo "make demo     install what is missing, build, run the profiled demo"
 	@echo "make test     install what is missing, build, run the tests"
 	@echo "make build    configure and build into $(BUILD)/"
-	@echo "make check    build, then the suite under ASan+UBSan, test_threads under TSan, a short"
+	@echo "make check    lint, then the suite under ASan+UBSan, test_threads under TSan, a short"
 	@echo "              fuzz run, and two GPU tests under valgrind memcheck"
+	@echo "make lint     cppcheck and clang-tidy with the project's settings (.clang-tidy)"
 	@echo "make fuzz     the fuzzers for FUZZ_SECONDS each (default 600)"
 	@echo "make install  install the library, headers, pkg-config and CMake files (PREFIX=$(PREFIX))"
 	@echo "make clean    remove $(BUILD)/"
@@ -42,7 +43,13 @@ test: build
 # test_oom, which counts every block through the allocation hook, and by LeakSanitizer on the
 # unit tests and fuzzers, which need no driver.
 FUZZ_SECONDS ?= 600
-check: build
+LINT_DIRS = src tools bench tests examples
+lint: build
+	cppcheck --quiet --enable=warning,performance,portability --std=c11 --error-exitcode=1 \
+		-I include -I $(BUILD)/include -I .deps/wgpu-native/include $(LINT_DIRS) fuzz
+	clang-tidy --quiet -p $(BUILD) --warnings-as-errors='*' $(foreach d,$(LINT_DIRS),$(wildcard $(d)/*.c))
+
+check: lint
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DWGPROF_SANITIZE=ON -DWGPROF_BUILD_BENCH=OFF >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \

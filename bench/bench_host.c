@@ -17,7 +17,7 @@ enum { RECORDS = 1000000, KERNELS = 16, MAX_ROUNDS = 64 };
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 7;
+    int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 7;
     if (rounds < 1 || rounds > MAX_ROUNDS) {
         fprintf(stderr, "usage: bench_host [ROUNDS (1..%d, default 7)]\n", MAX_ROUNDS);
         return 2;

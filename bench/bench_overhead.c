@@ -322,7 +322,7 @@ static void bench_continuous(workload *w, int rounds)
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 7;
+    int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 7;
     if (rounds < 1 || rounds > MAX_ROUNDS) {
         fprintf(stderr, "usage: bench_overhead [ROUNDS (1..%d, default 7)]\n", MAX_ROUNDS);
         return 2;

@@ -455,7 +455,8 @@ static WGPUComputePipeline create_pipeline(builder *b, kernel_id kernel)
         return NULL;
     }
     static const char *const names[DEMO_OVERRIDE_COUNT] = DEMO_OVERRIDE_NAMES;
-    const double values[DEMO_OVERRIDE_COUNT] = {head_dim(c), head_dim(c) / 2, c->max_seq,
+    const uint32_t rotary_pairs = head_dim(c) / 2; /* head_dim is even: checked with the flags */
+    const double values[DEMO_OVERRIDE_COUNT] = {head_dim(c), rotary_pairs, c->max_seq,
                                                 1.0f / sqrtf((float)head_dim(c)), RMS_EPS};
     WGPUConstantEntry constants[DEMO_OVERRIDE_COUNT];
     for (int i = 0; i < DEMO_OVERRIDE_COUNT; i++) {

@@ -35,6 +35,9 @@ static bool fail(ctx *c, const char *where, const char *fmt, ...)
 
 static char *dup_string(const char *s)
 {
+    if (!s) {
+        return NULL;
+    }
     size_t n = strlen(s) + 1;
     char *p = malloc(n);
     if (p) {
@@ -143,7 +146,7 @@ static bool get_dims(ctx *c, json_t *v, const char *where, uint32_t out[3])
 {
     out[0] = out[1] = out[2] = 1;
     if (json_is_integer(v)) {
-        uint64_t x;
+        uint64_t x = 0;
         if (!as_uint(c, v, where, 1, UINT32_MAX, &x)) {
             return false;
         }
@@ -156,7 +159,7 @@ static bool get_dims(ctx *c, json_t *v, const char *where, uint32_t out[3])
     for (size_t i = 0; i < json_array_size(v); i++) {
         char at[300];
         snprintf(at, sizeof at, "%s[%zu]", where, i);
-        uint64_t x;
+        uint64_t x = 0;
         if (!as_uint(c, json_array_get(v, i), at, 1, UINT32_MAX, &x)) {
             return false;
         }
@@ -291,8 +294,11 @@ static bool parse_workgroup_size(const char *source, const char *entry, uint32_t
 
 static bool find_buffer(const spec *s, size_t count, const char *name, size_t *index)
 {
+    if (!name) {
+        return false;
+    }
     for (size_t i = 0; i < count; i++) {
-        if (strcmp(s->buffers[i].name, name) == 0) {
+        if (s->buffers[i].name && strcmp(s->buffers[i].name, name) == 0) {
             *index = i;
             return true;
         }
@@ -302,8 +308,11 @@ static bool find_buffer(const spec *s, size_t count, const char *name, size_t *i
 
 static bool find_kernel(const spec *s, size_t count, const char *name, size_t *index)
 {
+    if (!name) {
+        return false;
+    }
     for (size_t i = 0; i < count; i++) {
-        if (strcmp(s->kernels[i].name, name) == 0) {
+        if (s->kernels[i].name && strcmp(s->kernels[i].name, name) == 0) {
             *index = i;
             return true;
         }
@@ -327,6 +336,9 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
         return fail(c, where, "buffer name \"%s\" is used twice", name);
     }
     out->name = dup_string(name);
+    if (!out->name) {
+        return fail(c, where, "out of memory");
+    }
     out->type = SPEC_F32;
     if (type) {
         if (strcmp(type, "f32") == 0) {
@@ -448,6 +460,9 @@ static bool parse_kernel(ctx *c, json_t *k, const char *where, spec *s, spec_ker
     }
     out->name = dup_string(name);
     out->entry = dup_string(entry ? entry : "main");
+    if (!out->name || !out->entry) {
+        return fail(c, where, "out of memory");
+    }
     if (!wgsl == !file) {
         return fail(c, where, "give exactly one of \"wgsl\" (the source) or \"wgsl_file\" (a path)");
     }
@@ -544,7 +559,7 @@ static bool parse_dispatch(ctx *c, json_t *d, const char *where, spec *s, spec_d
     if (!get_dims(c, wg, at, out->workgroups)) {
         return false;
     }
-    uint64_t repeat;
+    uint64_t repeat = 1;
     if (!get_uint(c, d, "repeat", where, 1, 1000000, 1, &repeat) ||
         !get_number(c, d, "bytes", where, 0, &out->bytes) || !get_number(c, d, "flops", where, 0, &out->flops)) {
         return false;
@@ -635,6 +650,10 @@ static bool spec_from_json(json_t *root, const json_error_t *jerr, const char *p
 {
     memset(out, 0, sizeof *out);
     ctx c = {path, dup_string(path), error, error_cap};
+    if (!c.dir) {
+        snprintf(error, error_cap, "%s: out of memory", path);
+        return false;
+    }
     char *slash = strrchr(c.dir, '/');
     if (slash) {
         *slash = '\0';
