@@ -47,6 +47,17 @@ static bool site_equal(const wgprof__site *a, const wgprof__site *b)
            a->bytes == b->bytes && a->flops == b->flops;
 }
 
+/* Puts item `item` into the first free slot from its hash on (linear probing). */
+static void index_insert(uint32_t *slots, uint32_t cap, uint64_t hash, uint32_t item)
+{
+    uint32_t mask = cap - 1;
+    uint32_t j = (uint32_t)(hash & mask);
+    while (slots[j]) {
+        j = (j + 1) & mask;
+    }
+    slots[j] = item + 1;
+}
+
 /* Open-addressing index of `count` items; slots hold item index + 1, 0 is empty. */
 static wgprof_status index_grow(uint32_t **slots, uint32_t *cap, uint32_t count,
                                 uint64_t (*hash_of)(const wgprof_pool *, uint32_t),
@@ -61,11 +72,7 @@ static wgprof_status index_grow(uint32_t **slots, uint32_t *cap, uint32_t count,
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t j = (uint32_t)(hash_of(pool, i) & (ncap - 1));
-        while (n[j]) {
-            j = (j + 1) & (ncap - 1);
-        }
-        n[j] = i + 1;
+        index_insert(n, ncap, hash_of(pool, i), i);
     }
     wgprof__free(*slots);
     *slots = n;
@@ -117,12 +124,7 @@ static wgprof_status intern_name(wgprof_pool *pool, const char *name, uint32_t *
         wgprof__free(copy);
         return s;
     }
-    uint32_t mask = pool->name_index_cap - 1;
-    uint32_t j = (uint32_t)(h & mask);
-    while (pool->name_index[j]) {
-        j = (j + 1) & mask;
-    }
-    pool->name_index[j] = pool->name_count + 1;
+    index_insert(pool->name_index, pool->name_index_cap, h, pool->name_count);
     *out = pool->name_count++;
     return WGPROF_OK;
 }
@@ -165,12 +167,7 @@ wgprof_status wgprof__pool_site(wgprof_pool *pool, const wgprof_dispatch_desc *d
     if (s != WGPROF_OK) {
         return s;
     }
-    uint32_t mask = pool->site_index_cap - 1;
-    uint32_t j = (uint32_t)(h & mask);
-    while (pool->site_index[j]) {
-        j = (j + 1) & mask;
-    }
-    pool->site_index[j] = pool->site_count + 1;
+    index_insert(pool->site_index, pool->site_index_cap, h, pool->site_count);
     *out = pool->site_count++;
     return WGPROF_OK;
 }
