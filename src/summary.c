@@ -2,6 +2,13 @@
  * Per-kernel aggregation of a pool's records: count, invalid count, total, mean, min, max,
  * median, p95, standard deviation and share, all in floating point. Invalid records are counted
  * and excluded from every figure.
+ *
+ * One pass over the records places each valid duration in its kernel's run of an array and
+ * keeps the kernel's running sum, minimum, maximum and sum of squares; the median and p95 are
+ * then selected in each run. Selection first buckets the values by their bit patterns (which
+ * order non-negative doubles as their values do, on a roughly logarithmic scale), then finishes
+ * by quickselect inside the one or two buckets that hold the wanted ranks: a couple of
+ * branch-light passes where two full quickselects would shuffle the whole run twice.
  */
 #include <math.h>
 #include <string.h>
@@ -10,9 +17,17 @@
 #include "querypool_internal.h"
 #include "summary_internal.h"
 
+enum { BUCKETS = 2048 };
+
+static uint64_t bits_of(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
 /* Reorders v so that v[k] is the k-th smallest, all before it no larger and all after no
- * smaller (quickselect, median-of-three pivots): linear time on average, where a sort for a
- * median and a p95 would be n log n. */
+ * smaller (quickselect, median-of-three pivots). */
 static double select_kth(double *v, size_t n, size_t k)
 {
     size_t lo = 0, hi = n - 1;
@@ -50,42 +65,157 @@ static double select_kth(double *v, size_t n, size_t k)
     return v[k];
 }
 
-void wgprof__stats(double *values, size_t n, wgprof_kernel_stats *k)
+static void swap(double *a, double *b)
 {
+    double t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* The values of ranks lo_rank <= hi_rank of v (n values, all >= 0, min and max given), v
+ * reordered. Buckets by bit pattern, moves the bucket holding lo_rank to the front and the one
+ * holding hi_rank to the back, and selects inside those. Returns how many values the front
+ * bucket holds: v[lo_rank - *before_lo] is the lo_rank-th value and those after it in the
+ * front bucket are no smaller. */
+static size_t select_two(double *v, size_t n, double min, double max, size_t lo_rank, size_t hi_rank,
+                         double *lo_value, double *hi_value, size_t *before_lo_out)
+{
+    uint64_t base = bits_of(min), range = bits_of(max) - base;
+    unsigned shift = 0;
+    while ((range >> shift) >= BUCKETS) {
+        shift++;
+    }
+    uint32_t count[BUCKETS] = {0};
+    for (size_t i = 0; i < n; i++) {
+        count[(bits_of(v[i]) - base) >> shift]++;
+    }
+    size_t before_lo = 0, before_hi = 0, seen = 0;
+    uint64_t lo_bucket = 0, hi_bucket = 0;
+    for (uint64_t b = 0, found = 0; b < BUCKETS && found < 2; b++) {
+        if (found == 0 && lo_rank < seen + count[b]) {
+            lo_bucket = b;
+            before_lo = seen;
+            found = 1;
+        }
+        if (found == 1 && hi_rank < seen + count[b]) {
+            hi_bucket = b;
+            before_hi = seen;
+            found = 2;
+        }
+        seen += count[b];
+    }
+    if (lo_bucket == hi_bucket) {
+        size_t front = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (((bits_of(v[i]) - base) >> shift) == lo_bucket) {
+                swap(&v[i], &v[front++]);
+            }
+        }
+        *hi_value = select_kth(v, front, hi_rank - before_lo);
+        *lo_value = select_kth(v, hi_rank - before_lo + 1, lo_rank - before_lo);
+        *before_lo_out = before_lo;
+        return front;
+    }
+    size_t front = 0, back = n;
+    for (size_t i = 0; i < back;) {
+        uint64_t b = (bits_of(v[i]) - base) >> shift;
+        if (b == lo_bucket) {
+            swap(&v[i++], &v[front++]);
+        } else if (b == hi_bucket) {
+            swap(&v[i], &v[--back]);
+        } else {
+            i++;
+        }
+    }
+    *lo_value = select_kth(v, front, lo_rank - before_lo);
+    *hi_value = select_kth(v + back, n - back, hi_rank - before_hi);
+    *before_lo_out = before_lo;
+    return front;
+}
+
+/* Median and nearest-rank p95 of v (n >= 1 values >= 0 between min and max), v reordered. */
+static void quantiles(double *v, size_t n, double min, double max, wgprof_kernel_stats *k)
+{
+    size_t p95_rank = (size_t)ceil(0.95 * (double)n); /* nearest rank, 1-based */
+    p95_rank = (p95_rank ? p95_rank : 1) - 1;
+    size_t before = 0;
+    if (n % 2) {
+        select_two(v, n, min, max, n / 2, p95_rank, &k->median_ns, &k->p95_ns, &before);
+        return;
+    }
+    /* Even count: the mean of the two middle values. The lower one is selected with p95; the
+     * upper one is the smallest value after it in its bucket, or, when the lower one ends its
+     * bucket, the smallest value above it anywhere. */
+    double lower, upper = max;
+    size_t front = select_two(v, n, min, max, n / 2 - 1, p95_rank, &lower, &k->p95_ns, &before);
+    size_t at = n / 2 - 1 - before;
+    if (at + 1 < front) {
+        upper = v[at + 1];
+        for (size_t i = at + 2; i < front; i++) {
+            upper = v[i] < upper ? v[i] : upper;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            upper = v[i] > lower && v[i] < upper ? v[i] : upper;
+        }
+    }
+    k->median_ns = (lower + upper) / 2.0;
+}
+
+/* Sum, extremes and sum of squared deviations, gathered one value at a time. Squares are taken
+ * about the first value, which keeps the variance exact enough when the spread is small
+ * against the mean. */
+typedef struct running {
+    size_t count;
+    double sum, shift, shifted_sum, shifted_squares, min, max;
+} running;
+
+static void running_add(running *r, double v)
+{
+    if (r->count++ == 0) {
+        r->shift = r->min = r->max = v;
+    }
+    double d = v - r->shift;
+    r->sum += v;
+    r->shifted_sum += d;
+    r->shifted_squares += d * d;
+    r->min = v < r->min ? v : r->min;
+    r->max = v > r->max ? v : r->max;
+}
+
+static void finish_stats(const running *r, double *values, wgprof_kernel_stats *k)
+{
+    size_t n = r->count;
     k->count = (uint32_t)n;
     if (n == 0) {
         return;
     }
-    double sum = 0, lo = values[0], hi = values[0];
-    for (size_t i = 0; i < n; i++) {
-        sum += values[i];
-        lo = values[i] < lo ? values[i] : lo;
-        hi = values[i] > hi ? values[i] : hi;
-    }
-    double mean = sum / (double)n;
-    double var = 0;
-    for (size_t i = 0; i < n; i++) {
-        var += (values[i] - mean) * (values[i] - mean);
-    }
-    k->total_ns = sum;
-    k->mean_ns = mean;
-    k->min_ns = lo;
-    k->max_ns = hi;
-    k->stddev_ns = sqrt(var / (double)n);
-    size_t rank = (size_t)ceil(0.95 * (double)n); /* nearest rank, 1-based */
-    k->p95_ns = select_kth(values, n, (rank ? rank : 1) - 1);
-    double upper = select_kth(values, n, n / 2);
-    if (n % 2) {
-        k->median_ns = upper;
-    } else {
-        /* After the select, the largest of v[0 .. n/2) is the lower middle value. */
-        double lower = values[0];
-        for (size_t i = 1; i < n / 2; i++) {
-            lower = values[i] > lower ? values[i] : lower;
-        }
-        k->median_ns = (lower + upper) / 2.0;
-    }
+    double nd = (double)n;
+    double var = (r->shifted_squares - r->shifted_sum * r->shifted_sum / nd) / nd;
+    k->total_ns = r->sum;
+    k->mean_ns = r->sum / nd;
+    k->min_ns = r->min;
+    k->max_ns = r->max;
+    k->stddev_ns = sqrt(var > 0 ? var : 0);
+    quantiles(values, n, r->min, r->max, k);
 }
+
+void wgprof__stats(double *values, size_t n, wgprof_kernel_stats *k)
+{
+    running r = {0};
+    for (size_t i = 0; i < n; i++) {
+        running_add(&r, values[i]);
+    }
+    finish_stats(&r, values, k);
+}
+
+/* What the summary gathers per kernel name while it places the durations. */
+typedef struct kernel_acc {
+    size_t start, fill;
+    uint32_t invalid;
+    running run;
+    double exclusive, bytes, flops;
+} kernel_acc;
 
 wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **out)
 {
@@ -94,15 +224,10 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
     }
     *out = NULL;
     wgprof_summary *sum = wgprof__calloc(1, sizeof *sum);
-    size_t *start = wgprof__calloc((size_t)pool->name_count + 1, sizeof *start);
-    size_t *fill = wgprof__calloc((size_t)pool->name_count + 1, sizeof *fill);
-    uint32_t *invalid = wgprof__calloc((size_t)pool->name_count + 1, sizeof *invalid);
-    double *excl = wgprof__calloc((size_t)pool->name_count + 1, sizeof *excl);
-    double *bytes = wgprof__calloc((size_t)pool->name_count + 1, sizeof *bytes);
-    double *flops = wgprof__calloc((size_t)pool->name_count + 1, sizeof *flops);
+    kernel_acc *acc = wgprof__calloc((size_t)pool->name_count + 1, sizeof *acc);
     double *durations = wgprof__calloc(pool->count + 1, sizeof *durations);
     wgprof_status status = WGPROF_ERR_OUT_OF_MEMORY;
-    if (!sum || !start || !fill || !invalid || !excl || !bytes || !flops || !durations) {
+    if (!sum || !acc || !durations) {
         goto done;
     }
     /* Counting sort by kernel name: count, prefix-sum, place. */
@@ -110,18 +235,18 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
         const wgprof__slot *r = &pool->slots[i];
         uint32_t name = pool->sites[r->site].name;
         if (r->reason == WGPROF_VALID) {
-            start[name + 1]++;
+            acc[name + 1].start++;
         } else {
-            invalid[name]++;
+            acc[name].invalid++;
             sum->invalid++;
             sum->invalid_by_reason[r->reason]++;
         }
     }
     size_t kernels = 0;
     for (uint32_t n = 0; n < pool->name_count; n++) {
-        kernels += (start[n + 1] || invalid[n]) ? 1 : 0;
-        start[n + 1] += start[n];
-        fill[n] = start[n];
+        kernels += (acc[n + 1].start || acc[n].invalid) ? 1 : 0;
+        acc[n + 1].start += acc[n].start;
+        acc[n].fill = acc[n].start;
     }
     for (size_t i = 0; i < pool->count; i++) {
         const wgprof__slot *r = &pool->slots[i];
@@ -129,28 +254,31 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
             continue;
         }
         const wgprof__site *site = &pool->sites[r->site];
+        kernel_acc *a = &acc[site->name];
         double p = pool->iters[r->iteration].period_ns;
-        durations[fill[site->name]++] = (double)(r->end - r->begin) * p;
-        excl[site->name] += (double)(r->end - r->clamped_begin) * p;
-        bytes[site->name] += site->bytes;
-        flops[site->name] += site->flops;
+        double d = (double)(r->end - r->begin) * p;
+        durations[a->fill++] = d;
+        running_add(&a->run, d);
+        a->exclusive += (double)(r->end - r->clamped_begin) * p;
+        a->bytes += site->bytes;
+        a->flops += site->flops;
     }
     sum->kernels = wgprof__calloc(kernels + 1, sizeof *sum->kernels);
     if (!sum->kernels) {
         goto done;
     }
     for (uint32_t n = 0; n < pool->name_count; n++) {
-        size_t count = start[n + 1] - start[n];
-        if (!count && !invalid[n]) {
+        const kernel_acc *a = &acc[n];
+        if (!a->run.count && !a->invalid) {
             continue;
         }
         wgprof_kernel_stats *k = &sum->kernels[sum->kernel_count++];
         k->name = pool->names[n];
-        wgprof__stats(durations + start[n], count, k);
-        k->invalid = invalid[n];
-        k->exclusive_total_ns = excl[n];
-        k->bytes = bytes[n];
-        k->flops = flops[n];
+        finish_stats(&a->run, durations + a->start, k);
+        k->invalid = a->invalid;
+        k->exclusive_total_ns = a->exclusive;
+        k->bytes = a->bytes;
+        k->flops = a->flops;
         sum->total_ns += k->total_ns;
         sum->exclusive_total_ns += k->exclusive_total_ns;
     }
@@ -163,12 +291,7 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
     status = WGPROF_OK;
 done:
     wgprof_summary_destroy(sum);
-    wgprof__free(start);
-    wgprof__free(fill);
-    wgprof__free(invalid);
-    wgprof__free(excl);
-    wgprof__free(bytes);
-    wgprof__free(flops);
+    wgprof__free(acc);
     wgprof__free(durations);
     return status;
 }

@@ -75,6 +75,43 @@ static void test_stats(void)
     CHECK(k.median_ns == 7 && k.p95_ns == 7 && k.stddev_ns == 0);
 }
 
+/* The selection buckets values by bit pattern before it selects: against a sort on values that
+ * spread over many binades, cluster in one bucket, tie, include zero, or put the two middle
+ * values in different buckets. */
+static void test_stats_against_sort(void)
+{
+    enum { MAX_N = 6000 };
+    static double data[MAX_N], sorted[MAX_N];
+    uint64_t seed = 99;
+    int failures = 0;
+    for (int shape = 0; shape < 5; shape++) {
+        for (size_t n = 1; n <= MAX_N; n = n < 40 ? n + 1 : n * 3 / 2 + 1) {
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                double u = (double)(seed >> 11) / 9007199254740992.0;
+                double v = shape == 0   ? exp(40.0 * u)                     /* many binades */
+                           : shape == 1 ? 1000.0 + floor(u * 8.0)           /* heavy ties */
+                           : shape == 2 ? (i % 7 == 0 ? 0.0 : 1e4 + u)      /* zeros and a cluster */
+                           : shape == 3 ? (i < n / 2 ? 1.0 + u : 1e9 + u)   /* middles far apart */
+                                        : (i == 0 ? 1e12 : 5.0);            /* one outlier */
+                data[i] = sorted[i] = v;
+            }
+            qsort(sorted, n, sizeof *sorted, compare_double);
+            wgprof_kernel_stats k = {0};
+            wgprof__stats(data, n, &k);
+            size_t rank = (size_t)ceil(0.95 * (double)n);
+            double med = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+            if (k.median_ns != med || k.p95_ns != sorted[rank - 1] || k.min_ns != sorted[0] ||
+                k.max_ns != sorted[n - 1]) {
+                failures++;
+                fprintf(stderr, "shape %d n=%zu: median %.17g (want %.17g) p95 %.17g (want %.17g)\n", shape, n,
+                        k.median_ns, med, k.p95_ns, sorted[rank - 1]);
+            }
+        }
+    }
+    CHECK(failures == 0);
+}
+
 /* A pool with no device: only host-side state, filled as collect would fill it. */
 typedef struct synthetic {
     wgprof_pool pool;
@@ -312,6 +349,7 @@ int main(void)
 {
     test_classify();
     test_stats();
+    test_stats_against_sort();
     test_records();
     test_reports();
     return check_summary();
