@@ -22,9 +22,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_host [ROUNDS (1..%d, default 7)]\n", MAX_ROUNDS);
         return 2;
     }
-    /* A pool without a device: its host side, as collect leaves it. Allocated through the
-     * library's hook, so that wgprof_pool_destroy frees it (it holds no query set). */
-    wgprof_pool *pool = wgprof__calloc(1, sizeof *pool);
+    /* A pool without a device: its host side, as collect leaves it. */
+    wgprof_pool *pool = wgprof__pool_new_host();
     if (!pool) {
         return 1;
     }
@@ -37,15 +36,12 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    pool->slots = wgprof__calloc(RECORDS, sizeof *pool->slots);
-    pool->slot_cap = RECORDS;
-    pool->iters = wgprof__calloc(1, sizeof *pool->iters);
-    pool->iters[0].period_ns = 1.0;
-    pool->iter_cap = 1;
+    size_t first = 0;
     uint64_t *ticks = malloc(2 * RECORDS * sizeof *ticks); /* what the readback map holds */
-    if (!pool->slots || !pool->iters || !ticks) {
+    if (wgprof__pool_host_batch(pool, RECORDS, 0, 1.0, &first) != WGPROF_OK || !ticks) {
         return 1;
     }
+    wgprof__pool_host_collected(pool);
     uint64_t t = 1000000000000ull, seed = 12345;
     for (size_t i = 0; i < RECORDS; i++) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -54,19 +50,15 @@ int main(int argc, char **argv)
         ticks[2 * i + 1] = t;
         t += 100;
         pool->slots[i].site = sites[i % KERNELS];
-        pool->slots[i].end_issued = 1;
     }
     double collect[MAX_ROUNDS] = {0}, summary[MAX_ROUNDS] = {0}, record[MAX_ROUNDS] = {0};
     double sink = 0;
     for (int r = 0; r < rounds; r++) {
-        pool->count = RECORDS;
         pool->invalid = 0;
         pool->have_epoch = false;
         double t0 = bench_now_s();
         uint64_t max_end = 0;
-        wgprof__take_readings(pool, 0, RECORDS, ticks, &max_end); /* what collect does per record */
-        pool->iterations = 1;
-        pool->batch_first = RECORDS;
+        wgprof__take_readings(pool, 0, RECORDS, ticks, 2, &max_end); /* what collect does per record */
         double t2 = bench_now_s();
         wgprof_summary *s = NULL;
         if (wgprof_summary_create(pool, &s) != WGPROF_OK) {
@@ -90,8 +82,10 @@ int main(int argc, char **argv)
     printf("  \"ns_per_record\": {\"collect_convert_validate\": %.2f, \"aggregate\": %.2f, "
            "\"collect_convert_validate_aggregate\": %.2f, \"record_for_report\": %.2f},\n",
            c, s, c + s, rec);
-    printf("  \"bytes_per_record\": {\"host\": %zu, \"gpu_resolve_and_readback\": %zu},\n", sizeof(wgprof__slot),
-           4 * sizeof(uint64_t));
+    /* GPU: the resolve buffer's 2 ticks, and 2 more in each readback frame in use (one when
+     * every execute is collected before the next; up to readback_frames in flight). */
+    printf("  \"bytes_per_record\": {\"host\": %zu, \"gpu_resolve\": %zu, \"gpu_readback_per_frame\": %zu},\n",
+           sizeof(wgprof__slot), 2 * sizeof(uint64_t), 2 * sizeof(uint64_t));
     printf("  \"checksum\": %.0f\n}\n", sink);
     free(ticks);
     wgprof_pool_destroy(pool);

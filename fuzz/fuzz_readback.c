@@ -18,8 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (count == 0 || count > 4096) {
         return 0;
     }
-    /* A pool without a device, through the library's hook so that wgprof_pool_destroy frees it. */
-    wgprof_pool *pool = wgprof__calloc(1, sizeof *pool);
+    /* A pool without a device: wgprof_pool_destroy frees it. */
+    wgprof_pool *pool = wgprof__pool_new_host();
     if (!pool) {
         abort();
     }
@@ -32,25 +32,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
     }
-    pool->slots = wgprof__calloc(count, sizeof *pool->slots);
-    pool->slot_cap = count;
+    size_t first = 0;
     uint64_t *ticks = malloc(2 * count * sizeof *ticks);
-    pool->iters = wgprof__calloc(1, sizeof *pool->iters);
-    pool->iter_cap = 1;
-    pool->iters[0].period_ns = 0.25 + (double)(data[0] % 8); /* fractional periods too */
+    /* fractional periods too */
+    if (!ticks || wgprof__pool_host_batch(pool, count, 0, 0.25 + (double)(data[0] % 8), &first) != WGPROF_OK) {
+        abort();
+    }
     for (size_t i = 0; i < count; i++) {
         const uint8_t *p = data + 17 * i;
         memcpy(&ticks[2 * i], p, 8);
         memcpy(&ticks[2 * i + 1], p + 8, 8);
         pool->slots[i].site = sites[p[16] % KERNELS];
         pool->slots[i].end_issued = (p[16] & 0x80) == 0;
-        pool->slots[i].dispatch_id = i + 1;
     }
-    pool->count = count;
     uint64_t max_end = 0;
-    wgprof__take_readings(pool, 0, count, ticks, &max_end);
-    pool->iterations = 1;
-    pool->batch_first = count;
+    wgprof__take_readings(pool, 0, count, ticks, 2, &max_end);
+    wgprof__pool_host_collected(pool);
     for (size_t i = 0; i < count; i++) {
         wgprof_record r;
         if (wgprof_pool_record(pool, i, &r) != WGPROF_OK || (r.valid && !(r.duration_ns >= 0)) ||

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -101,6 +102,18 @@ void wgprof__log(wgprof_log_level level, const char *fmt, ...)
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
     g_log_fn(level, message, g_log_user);
+}
+
+uint64_t wgprof__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t wgprof_cpu_now_ns(void)
+{
+    return wgprof__now_ns();
 }
 
 bool wgprof__env_flag(const char *name)

@@ -483,25 +483,55 @@ static void on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *user
     wgprof__waiter_signal(w);
 }
 
+static wgprof__waiter *map_start(WGPUBuffer buffer, size_t offset, size_t size)
+{
+    wgprof__waiter *w = wgprof__waiter_new();
+    if (w) {
+        WGPUBufferMapCallbackInfo cb = {0};
+        cb.mode = WGPUCallbackMode_AllowProcessEvents;
+        cb.callback = on_map;
+        cb.userdata1 = w;
+        wgpuBufferMapAsync(buffer, WGPUMapMode_Read, offset, size, cb);
+    }
+    return w;
+}
+
+wgprof__waiter *wgprof__map_read_start(wgprof_device *d, WGPUBuffer buffer, size_t size)
+{
+    (void)d;
+    return map_start(buffer, 0, size);
+}
+
+wgprof_status wgprof__map_result(wgprof_device *d, const wgprof__waiter *w)
+{
+    if (w->status == (int)WGPUMapAsyncStatus_Success) {
+        return WGPROF_OK;
+    }
+    wgprof__log(WGPROF_LOG_ERROR, "wgprof: mapping a buffer failed (status %d): %s", w->status, w->message);
+    return atomic_load(&d->lost) ? WGPROF_ERR_DEVICE_LOST : WGPROF_ERR_MAP_FAILED;
+}
+
+void wgprof__device_poll(wgprof_device *d)
+{
+    const wgprof__ext *ext = wgprof__ext_get();
+    if (ext->device_poll) {
+        ext->device_poll(d->device, 0, NULL);
+    }
+    wgpuInstanceProcessEvents(d->instance);
+}
+
 wgprof_status wgprof__map_read(wgprof_device *d, WGPUBuffer buffer, size_t offset, size_t size)
 {
     if (atomic_load(&d->lost)) {
         return WGPROF_ERR_DEVICE_LOST;
     }
-    wgprof__waiter *w = wgprof__waiter_new();
+    wgprof__waiter *w = map_start(buffer, offset, size);
     if (!w) {
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
-    WGPUBufferMapCallbackInfo cb = {0};
-    cb.mode = WGPUCallbackMode_AllowProcessEvents;
-    cb.callback = on_map;
-    cb.userdata1 = w;
-    wgpuBufferMapAsync(buffer, WGPUMapMode_Read, offset, size, cb);
     wgprof_status s = wgprof__device_wait(d, w);
-    if (s == WGPROF_OK && w->status != (int)WGPUMapAsyncStatus_Success) {
-        wgprof__log(WGPROF_LOG_ERROR, "wgprof: mapping a buffer failed (status %d): %s", w->status,
-                    w->message);
-        s = atomic_load(&d->lost) ? WGPROF_ERR_DEVICE_LOST : WGPROF_ERR_MAP_FAILED;
+    if (s == WGPROF_OK) {
+        s = wgprof__map_result(d, w);
     }
     wgprof__waiter_release(w);
     return s;

@@ -1,18 +1,22 @@
 /*
  * The graph executor: an ordered list of labelled compute dispatches, encoded, submitted and
- * waited for by execute().
+ * waited for by execute(), or left in flight by submit() for loops that run continuously.
  *
  * Unprofiled, execute() makes exactly the calls of a plain executor (no query set, no extra
  * pass, no extra buffer); tests/test_call_sequence.c holds it to that. Profiled, each dispatch
  * is bracketed by timestamps: with the pass strategy every dispatch gets its own compute pass
  * carrying timestampWrites (a one-pass graph is split), with the inside strategy WriteTimestamp
- * goes around each dispatch and the pass layout is unchanged.
+ * goes around each dispatch, and with the chain strategy after each one; those two keep the
+ * pass layout.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "querypool_internal.h"
+
+/* Blocking executes re-fit the clocks this often. */
+static const uint64_t RECALIBRATE_NS = 10000000000ull;
 
 typedef struct node {
     WGPUComputePipeline pipeline;
@@ -22,6 +26,13 @@ typedef struct node {
     wgprof_dispatch_desc desc; /* desc.kernel is owned */
     uint32_t site;             /* interned in the pool of generation site_generation */
 } node;
+
+/* A scope boundary declared while the graph was built: before node `before`, open `name` (or,
+ * with name NULL, close the innermost scope). */
+typedef struct scope_event {
+    uint32_t before;
+    char *name;
+} scope_event;
 
 struct wgprof_graph {
     wgprof_device *device;
@@ -34,6 +45,13 @@ struct wgprof_graph {
     uint32_t site_generation;
     node *nodes;
     uint32_t count, cap;
+    scope_event *events;
+    uint32_t event_count, event_cap;
+    uint32_t open_scopes;      /* while building */
+    uint32_t sample_every;
+    uint64_t executes;         /* executes and submits so far, profiled or not */
+    uint32_t calibration_samples;
+    bool calibrate;
 };
 
 const char *wgprof_strategy_str(wgprof_strategy s)
@@ -41,26 +59,35 @@ const char *wgprof_strategy_str(wgprof_strategy s)
     switch (s) {
     case WGPROF_STRATEGY_PASS: return "pass";
     case WGPROF_STRATEGY_INSIDE: return "inside";
+    case WGPROF_STRATEGY_CHAIN: return "chain";
     case WGPROF_STRATEGY_AUTO:
     case WGPROF_STRATEGY_DEFAULT: return "auto";
     }
     return "unknown";
 }
 
+bool wgprof_strategy_from_str(const char *name, wgprof_strategy *out)
+{
+    static const wgprof_strategy named[] = {WGPROF_STRATEGY_AUTO, WGPROF_STRATEGY_PASS, WGPROF_STRATEGY_INSIDE,
+                                            WGPROF_STRATEGY_CHAIN};
+    for (size_t i = 0; name && out && i < sizeof named / sizeof named[0]; i++) {
+        if (strcmp(name, wgprof_strategy_str(named[i])) == 0 || (!name[0] && i == 0)) {
+            *out = named[i];
+            return true;
+        }
+    }
+    return false;
+}
+
 static wgprof_status strategy_from_env(wgprof_strategy *out)
 {
     const char *v = getenv("WGPROF_STRATEGY");
-    if (!v || !v[0] || strcmp(v, "auto") == 0) {
-        *out = WGPROF_STRATEGY_AUTO;
-    } else if (strcmp(v, "pass") == 0) {
-        *out = WGPROF_STRATEGY_PASS;
-    } else if (strcmp(v, "inside") == 0) {
-        *out = WGPROF_STRATEGY_INSIDE;
-    } else {
-        wgprof__log(WGPROF_LOG_ERROR, "wgprof: WGPROF_STRATEGY=%s: expected auto, pass or inside", v);
-        return WGPROF_ERR_INVALID_ARGUMENT;
+    if (!v || wgprof_strategy_from_str(v, out)) {
+        *out = v ? *out : WGPROF_STRATEGY_AUTO;
+        return WGPROF_OK;
     }
-    return WGPROF_OK;
+    wgprof__log(WGPROF_LOG_ERROR, "wgprof: WGPROF_STRATEGY=%s: expected auto, pass, inside or chain", v);
+    return WGPROF_ERR_INVALID_ARGUMENT;
 }
 
 wgprof_status wgprof_graph_create(wgprof_device *device, const wgprof_graph_desc *desc, wgprof_graph **out)
@@ -73,7 +100,7 @@ wgprof_status wgprof_graph_create(wgprof_device *device, const wgprof_graph_desc
     if (!desc) {
         desc = &defaults;
     }
-    if ((unsigned)desc->layout > WGPROF_LAYOUT_SINGLE_PASS || (unsigned)desc->strategy > WGPROF_STRATEGY_INSIDE ||
+    if ((unsigned)desc->layout > WGPROF_LAYOUT_SINGLE_PASS || (unsigned)desc->strategy > WGPROF_STRATEGY_CHAIN ||
         (unsigned)desc->profiling > WGPROF_PROFILING_OFF) {
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
@@ -89,12 +116,14 @@ wgprof_status wgprof_graph_create(wgprof_device *device, const wgprof_graph_desc
     const wgprof_device_info *info = &device->info;
     if (want && info->profiling_available) {
         if (strategy == WGPROF_STRATEGY_AUTO) {
-            strategy = info->timestamp_inside_passes ? WGPROF_STRATEGY_INSIDE : WGPROF_STRATEGY_PASS;
-        } else if (strategy == WGPROF_STRATEGY_INSIDE && !info->timestamp_inside_passes) {
+            /* The cheapest: half the timestamps of inside (bench_phases measures it). */
+            strategy = info->timestamp_inside_passes ? WGPROF_STRATEGY_CHAIN : WGPROF_STRATEGY_PASS;
+        } else if ((strategy == WGPROF_STRATEGY_INSIDE || strategy == WGPROF_STRATEGY_CHAIN) &&
+                   !info->timestamp_inside_passes) {
             wgprof__log(WGPROF_LOG_ERROR,
-                        "wgprof: the inside strategy needs in-pass timestamps, which %s lacks; "
+                        "wgprof: the %s strategy needs in-pass timestamps, which %s lacks; "
                         "use the pass or auto strategy",
-                        info->adapter);
+                        wgprof_strategy_str(strategy), info->adapter);
             return WGPROF_ERR_UNAVAILABLE;
         }
     }
@@ -105,6 +134,9 @@ wgprof_status wgprof_graph_create(wgprof_device *device, const wgprof_graph_desc
     }
     g->device = device;
     g->layout = desc->layout == WGPROF_LAYOUT_DEFAULT ? WGPROF_LAYOUT_PASS_PER_DISPATCH : desc->layout;
+    g->sample_every = desc->sample_every ? desc->sample_every : 1;
+    g->calibration_samples = desc->calibration_samples ? desc->calibration_samples : 8;
+    g->calibrate = !desc->no_calibration;
     if (!want) {
         snprintf(g->note, sizeof g->note, "profiling off (set WEBGPU_TIMESTAMP_QUERY=1 to turn it on)");
     } else if (!info->profiling_available) {
@@ -137,6 +169,10 @@ void wgprof_graph_destroy(wgprof_graph *g)
         wgpuComputePipelineRelease(n->pipeline);
         wgprof__free((char *)n->desc.kernel);
     }
+    for (uint32_t i = 0; i < g->event_count; i++) {
+        wgprof__free(g->events[i].name);
+    }
+    wgprof__free(g->events);
     wgprof__free(g->nodes);
     wgprof_pool_destroy(g->pool);
     wgprof__free(g);
@@ -155,14 +191,9 @@ wgprof_status wgprof_graph_add(wgprof_graph *g, const wgprof_node_desc *nd, uint
     if (g->count == UINT32_MAX) {
         return WGPROF_ERR_CAPACITY;
     }
-    if (g->count == g->cap) {
-        uint32_t ncap = g->cap ? g->cap * 2 : 16;
-        node *nn = wgprof__grow(g->nodes, g->cap * sizeof *nn, (size_t)ncap * sizeof *nn);
-        if (!nn) {
-            return WGPROF_ERR_OUT_OF_MEMORY;
-        }
-        g->nodes = nn;
-        g->cap = ncap;
+    wgprof_status s = wgprof__reserve((void **)&g->nodes, &g->cap, g->count + 1, sizeof *g->nodes, 16);
+    if (s != WGPROF_OK) {
+        return s;
     }
     node n = {0};
     n.desc.kernel = wgprof__strdup(nd->kernel ? nd->kernel : "unnamed");
@@ -195,6 +226,44 @@ wgprof_status wgprof_graph_add(wgprof_graph *g, const wgprof_node_desc *nd, uint
     return WGPROF_OK;
 }
 
+static wgprof_status add_scope_event(wgprof_graph *g, const char *name)
+{
+    wgprof_status s = wgprof__reserve((void **)&g->events, &g->event_cap, g->event_count + 1, sizeof *g->events, 16);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    char *copy = NULL;
+    if (name && !(copy = wgprof__strdup(name))) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    g->events[g->event_count++] = (scope_event){g->count, copy};
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof_graph_scope_begin(wgprof_graph *g, const char *name)
+{
+    if (!g || !name) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = add_scope_event(g, name);
+    g->open_scopes += s == WGPROF_OK;
+    return s;
+}
+
+wgprof_status wgprof_graph_scope_end(wgprof_graph *g)
+{
+    if (!g) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    if (!g->open_scopes) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof: wgprof_graph_scope_end without an open scope");
+        return WGPROF_ERR_STATE;
+    }
+    wgprof_status s = add_scope_event(g, NULL);
+    g->open_scopes -= s == WGPROF_OK;
+    return s;
+}
+
 uint32_t wgprof_graph_node_count(const wgprof_graph *g) { return g ? g->count : 0; }
 
 wgprof_status wgprof_graph_node(const wgprof_graph *g, uint32_t index, wgprof_node_desc *out)
@@ -220,6 +289,8 @@ wgprof_strategy wgprof_graph_strategy(const wgprof_graph *g) { return g ? g->str
 const char *wgprof_graph_profiling_note(const wgprof_graph *g) { return g ? g->note : ""; }
 wgprof_pool *wgprof_graph_pool(wgprof_graph *g) { return g ? g->pool : NULL; }
 
+/* ---- encoding ---- */
+
 static void encode_dispatch(WGPUComputePassEncoder pass, const node *n)
 {
     wgpuComputePassEncoderSetPipeline(pass, n->pipeline);
@@ -235,20 +306,28 @@ static void end_pass(WGPUComputePassEncoder pass)
     wgpuComputePassEncoderRelease(pass);
 }
 
-static wgprof_status submit(wgprof_graph *g, WGPUCommandEncoder enc)
+/* Finishes and submits `enc` (released either way); the CPU times around the submit call go
+ * to `submit_ns` and `submitted_ns` when not NULL. */
+static wgprof_status submit(wgprof_graph *g, WGPUCommandEncoder enc, uint64_t *submit_ns, uint64_t *submitted_ns)
 {
     WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
     wgpuCommandEncoderRelease(enc);
     if (!cb) {
         return WGPROF_ERR_WEBGPU;
     }
+    if (submit_ns) {
+        *submit_ns = wgprof__now_ns();
+    }
     wgpuQueueSubmit(g->device->queue, 1, &cb);
+    if (submitted_ns) {
+        *submitted_ns = wgprof__now_ns();
+    }
     wgpuCommandBufferRelease(cb);
     return WGPROF_OK;
 }
 
-/* The plain executor: what an engine without wgprof does. */
-static wgprof_status execute_plain(wgprof_graph *g)
+/* The plain executor's encode and submit: what an engine without wgprof does. */
+static wgprof_status submit_plain(wgprof_graph *g)
 {
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(g->device->device, NULL);
     if (!enc) {
@@ -267,8 +346,7 @@ static wgprof_status execute_plain(wgprof_graph *g)
             end_pass(pass);
         }
     }
-    wgprof_status s = submit(g, enc);
-    return s != WGPROF_OK ? s : wgprof_device_wait_idle(g->device);
+    return submit(g, enc, NULL, NULL);
 }
 
 static wgprof_status intern_sites(wgprof_graph *g)
@@ -287,54 +365,85 @@ static wgprof_status intern_sites(wgprof_graph *g)
     return WGPROF_OK;
 }
 
-static wgprof_status encode_pass_strategy(wgprof_graph *g, WGPUCommandEncoder enc)
-{
-    for (uint32_t i = 0; i < g->count; i++) {
-        const node *n = &g->nodes[i];
-        WGPUPassTimestampWrites tw;
-        wgprof_status s = wgprof__pool_pass_writes_site(g->pool, n->site, n->desc.dispatch_id, &tw);
-        if (s != WGPROF_OK) {
-            return s;
-        }
-        WGPUComputePassDescriptor pd = {0};
-        pd.timestampWrites = &tw; /* read by BeginComputePass only */
-        WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, &pd);
-        encode_dispatch(pass, n);
-        end_pass(pass);
-    }
-    return WGPROF_OK;
-}
-
-static wgprof_status encode_timed_inside(wgprof_graph *g, WGPUComputePassEncoder pass, const node *n)
-{
-    wgprof_status s = wgprof__pool_begin_site(g->pool, pass, n->site, n->desc.dispatch_id);
-    if (s != WGPROF_OK) {
-        return s;
-    }
-    encode_dispatch(pass, n);
-    return wgprof_pool_end(g->pool, pass);
-}
-
-static wgprof_status encode_inside_strategy(wgprof_graph *g, WGPUCommandEncoder enc)
+/* Applies the scope events declared before node `before` (g->count: after the last one). */
+static wgprof_status apply_scopes(wgprof_graph *g, uint32_t before, uint32_t *next_event)
 {
     wgprof_status s = WGPROF_OK;
-    if (g->layout == WGPROF_LAYOUT_SINGLE_PASS) {
-        WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, NULL);
-        for (uint32_t i = 0; i < g->count && s == WGPROF_OK; i++) {
-            s = encode_timed_inside(g, pass, &g->nodes[i]);
-        }
-        end_pass(pass);
-    } else {
-        for (uint32_t i = 0; i < g->count && s == WGPROF_OK; i++) {
-            WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, NULL);
-            s = encode_timed_inside(g, pass, &g->nodes[i]);
-            end_pass(pass);
-        }
+    for (; *next_event < g->event_count && g->events[*next_event].before == before && s == WGPROF_OK; (*next_event)++) {
+        const char *name = g->events[*next_event].name;
+        s = name ? wgprof_scope_begin(g->pool, name) : wgprof_scope_end(g->pool);
     }
     return s;
 }
 
-static wgprof_status execute_profiled(wgprof_graph *g)
+/* Encodes one node inside `pass` with the graph's strategy (the pass strategy's writes are on
+ * the pass itself). */
+static wgprof_status encode_timed(wgprof_graph *g, WGPUComputePassEncoder pass, const node *n, bool first)
+{
+    wgprof_status s = WGPROF_OK;
+    switch (g->strategy) {
+    case WGPROF_STRATEGY_INSIDE:
+        s = wgprof__pool_begin_site(g->pool, pass, n->site, n->desc.dispatch_id);
+        if (s == WGPROF_OK) {
+            encode_dispatch(pass, n);
+            s = wgprof_pool_end(g->pool, pass);
+        }
+        return s;
+    case WGPROF_STRATEGY_CHAIN:
+        if (first) {
+            s = wgprof_pool_chain_begin(g->pool, pass);
+        }
+        if (s == WGPROF_OK) {
+            encode_dispatch(pass, n);
+            s = wgprof__pool_chain_next_site(g->pool, pass, n->site, n->desc.dispatch_id);
+        }
+        return s;
+    default:
+        encode_dispatch(pass, n);
+        return WGPROF_OK;
+    }
+}
+
+static wgprof_status encode_profiled(wgprof_graph *g, WGPUCommandEncoder enc)
+{
+    bool split = g->strategy == WGPROF_STRATEGY_PASS || g->layout != WGPROF_LAYOUT_SINGLE_PASS;
+    WGPUComputePassEncoder pass = split ? NULL : wgpuCommandEncoderBeginComputePass(enc, NULL);
+    uint32_t depth = g->pool->scope_depth, event = 0;
+    wgprof_status s = WGPROF_OK;
+    for (uint32_t i = 0; i < g->count && s == WGPROF_OK; i++) {
+        const node *n = &g->nodes[i];
+        s = apply_scopes(g, i, &event);
+        if (s == WGPROF_OK && split) {
+            WGPUPassTimestampWrites tw;
+            WGPUComputePassDescriptor pd = {0};
+            if (g->strategy == WGPROF_STRATEGY_PASS) {
+                s = wgprof__pool_pass_writes_site(g->pool, n->site, n->desc.dispatch_id, &tw);
+                pd.timestampWrites = &tw; /* read by BeginComputePass only */
+            }
+            if (s == WGPROF_OK) {
+                pass = wgpuCommandEncoderBeginComputePass(enc, &pd);
+                s = encode_timed(g, pass, n, i == 0);
+                end_pass(pass);
+            }
+        } else if (s == WGPROF_OK) {
+            s = encode_timed(g, pass, n, i == 0);
+        }
+    }
+    if (s == WGPROF_OK) {
+        s = apply_scopes(g, g->count, &event);
+    }
+    /* Scopes still open close with the graph; after a failure, the ones this execute opened. */
+    while (g->pool->scope_depth > depth) {
+        wgprof_scope_end(g->pool);
+    }
+    if (!split) {
+        end_pass(pass);
+    }
+    return s;
+}
+
+/* Encodes, submits and starts the readback of one profiled execute. */
+static wgprof_status submit_profiled(wgprof_graph *g)
 {
     /* Everything that can fail for want of room happens before the first WebGPU call, so that
      * an overflow or an allocation failure records nothing. */
@@ -345,11 +454,12 @@ static wgprof_status execute_profiled(wgprof_graph *g)
     if (s != WGPROF_OK) {
         return s;
     }
+    uint64_t encode_ns = wgprof__now_ns(), submit_ns = 0, submitted_ns = 0;
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(g->device->device, NULL);
     if (!enc) {
         return WGPROF_ERR_WEBGPU;
     }
-    s = g->strategy == WGPROF_STRATEGY_INSIDE ? encode_inside_strategy(g, enc) : encode_pass_strategy(g, enc);
+    s = encode_profiled(g, enc);
     if (s == WGPROF_OK) {
         s = wgprof_pool_resolve(g->pool, enc);
     }
@@ -358,13 +468,28 @@ static wgprof_status execute_profiled(wgprof_graph *g)
         wgpuCommandEncoderRelease(enc);
         return s;
     }
-    s = submit(g, enc);
+    s = submit(g, enc, &submit_ns, &submitted_ns);
     if (s != WGPROF_OK) {
-        wgprof__pool_discard_batch(g->pool);
+        wgprof__pool_unresolve(g->pool); /* never submitted: nothing to read */
         return s;
     }
-    /* Mapping the readback waits for the submission, so no separate wait is needed. */
-    return wgprof_pool_collect(g->pool);
+    wgprof__pool_stamp_submit(g->pool, encode_ns, submit_ns, submitted_ns);
+    return wgprof__pool_read_start(g->pool);
+}
+
+static bool sampled(wgprof_graph *g)
+{
+    return g->executes++ % g->sample_every == 0;
+}
+
+/* Fits the clocks at the first profiled execute, and again when the last fit is old. */
+static wgprof_status calibrate_if_due(wgprof_graph *g, bool periodic)
+{
+    uint64_t last = g->pool->clock.last_calibration_ns;
+    if (!g->calibrate || (last && (!periodic || wgprof__now_ns() - last < RECALIBRATE_NS))) {
+        return WGPROF_OK;
+    }
+    return wgprof_pool_calibrate(g->pool, g->calibration_samples);
 }
 
 wgprof_status wgprof_graph_execute(wgprof_graph *g)
@@ -375,5 +500,58 @@ wgprof_status wgprof_graph_execute(wgprof_graph *g)
     if (atomic_load(&g->device->lost)) {
         return WGPROF_ERR_DEVICE_LOST;
     }
-    return g->profiling ? execute_profiled(g) : execute_plain(g);
+    if (!g->profiling || !sampled(g)) {
+        wgprof_status s = submit_plain(g);
+        return s != WGPROF_OK ? s : wgprof_device_wait_idle(g->device);
+    }
+    /* Blocking anyway: earlier batches in flight are read first, and the queue is idle for a
+     * calibration. */
+    wgprof_status s = g->pool->in_flight ? wgprof_pool_flush(g->pool) : WGPROF_OK;
+    if (s == WGPROF_OK) {
+        s = calibrate_if_due(g, true);
+    }
+    if (s == WGPROF_OK) {
+        s = submit_profiled(g);
+    }
+    /* Mapping the readback waits for the submission, so no separate wait is needed. */
+    wgprof_status c = g->pool->in_flight ? wgprof_pool_flush(g->pool) : WGPROF_OK;
+    return s != WGPROF_OK ? s : c;
+}
+
+wgprof_status wgprof_graph_submit(wgprof_graph *g)
+{
+    if (!g) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    if (atomic_load(&g->device->lost)) {
+        return WGPROF_ERR_DEVICE_LOST;
+    }
+    if (!g->profiling || !sampled(g)) {
+        return submit_plain(g);
+    }
+    wgprof_status s = wgprof_pool_collect_ready(g->pool, NULL);
+    if (s == WGPROF_OK) {
+        s = calibrate_if_due(g, false);
+    }
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    if (!wgprof__pool_frame_free(g->pool)) {
+        /* Every frame is in flight: this execute runs unprofiled and counts as dropped. */
+        g->pool->dropped_batches++;
+        g->pool->dropped_dispatches += g->count;
+        return submit_plain(g);
+    }
+    return submit_profiled(g);
+}
+
+wgprof_status wgprof_graph_flush(wgprof_graph *g)
+{
+    if (!g) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = g->profiling ? wgprof_pool_flush(g->pool) : WGPROF_OK;
+    /* Unprofiled submits may follow the last batch read. */
+    wgprof_status w = wgprof_device_wait_idle(g->device);
+    return s != WGPROF_OK ? s : w;
 }

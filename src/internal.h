@@ -24,6 +24,7 @@ void wgprof__free(void *ptr);
 char *wgprof__strdup(const char *s);
 void wgprof__log(wgprof_log_level level, const char *fmt, ...) WGPROF__PRINTF(2, 3);
 bool wgprof__env_flag(const char *name); /* set and not "0" or "" */
+uint64_t wgprof__now_ns(void);           /* the CPU clock of timelines: CLOCK_MONOTONIC */
 
 /* ---- webgpu_ext.c: extensions looked up at run time ---- */
 typedef WGPUBool (*wgprof__device_poll_fn)(WGPUDevice, WGPUBool, const void *);
@@ -76,6 +77,13 @@ wgprof_status wgprof__device_wait(wgprof_device *device, wgprof__waiter *w);
 
 /* Maps buffer for reading and waits; the message of a failure goes to the log. */
 wgprof_status wgprof__map_read(wgprof_device *device, WGPUBuffer buffer, size_t offset, size_t size);
+/* Starts mapping `size` bytes of `buffer` for reading and returns at once; the waiter is
+ * signalled when the map completes or fails. NULL when out of memory. */
+wgprof__waiter *wgprof__map_read_start(wgprof_device *device, WGPUBuffer buffer, size_t size);
+/* What a signalled map waiter says: WGPROF_OK, or why it failed (logged). */
+wgprof_status wgprof__map_result(wgprof_device *device, const wgprof__waiter *w);
+/* Lets the implementation run the callbacks that are due, without blocking. */
+void wgprof__device_poll(wgprof_device *device);
 
 /* ---- querypool.c: pure parts, testable on synthetic readings ---- */
 typedef struct wgprof__reading {

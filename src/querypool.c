@@ -1,11 +1,13 @@
 /*
  * The query pool: one record per timed dispatch, the WebGPU query sets that hold their
- * timestamps, resolve + map readback, tick conversion and validation.
+ * timestamps, and the resolve that copies them into a readback frame.
  *
- * GPU-side resources are reused by every batch (the dispatches between two collects): a batch
- * always starts at query 0 of the first set, so each set resolves from index 0 into offset 0 of
- * its own buffer and the 256-byte alignment rule of ResolveQuerySet always holds. Records
- * accumulate on the host across batches until reset.
+ * Query sets and their resolve buffers are shared by every batch (the dispatches between two
+ * resolves): a batch always starts at query 0 of the first set, so each set resolves from
+ * index 0 into offset 0 of its own buffer and the 256-byte alignment rule of ResolveQuerySet
+ * always holds; queue order keeps a batch's copy ahead of the next batch's writes. Only the
+ * readback buffers, mapped while a batch is in flight, come one per frame of the ring
+ * (pool_readback.c). Records accumulate on the host across batches until reset.
  */
 #include <math.h>
 #include <string.h>
@@ -13,199 +15,29 @@
 #include "internal.h"
 #include "querypool_internal.h"
 
-/* WebGPU caps a query set at 4096 queries; two per dispatch. */
-enum { QUERIES_PER_SET = 4096, DISPATCHES_PER_SET = QUERIES_PER_SET / 2 };
-
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h = (h ^ p[i]) * 1099511628211ull; /* FNV-1a */
-    }
-    return h;
-}
-
-static const uint64_t HASH_SEED = 14695981039346656037ull;
-
-/* ---- interning of kernel names and dispatch sites ---- */
-
-static uint64_t site_hash(const wgprof__site *s)
-{
-    uint64_t h = HASH_SEED;
-    h = hash_bytes(h, &s->name, sizeof s->name);
-    h = hash_bytes(h, s->workgroups, sizeof s->workgroups);
-    h = hash_bytes(h, s->workgroup_size, sizeof s->workgroup_size);
-    h = hash_bytes(h, &s->bytes, sizeof s->bytes);
-    h = hash_bytes(h, &s->flops, sizeof s->flops);
-    return h;
-}
-
-static bool site_equal(const wgprof__site *a, const wgprof__site *b)
-{
-    return a->name == b->name && memcmp(a->workgroups, b->workgroups, sizeof a->workgroups) == 0 &&
-           memcmp(a->workgroup_size, b->workgroup_size, sizeof a->workgroup_size) == 0 &&
-           a->bytes == b->bytes && a->flops == b->flops;
-}
-
-/* Puts item `item` into the first free slot from its hash on (linear probing). */
-static void index_insert(uint32_t *slots, uint32_t cap, uint64_t hash, uint32_t item)
-{
-    uint32_t mask = cap - 1;
-    uint32_t j = (uint32_t)(hash & mask);
-    while (slots[j]) {
-        j = (j + 1) & mask;
-    }
-    slots[j] = item + 1;
-}
-
-/* Open-addressing index of `count` items; slots hold item index + 1, 0 is empty. */
-static wgprof_status index_grow(uint32_t **slots, uint32_t *cap, uint32_t count,
-                                uint64_t (*hash_of)(const wgprof_pool *, uint32_t),
-                                const wgprof_pool *pool)
-{
-    if ((uint64_t)(count + 1) * 2 <= *cap) {
-        return WGPROF_OK;
-    }
-    uint32_t ncap = *cap ? *cap * 2 : 64;
-    uint32_t *n = wgprof__calloc(ncap, sizeof *n);
-    if (!n) {
-        return WGPROF_ERR_OUT_OF_MEMORY;
-    }
-    for (uint32_t i = 0; i < count; i++) {
-        index_insert(n, ncap, hash_of(pool, i), i);
-    }
-    wgprof__free(*slots);
-    *slots = n;
-    *cap = ncap;
-    return WGPROF_OK;
-}
-
-static uint64_t name_hash_at(const wgprof_pool *pool, uint32_t i)
-{
-    return hash_bytes(HASH_SEED, pool->names[i], strlen(pool->names[i]));
-}
-
-static uint64_t site_hash_at(const wgprof_pool *pool, uint32_t i)
-{
-    return site_hash(&pool->sites[i]);
-}
-
-static wgprof_status intern_name(wgprof_pool *pool, const char *name, uint32_t *out)
-{
-    uint64_t h = hash_bytes(HASH_SEED, name, strlen(name));
-    if (pool->name_index_cap) {
-        uint32_t mask = pool->name_index_cap - 1;
-        for (uint32_t j = (uint32_t)(h & mask); pool->name_index[j]; j = (j + 1) & mask) {
-            uint32_t i = pool->name_index[j] - 1;
-            if (strcmp(pool->names[i], name) == 0) {
-                *out = i;
-                return WGPROF_OK;
-            }
-        }
-    }
-    if (pool->name_count == pool->name_cap) {
-        uint32_t ncap = pool->name_cap ? pool->name_cap * 2 : 16;
-        char **n = wgprof__grow(pool->names, pool->name_cap * sizeof *n, ncap * sizeof *n);
-        if (!n) {
-            return WGPROF_ERR_OUT_OF_MEMORY;
-        }
-        pool->names = n;
-        pool->name_cap = ncap;
-    }
-    char *copy = wgprof__strdup(name);
-    if (!copy) {
-        return WGPROF_ERR_OUT_OF_MEMORY;
-    }
-    pool->names[pool->name_count] = copy;
-    wgprof_status s = index_grow(&pool->name_index, &pool->name_index_cap, pool->name_count + 1,
-                                 name_hash_at, pool);
-    if (s != WGPROF_OK) {
-        pool->names[pool->name_count] = NULL;
-        wgprof__free(copy);
-        return s;
-    }
-    index_insert(pool->name_index, pool->name_index_cap, h, pool->name_count);
-    *out = pool->name_count++;
-    return WGPROF_OK;
-}
-
-wgprof_status wgprof__pool_site(wgprof_pool *pool, const wgprof_dispatch_desc *d, uint32_t *out)
-{
-    wgprof__site key = {0};
-    wgprof_status s = intern_name(pool, d->kernel ? d->kernel : "unnamed", &key.name);
-    if (s != WGPROF_OK) {
-        return s;
-    }
-    for (int k = 0; k < 3; k++) {
-        key.workgroups[k] = d->workgroups[k] ? d->workgroups[k] : 1;
-        key.workgroup_size[k] = d->workgroup_size[k] ? d->workgroup_size[k] : 1;
-    }
-    key.bytes = d->bytes > 0 && isfinite(d->bytes) ? d->bytes : 0;
-    key.flops = d->flops > 0 && isfinite(d->flops) ? d->flops : 0;
-    uint64_t h = site_hash(&key);
-    if (pool->site_index_cap) {
-        uint32_t mask = pool->site_index_cap - 1;
-        for (uint32_t j = (uint32_t)(h & mask); pool->site_index[j]; j = (j + 1) & mask) {
-            uint32_t i = pool->site_index[j] - 1;
-            if (site_equal(&pool->sites[i], &key)) {
-                *out = i;
-                return WGPROF_OK;
-            }
-        }
-    }
-    if (pool->site_count == pool->site_cap) {
-        uint32_t ncap = pool->site_cap ? pool->site_cap * 2 : 16;
-        wgprof__site *n = wgprof__grow(pool->sites, pool->site_cap * sizeof *n, ncap * sizeof *n);
-        if (!n) {
-            return WGPROF_ERR_OUT_OF_MEMORY;
-        }
-        pool->sites = n;
-        pool->site_cap = ncap;
-    }
-    pool->sites[pool->site_count] = key;
-    s = index_grow(&pool->site_index, &pool->site_index_cap, pool->site_count + 1, site_hash_at, pool);
-    if (s != WGPROF_OK) {
-        return s;
-    }
-    index_insert(pool->site_index, pool->site_index_cap, h, pool->site_count);
-    *out = pool->site_count++;
-    return WGPROF_OK;
-}
-
 /* ---- creation, capacity ---- */
 
 static wgprof_status add_query_set(wgprof_pool *pool)
 {
-    if (pool->set_count == pool->set_cap) {
-        uint32_t ncap = pool->set_cap ? pool->set_cap * 2 : 4;
-        wgprof__qset *n = wgprof__grow(pool->sets, pool->set_cap * sizeof *n, ncap * sizeof *n);
-        if (!n) {
-            return WGPROF_ERR_OUT_OF_MEMORY;
-        }
-        pool->sets = n;
-        pool->set_cap = ncap;
+    wgprof_status s = wgprof__reserve((void **)&pool->sets, &pool->set_cap, pool->set_count + 1, sizeof *pool->sets, 4);
+    if (s != WGPROF_OK) {
+        return s;
     }
     WGPUDevice dev = pool->device->device;
     wgprof__qset *q = &pool->sets[pool->set_count];
     WGPUQuerySetDescriptor qd = {0};
     qd.label = (WGPUStringView){"wgprof timestamps", WGPU_STRLEN};
     qd.type = WGPUQueryType_Timestamp;
-    qd.count = QUERIES_PER_SET;
+    qd.count = WGPROF__QUERIES_PER_SET;
     q->set = wgpuDeviceCreateQuerySet(dev, &qd);
     WGPUBufferDescriptor rd = {0};
     rd.label = (WGPUStringView){"wgprof resolve", WGPU_STRLEN};
-    rd.size = QUERIES_PER_SET * sizeof(uint64_t);
+    rd.size = WGPROF__QUERIES_PER_SET * sizeof(uint64_t);
     rd.usage = WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc;
     q->resolve = wgpuDeviceCreateBuffer(dev, &rd);
-    WGPUBufferDescriptor md = {0};
-    md.label = (WGPUStringView){"wgprof readback", WGPU_STRLEN};
-    md.size = rd.size;
-    md.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
-    q->readback = wgpuDeviceCreateBuffer(dev, &md);
-    if (!q->set || !q->resolve || !q->readback) {
+    if (!q->set || !q->resolve) {
         if (q->set) wgpuQuerySetRelease(q->set);
         if (q->resolve) wgpuBufferRelease(q->resolve);
-        if (q->readback) wgpuBufferRelease(q->readback);
         memset(q, 0, sizeof *q);
         wgprof__log(WGPROF_LOG_ERROR, "wgprof: creating a timestamp query set failed");
         return WGPROF_ERR_WEBGPU;
@@ -249,8 +81,9 @@ wgprof_status wgprof_pool_reserve(wgprof_pool *pool, uint32_t count)
         pool->slots = n;
         pool->slot_cap = ncap;
     }
-    uint64_t need_sets = (batch_size(pool) + count + DISPATCHES_PER_SET - 1) / DISPATCHES_PER_SET;
-    while (pool->set_count < need_sets) {
+    /* Sets for pairs; a chain needs no more (it also starts the set after a full one). */
+    uint64_t need_sets = (batch_size(pool) + count + WGPROF__PAIRS_PER_SET - 1) / WGPROF__PAIRS_PER_SET;
+    while (pool->set_count < need_sets || pool->set_count == 0) {
         wgprof_status s = add_query_set(pool);
         if (s != WGPROF_OK) {
             return s;
@@ -279,11 +112,13 @@ wgprof_status wgprof_pool_create(wgprof_device *device, const wgprof_pool_desc *
     }
     pool->device = device;
     pool->max_dispatches = desc->max_dispatches;
+    pool->ring = desc->readback_frames ? desc->readback_frames : 3;
+    pool->frames = wgprof__calloc(pool->ring, sizeof *pool->frames);
     uint32_t initial = desc->initial_capacity ? desc->initial_capacity : 256;
     if (pool->max_dispatches && initial > pool->max_dispatches) {
         initial = pool->max_dispatches;
     }
-    wgprof_status s = wgprof_pool_reserve(pool, initial);
+    wgprof_status s = pool->frames ? wgprof_pool_reserve(pool, initial) : WGPROF_ERR_OUT_OF_MEMORY;
     if (s != WGPROF_OK) {
         wgprof_pool_destroy(pool);
         return s;
@@ -292,39 +127,23 @@ wgprof_status wgprof_pool_create(wgprof_device *device, const wgprof_pool_desc *
     return WGPROF_OK;
 }
 
-static void free_names(wgprof_pool *pool)
-{
-    for (uint32_t i = 0; i < pool->name_count; i++) {
-        wgprof__free(pool->names[i]);
-    }
-    pool->name_count = 0;
-    pool->site_count = 0;
-    if (pool->name_index) {
-        memset(pool->name_index, 0, pool->name_index_cap * sizeof *pool->name_index);
-    }
-    if (pool->site_index) {
-        memset(pool->site_index, 0, pool->site_index_cap * sizeof *pool->site_index);
-    }
-}
-
 void wgprof_pool_destroy(wgprof_pool *pool)
 {
     if (!pool) {
         return;
     }
+    wgprof__free_frames(pool);
     for (uint32_t i = 0; i < pool->set_count; i++) {
         wgpuQuerySetRelease(pool->sets[i].set);
         wgpuBufferRelease(pool->sets[i].resolve);
-        wgpuBufferRelease(pool->sets[i].readback);
     }
-    free_names(pool);
+    wgprof__clock_release(&pool->clock);
+    wgprof__free_interned(pool);
     wgprof__free(pool->sets);
     wgprof__free(pool->slots);
-    wgprof__free(pool->names);
-    wgprof__free(pool->name_index);
-    wgprof__free(pool->sites);
-    wgprof__free(pool->site_index);
-    wgprof__free(pool->iters);
+    wgprof__free(pool->batches);
+    wgprof__free(pool->scopes);
+    wgprof__free(pool->scope_stack);
     wgprof__free(pool);
 }
 
@@ -333,61 +152,104 @@ void wgprof_pool_reset(wgprof_pool *pool)
     if (!pool) {
         return;
     }
-    free_names(pool);
+    /* Batches in flight are abandoned: their frames come back when their maps complete. */
+    for (uint32_t i = 0; i < pool->ring; i++) {
+        if (pool->frames[i].state != WGPROF__FRAME_FREE) {
+            pool->frames[i].batch = WGPROF__NONE;
+        }
+    }
+    wgprof__pool_unresolve(pool);
+    wgprof__forget_interned(pool);
     pool->count = 0;
     pool->batch_first = 0;
     pool->invalid = 0;
-    pool->iterations = 0;
+    pool->batch_count = 0;
+    pool->collected = 0;
     pool->resolved = false;
     pool->open_record = false;
+    pool->chain_open = false;
+    pool->batch_chained = false;
     pool->have_epoch = false;
     pool->epoch = 0;
+    pool->scope_count = 0;
+    pool->scope_depth = 0;
+    pool->dropped_batches = 0;
+    pool->dropped_dispatches = 0;
     pool->generation++;
+}
+
+void wgprof__pool_unresolve(wgprof_pool *pool)
+{
+    if (!pool->resolved) {
+        return;
+    }
+    /* Nothing was mapped yet: the frame is free again, and the batch is recorded no more. */
+    uint32_t newest = (pool->next_frame + pool->ring - 1) % pool->ring;
+    pool->frames[newest].state = WGPROF__FRAME_FREE;
+    pool->frames[newest].sets_used = 0;
+    pool->next_frame = newest;
+    pool->in_flight--;
+    pool->resolved = false;
+    pool->batch_first = pool->batches[--pool->batch_count].first;
+    wgprof__pool_discard_batch(pool);
 }
 
 void wgprof__pool_discard_batch(wgprof_pool *pool)
 {
     pool->count = pool->batch_first;
-    pool->resolved = false;
+    wgprof__scopes_truncate(pool, pool->count);
     pool->open_record = false;
+    pool->chain_open = false;
+    pool->batch_chained = false;
 }
 
 /* ---- recording ---- */
 
-static wgprof_status add_record(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, uint32_t *query)
+static wgprof_status add_record(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, bool chained, uint32_t *r)
 {
     if (pool->resolved) {
         wgprof__log(WGPROF_LOG_ERROR, "wgprof: a dispatch was recorded after resolve and before collect");
+        return WGPROF_ERR_STATE;
+    }
+    if ((batch_size(pool) > 0 || pool->chain_open) && pool->batch_chained != chained) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof: a batch holds pairs or a chain of timestamps, not both");
         return WGPROF_ERR_STATE;
     }
     wgprof_status s = wgprof_pool_reserve(pool, 1);
     if (s != WGPROF_OK) {
         return s;
     }
-    wgprof__slot *r = &pool->slots[pool->count];
-    memset(r, 0, sizeof *r);
-    r->site = site;
-    r->dispatch_id = dispatch_id ? dispatch_id : pool->count;
-    r->iteration = pool->iterations;
-    r->reason = WGPROF_INVALID_PENDING;
-    *query = (uint32_t)(2 * batch_size(pool));
+    if (batch_size(pool) == 0 && !chained) {
+        pool->batch_cpu_encode_ns = wgprof__now_ns();
+    }
+    pool->batch_chained = chained;
+    wgprof__slot *slot = &pool->slots[pool->count];
+    memset(slot, 0, sizeof *slot);
+    slot->site = site;
+    slot->dispatch_id = dispatch_id ? dispatch_id : pool->count;
+    slot->batch = pool->batch_count;
+    slot->reason = WGPROF_INVALID_PENDING;
+    *r = (uint32_t)batch_size(pool);
     pool->count++;
     return WGPROF_OK;
 }
 
+static WGPUQuerySet pair_set(const wgprof_pool *pool, uint32_t r) { return pool->sets[r / WGPROF__PAIRS_PER_SET].set; }
+static uint32_t pair_query(uint32_t r) { return 2 * (r % WGPROF__PAIRS_PER_SET); }
+
 wgprof_status wgprof__pool_pass_writes_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id,
                                             WGPUPassTimestampWrites *writes)
 {
-    uint32_t q;
-    wgprof_status s = add_record(pool, site, dispatch_id, &q);
+    uint32_t r;
+    wgprof_status s = add_record(pool, site, dispatch_id, false, &r);
     if (s != WGPROF_OK) {
         return s;
     }
     pool->slots[pool->count - 1].end_issued = 1;
     memset(writes, 0, sizeof *writes);
-    writes->querySet = pool->sets[q / QUERIES_PER_SET].set;
-    writes->beginningOfPassWriteIndex = q % QUERIES_PER_SET;
-    writes->endOfPassWriteIndex = q % QUERIES_PER_SET + 1;
+    writes->querySet = pair_set(pool, r);
+    writes->beginningOfPassWriteIndex = pair_query(r);
+    writes->endOfPassWriteIndex = pair_query(r) + 1;
     return WGPROF_OK;
 }
 
@@ -402,24 +264,37 @@ wgprof_status wgprof_pool_pass_writes(wgprof_pool *pool, const wgprof_dispatch_d
     return s != WGPROF_OK ? s : wgprof__pool_pass_writes_site(pool, site, dispatch->dispatch_id, writes);
 }
 
+static wgprof_status need_inside(const wgprof_pool *pool)
+{
+    if (!pool->device->info.timestamp_inside_passes || !wgprof__ext_get()->pass_write_timestamp) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof: the device has no in-pass timestamps; use the pass strategy");
+        return WGPROF_ERR_UNAVAILABLE;
+    }
+    return WGPROF_OK;
+}
+
+static void write_timestamp(WGPUComputePassEncoder pass, WGPUQuerySet set, uint32_t query)
+{
+    wgprof__ext_get()->pass_write_timestamp(pass, set, query);
+}
+
 wgprof_status wgprof__pool_begin_site(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t site,
                                       uint64_t dispatch_id)
 {
-    const wgprof__ext *ext = wgprof__ext_get();
-    if (!pool->device->info.timestamp_inside_passes || !ext->pass_write_timestamp) {
-        wgprof__log(WGPROF_LOG_ERROR, "wgprof: the device has no in-pass timestamps; use the pass strategy");
-        return WGPROF_ERR_UNAVAILABLE;
+    wgprof_status s = need_inside(pool);
+    if (s != WGPROF_OK) {
+        return s;
     }
     if (pool->open_record) {
         wgprof__log(WGPROF_LOG_ERROR, "wgprof: wgprof_pool_begin called twice without wgprof_pool_end");
         return WGPROF_ERR_STATE;
     }
-    uint32_t q;
-    wgprof_status s = add_record(pool, site, dispatch_id, &q);
+    uint32_t r;
+    s = add_record(pool, site, dispatch_id, false, &r);
     if (s != WGPROF_OK) {
         return s;
     }
-    ext->pass_write_timestamp(pass, pool->sets[q / QUERIES_PER_SET].set, q % QUERIES_PER_SET);
+    write_timestamp(pass, pair_set(pool, r), pair_query(r));
     pool->open_record = true;
     return WGPROF_OK;
 }
@@ -444,11 +319,119 @@ wgprof_status wgprof_pool_end(wgprof_pool *pool, WGPUComputePassEncoder pass)
         wgprof__log(WGPROF_LOG_ERROR, "wgprof: wgprof_pool_end without wgprof_pool_begin");
         return WGPROF_ERR_STATE;
     }
-    uint32_t q = (uint32_t)(2 * (batch_size(pool) - 1)) + 1;
-    wgprof__ext_get()->pass_write_timestamp(pass, pool->sets[q / QUERIES_PER_SET].set, q % QUERIES_PER_SET);
+    uint32_t r = (uint32_t)batch_size(pool) - 1;
+    write_timestamp(pass, pair_set(pool, r), pair_query(r) + 1);
     pool->slots[pool->count - 1].end_issued = 1;
     pool->open_record = false;
     return WGPROF_OK;
+}
+
+wgprof_status wgprof_pool_chain_begin(wgprof_pool *pool, WGPUComputePassEncoder pass)
+{
+    if (!pool || !pass) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = need_inside(pool);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    if (pool->resolved || pool->chain_open || batch_size(pool) > 0) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof: a chain begins once per batch, before its first dispatch");
+        return WGPROF_ERR_STATE;
+    }
+    write_timestamp(pass, pool->sets[0].set, 0);
+    pool->chain_open = true;
+    pool->batch_chained = true;
+    pool->batch_cpu_encode_ns = wgprof__now_ns();
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t site,
+                                           uint64_t dispatch_id)
+{
+    if (!pool->chain_open) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof: wgprof_pool_chain_next without wgprof_pool_chain_begin");
+        return WGPROF_ERR_STATE;
+    }
+    uint32_t r;
+    wgprof_status s = add_record(pool, site, dispatch_id, true, &r);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    uint32_t set = r / WGPROF__CHAIN_PER_SET, query = r % WGPROF__CHAIN_PER_SET + 1;
+    write_timestamp(pass, pool->sets[set].set, query);
+    if (query == WGPROF__QUERIES_PER_SET - 1) {
+        /* The set is full: the next set's chain starts where this one ends. */
+        write_timestamp(pass, pool->sets[set + 1].set, 0);
+    }
+    pool->slots[pool->count - 1].end_issued = 1;
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof_pool_chain_next(wgprof_pool *pool, WGPUComputePassEncoder pass,
+                                     const wgprof_dispatch_desc *dispatch)
+{
+    if (!pool || !pass || !dispatch) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    uint32_t site;
+    wgprof_status s = wgprof__pool_site(pool, dispatch, &site);
+    return s != WGPROF_OK ? s : wgprof__pool_chain_next_site(pool, pass, site, dispatch->dispatch_id);
+}
+
+/* ---- resolve ---- */
+
+/* Queries the batch used in set `i`; 0 past its last set. */
+static uint32_t queries_in_set(size_t records, bool chained, uint32_t i)
+{
+    size_t per_set = chained ? WGPROF__CHAIN_PER_SET : WGPROF__PAIRS_PER_SET;
+    if (records <= (size_t)i * per_set) {
+        return 0;
+    }
+    size_t here = records - (size_t)i * per_set;
+    here = here < per_set ? here : per_set;
+    return (uint32_t)(chained ? here + 1 : 2 * here);
+}
+
+static uint32_t sets_used(size_t records, bool chained)
+{
+    size_t per_set = chained ? WGPROF__CHAIN_PER_SET : WGPROF__PAIRS_PER_SET;
+    return (uint32_t)((records + per_set - 1) / per_set);
+}
+
+/* Readback buffers for sets [0, sets) of `frame`, created where missing. */
+static wgprof_status frame_readbacks(wgprof_pool *pool, wgprof__frame *frame, uint32_t sets)
+{
+    if (sets <= frame->readback_count) {
+        return WGPROF_OK;
+    }
+    WGPUBuffer *buffers = wgprof__grow(frame->readbacks, frame->readback_count * sizeof *buffers, sets * sizeof *buffers);
+    if (!buffers) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    frame->readbacks = buffers;
+    wgprof__waiter **maps = wgprof__grow(frame->maps, frame->readback_count * sizeof *maps, sets * sizeof *maps);
+    if (!maps) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    frame->maps = maps;
+    for (; frame->readback_count < sets; frame->readback_count++) {
+        WGPUBufferDescriptor md = {0};
+        md.label = (WGPUStringView){"wgprof readback", WGPU_STRLEN};
+        md.size = WGPROF__QUERIES_PER_SET * sizeof(uint64_t);
+        md.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+        buffers[frame->readback_count] = wgpuDeviceCreateBuffer(pool->device->device, &md);
+        if (!buffers[frame->readback_count]) {
+            wgprof__log(WGPROF_LOG_ERROR, "wgprof: creating a readback buffer failed");
+            return WGPROF_ERR_WEBGPU;
+        }
+    }
+    return WGPROF_OK;
+}
+
+bool wgprof__pool_frame_free(const wgprof_pool *pool)
+{
+    return pool->frames[pool->next_frame].state == WGPROF__FRAME_FREE;
 }
 
 wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
@@ -460,143 +443,97 @@ wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
         wgprof__log(WGPROF_LOG_ERROR, "wgprof: resolve called twice before collect");
         return WGPROF_ERR_STATE;
     }
-    uint32_t queries = (uint32_t)(2 * batch_size(pool));
-    for (uint32_t i = 0; queries > i * QUERIES_PER_SET; i++) {
-        uint32_t used = queries - i * QUERIES_PER_SET;
-        if (used > QUERIES_PER_SET) {
-            used = QUERIES_PER_SET;
-        }
-        wgpuCommandEncoderResolveQuerySet(encoder, pool->sets[i].set, 0, used, pool->sets[i].resolve, 0);
-        wgpuCommandEncoderCopyBufferToBuffer(encoder, pool->sets[i].resolve, 0, pool->sets[i].readback, 0,
-                                             used * sizeof(uint64_t));
+    size_t records = batch_size(pool);
+    if (!wgprof__pool_frame_free(pool)) {
+        /* Every frame is in flight: drop this batch, never the older ones, and never wait. */
+        pool->dropped_batches++;
+        pool->dropped_dispatches += records;
+        wgprof__log(WGPROF_LOG_DEBUG, "wgprof: %u readback frames in flight; a batch of %zu dispatches dropped",
+                    pool->ring, records);
+        wgprof__pool_discard_batch(pool);
+        return WGPROF_OK;
     }
-    pool->resolved = true;
-    return WGPROF_OK;
-}
-
-/* ---- readback and validation ---- */
-
-wgprof_invalid_reason wgprof__classify(const wgprof__reading *r)
-{
-    if (!r->end_issued || (r->begin == 0 && r->end == 0)) {
-        return WGPROF_INVALID_NOT_WRITTEN;
+    if (!pool->in_flight) {
+        /* An empty ring starts over: blocking use keeps to one frame's buffers. */
+        pool->next_frame = pool->oldest_frame = 0;
     }
-    if (r->begin == 0 || r->end == 0) {
-        return WGPROF_INVALID_ZERO;
+    wgprof__frame *frame = &pool->frames[pool->next_frame];
+    bool chained = pool->batch_chained;
+    uint32_t sets = sets_used(records, chained);
+    wgprof_status s = frame_readbacks(pool, frame, sets);
+    if (s == WGPROF_OK) {
+        s = wgprof__reserve((void **)&pool->batches, &pool->batch_cap, pool->batch_count + 1, sizeof *pool->batches, 16);
     }
-    if (r->end < r->begin) {
-        return WGPROF_INVALID_BACKWARDS;
-    }
-    return WGPROF_VALID;
-}
-
-void wgprof__take_readings(wgprof_pool *pool, size_t first, size_t count, const uint64_t *ticks, uint64_t *max_end)
-{
-    /* One pass over the readback: validate each reading, then clamp its begin to the largest
-     * end seen so far in the batch, in submission order, so that passes the driver overlapped
-     * are not counted twice. */
-    for (size_t r = 0; r < count; r++) {
-        wgprof__slot *slot = &pool->slots[first + r];
-        wgprof__reading reading = {ticks[2 * r], ticks[2 * r + 1], slot->end_issued};
-        slot->begin = reading.begin;
-        slot->end = reading.end;
-        slot->reason = (uint8_t)wgprof__classify(&reading);
-        if (slot->reason != WGPROF_VALID) {
-            pool->invalid++;
-            continue;
-        }
-        uint64_t b = reading.begin > *max_end ? reading.begin : *max_end;
-        slot->clamped_begin = b < reading.end ? b : reading.end;
-        *max_end = reading.end > *max_end ? reading.end : *max_end;
-        if (!pool->have_epoch || reading.begin < pool->epoch) {
-            pool->epoch = reading.begin;
-            pool->have_epoch = true;
-        }
-    }
-}
-
-static wgprof_status push_iteration(wgprof_pool *pool, double period)
-{
-    if (pool->iterations == pool->iter_cap) {
-        uint32_t ncap = pool->iter_cap ? pool->iter_cap * 2 : 16;
-        wgprof__iter *n = wgprof__grow(pool->iters, pool->iter_cap * sizeof *n, ncap * sizeof *n);
-        if (!n) {
-            return WGPROF_ERR_OUT_OF_MEMORY;
-        }
-        pool->iters = n;
-        pool->iter_cap = ncap;
-    }
-    pool->iters[pool->iterations] = (wgprof__iter){period, (uint32_t)pool->batch_first};
-    return WGPROF_OK;
-}
-
-wgprof_status wgprof_pool_collect(wgprof_pool *pool)
-{
-    if (!pool) {
-        return WGPROF_ERR_INVALID_ARGUMENT;
-    }
-    if (!pool->resolved) {
-        wgprof__log(WGPROF_LOG_ERROR, "wgprof: collect called before resolve");
-        return WGPROF_ERR_STATE;
-    }
-    /* Reserve the iteration entry first, so that running out of memory loses nothing. The
-     * period is read at every collect, since an implementation may change it at run time. */
-    wgprof_status s = push_iteration(pool, wgprof_device_timestamp_period(pool->device));
     if (s != WGPROF_OK) {
         return s;
     }
-    size_t first = pool->batch_first;
-    uint32_t queries = (uint32_t)(2 * (pool->count - first));
-    wgprof_status result = WGPROF_OK;
-    uint64_t max_end = 0;
-    for (uint32_t i = 0; queries > i * QUERIES_PER_SET; i++) {
-        uint32_t used = queries - i * QUERIES_PER_SET;
-        if (used > QUERIES_PER_SET) {
-            used = QUERIES_PER_SET;
-        }
-        size_t r0 = first + (size_t)i * DISPATCHES_PER_SET, r1 = r0 + used / 2;
-        s = wgprof__map_read(pool->device, pool->sets[i].readback, 0, used * sizeof(uint64_t));
-        if (s == WGPROF_OK) {
-            const uint64_t *ticks = wgpuBufferGetConstMappedRange(pool->sets[i].readback, 0,
-                                                                  used * sizeof(uint64_t));
-            if (!ticks) {
-                s = WGPROF_ERR_MAP_FAILED;
-            } else {
-                wgprof__take_readings(pool, r0, r1 - r0, ticks, &max_end);
-            }
-            wgpuBufferUnmap(pool->sets[i].readback);
-        }
-        if (s != WGPROF_OK) {
-            uint8_t reason = (uint8_t)(s == WGPROF_ERR_DEVICE_LOST ? WGPROF_INVALID_DEVICE_LOST
-                                                                   : WGPROF_INVALID_MAP_FAILED);
-            for (size_t r = r0; r < r1; r++) {
-                pool->slots[r].reason = reason;
-            }
-            pool->invalid += r1 - r0;
-            if (result == WGPROF_OK) {
-                result = s;
-            }
-        }
+    for (uint32_t i = 0; i < sets; i++) {
+        uint32_t used = queries_in_set(records, chained, i);
+        wgpuCommandEncoderResolveQuerySet(encoder, pool->sets[i].set, 0, used, pool->sets[i].resolve, 0);
+        wgpuCommandEncoderCopyBufferToBuffer(encoder, pool->sets[i].resolve, 0, frame->readbacks[i], 0,
+                                             used * sizeof(uint64_t));
     }
-    pool->iterations++;
+    uint64_t now = wgprof__now_ns();
+    wgprof__batch *b = &pool->batches[pool->batch_count];
+    memset(b, 0, sizeof *b);
+    b->first = (uint32_t)pool->batch_first;
+    b->count = (uint32_t)records;
+    b->chained = chained;
+    b->cpu_encode_ns = records || chained ? pool->batch_cpu_encode_ns : now;
+    b->cpu_submit_ns = now; /* the submit comes later: an early but safe bound */
+    frame->batch = pool->batch_count++;
+    frame->sets_used = sets;
+    frame->state = WGPROF__FRAME_RESOLVED;
+    pool->next_frame = (pool->next_frame + 1) % pool->ring;
+    pool->in_flight++;
+    pool->resolved = true;
     pool->batch_first = pool->count;
-    pool->resolved = false;
     pool->open_record = false;
-    return result;
+    pool->chain_open = false;
+    pool->batch_chained = false;
+    return WGPROF_OK;
+}
+
+void wgprof__pool_stamp_submit(wgprof_pool *pool, uint64_t encode_ns, uint64_t submit_ns, uint64_t submitted_ns)
+{
+    wgprof__batch *b = &pool->batches[pool->batch_count - 1];
+    b->cpu_encode_ns = encode_ns;
+    b->cpu_submit_ns = submit_ns;
+    b->cpu_submitted_ns = submitted_ns;
 }
 
 /* ---- access ---- */
 
 size_t wgprof_pool_count(const wgprof_pool *pool) { return pool ? pool->count : 0; }
 size_t wgprof_pool_invalid_count(const wgprof_pool *pool) { return pool ? pool->invalid : 0; }
-uint32_t wgprof_pool_iterations(const wgprof_pool *pool) { return pool ? pool->iterations : 0; }
+uint32_t wgprof_pool_iterations(const wgprof_pool *pool) { return pool ? pool->collected : 0; }
+uint32_t wgprof_pool_in_flight(const wgprof_pool *pool) { return pool ? pool->in_flight : 0; }
+
+uint64_t wgprof_pool_dropped(const wgprof_pool *pool, uint64_t *dispatches)
+{
+    if (dispatches) {
+        *dispatches = pool ? pool->dropped_dispatches : 0;
+    }
+    return pool ? pool->dropped_batches : 0;
+}
 
 size_t wgprof_pool_capacity(const wgprof_pool *pool)
 {
     if (!pool) {
         return 0;
     }
-    return pool->max_dispatches ? pool->max_dispatches : (size_t)pool->set_count * DISPATCHES_PER_SET;
+    return pool->max_dispatches ? pool->max_dispatches : (size_t)pool->set_count * WGPROF__PAIRS_PER_SET;
+}
+
+/* The CPU time of `ticks` through the clock fit; NAN without one. */
+static double to_cpu_ns(const wgprof_pool *pool, uint64_t ticks, double period)
+{
+    const wgprof_clock_info *c = &pool->clock.info;
+    if (!c->calibrated) {
+        return NAN;
+    }
+    double since = (double)(int64_t)(ticks - c->ref_ticks) * period;
+    return c->ref_cpu_ns + since * (1.0 + c->drift_ppm * 1e-6);
 }
 
 wgprof_status wgprof_pool_record(const wgprof_pool *pool, size_t index, wgprof_record *out)
@@ -608,7 +545,7 @@ wgprof_status wgprof_pool_record(const wgprof_pool *pool, size_t index, wgprof_r
     const wgprof__site *site = &pool->sites[r->site];
     memset(out, 0, sizeof *out);
     out->index = (uint32_t)index;
-    out->iteration = r->iteration;
+    out->iteration = r->batch;
     out->dispatch_id = r->dispatch_id;
     out->kernel = pool->names[site->name];
     for (int k = 0; k < 3; k++) {
@@ -616,18 +553,24 @@ wgprof_status wgprof_pool_record(const wgprof_pool *pool, size_t index, wgprof_r
         out->workgroup_size[k] = site->workgroup_size[k];
         out->global_size[k] = (uint64_t)site->workgroups[k] * site->workgroup_size[k];
     }
-    size_t batch_first = r->iteration < pool->iterations ? pool->iters[r->iteration].first : pool->batch_first;
-    uint32_t q = (uint32_t)(2 * (index - batch_first));
-    out->begin_query = q;
-    out->end_query = q + 1;
+    bool resolved = r->batch < pool->batch_count;
+    const wgprof__batch *b = resolved ? &pool->batches[r->batch] : NULL;
+    bool chained = b ? b->chained : pool->batch_chained;
+    uint32_t rel = (uint32_t)(index - (b ? b->first : pool->batch_first));
+    uint32_t per_set = chained ? WGPROF__CHAIN_PER_SET : WGPROF__PAIRS_PER_SET;
+    uint32_t begin = chained ? rel % per_set : pair_query(rel);
+    /* Query indices across the pool's sets, as the resolve lays them out. */
+    out->begin_query = (rel / per_set) * WGPROF__QUERIES_PER_SET + begin;
+    out->end_query = out->begin_query + 1;
     out->bytes = site->bytes;
     out->flops = site->flops;
     out->invalid_reason = (wgprof_invalid_reason)r->reason;
     out->valid = r->reason == WGPROF_VALID;
-    if (r->iteration < pool->iterations) {
+    out->cpu_start_ns = out->cpu_end_ns = NAN;
+    if (b && b->collected) {
         out->begin_ticks = r->begin;
         out->end_ticks = r->end;
-        out->period_ns = pool->iters[r->iteration].period_ns;
+        out->period_ns = b->period_ns;
     }
     if (out->valid) {
         double p = out->period_ns;
@@ -635,7 +578,32 @@ wgprof_status wgprof_pool_record(const wgprof_pool *pool, size_t index, wgprof_r
         out->end_ns = (double)(int64_t)(r->end - pool->epoch) * p;
         out->duration_ns = (double)(r->end - r->begin) * p;
         out->exclusive_ns = (double)(r->end - r->clamped_begin) * p;
+        out->cpu_start_ns = to_cpu_ns(pool, r->begin, p);
+        out->cpu_end_ns = to_cpu_ns(pool, r->end, p);
     }
+    return WGPROF_OK;
+}
+
+uint32_t wgprof_pool_batches(const wgprof_pool *pool) { return pool ? pool->batch_count : 0; }
+
+wgprof_status wgprof_pool_batch(const wgprof_pool *pool, uint32_t iteration, wgprof_batch_info *out)
+{
+    if (!pool || !out || iteration >= pool->batch_count) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    const wgprof__batch *b = &pool->batches[iteration];
+    memset(out, 0, sizeof *out);
+    out->iteration = iteration;
+    out->first_record = b->first;
+    out->records = b->count;
+    out->collected = b->collected;
+    out->waited = b->waited;
+    out->chained = b->chained;
+    out->period_ns = b->period_ns;
+    out->cpu_encode_ns = b->cpu_encode_ns;
+    out->cpu_submit_ns = b->cpu_submit_ns;
+    out->cpu_submitted_ns = b->cpu_submitted_ns;
+    out->cpu_ready_ns = b->cpu_ready_ns;
     return WGPROF_OK;
 }
 

@@ -217,6 +217,72 @@ typedef struct kernel_acc {
     double exclusive, bytes, flops;
 } kernel_acc;
 
+/* Scope instances aggregated per node, laid out depth first (each node before its children,
+ * siblings in order of first appearance). */
+static wgprof_status summarize_scopes(const wgprof_pool *pool, wgprof_summary *sum)
+{
+    uint32_t nodes = pool->scope_node_count;
+    if (!nodes) {
+        return WGPROF_OK;
+    }
+    sum->scopes = wgprof__calloc(nodes, sizeof *sum->scopes);
+    uint32_t *order = wgprof__calloc(nodes, sizeof *order);   /* node -> index in sum->scopes */
+    uint32_t *stack = wgprof__calloc(nodes, sizeof *stack);
+    if (!sum->scopes || !order || !stack) {
+        wgprof__free(order);
+        wgprof__free(stack);
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    /* Depth-first numbering: a node's children are the later nodes naming it as parent. */
+    uint32_t placed = 0;
+    for (uint32_t root = 0; root < nodes; root++) {
+        if (pool->scope_nodes[root].parent != WGPROF__NONE) {
+            continue;
+        }
+        uint32_t top = 0;
+        stack[top++] = root;
+        while (top) {
+            uint32_t n = stack[--top];
+            order[n] = placed;
+            wgprof_scope_stats *st = &sum->scopes[placed++];
+            const wgprof__scope_node *sn = &pool->scope_nodes[n];
+            st->name = pool->names[sn->name];
+            st->depth = sn->depth;
+            st->parent = sn->parent == WGPROF__NONE ? -1 : (int32_t)order[sn->parent];
+            for (uint32_t c = nodes; c-- > n + 1;) { /* pushed last to first: popped in order */
+                if (pool->scope_nodes[c].parent == n) {
+                    stack[top++] = c;
+                }
+            }
+        }
+    }
+    sum->scope_count = placed;
+    for (size_t i = 0; i < pool->scope_count; i++) {
+        wgprof_scope_record sc;
+        if (wgprof_pool_scope(pool, i, &sc) != WGPROF_OK) {
+            continue;
+        }
+        wgprof_scope_stats *st = &sum->scopes[order[sc.node]];
+        if (!sc.valid) {
+            st->invalid++;
+            continue;
+        }
+        st->min_ns = st->count ? fmin(st->min_ns, sc.duration_ns) : sc.duration_ns;
+        st->max_ns = st->count ? fmax(st->max_ns, sc.duration_ns) : sc.duration_ns;
+        st->count++;
+        st->total_ns += sc.duration_ns;
+        st->dispatch_ns += sc.dispatch_ns;
+    }
+    for (size_t i = 0; i < sum->scope_count; i++) {
+        wgprof_scope_stats *st = &sum->scopes[i];
+        st->mean_ns = st->count ? st->total_ns / st->count : 0;
+        st->share = sum->total_ns > 0 ? st->dispatch_ns / sum->total_ns : 0;
+    }
+    wgprof__free(order);
+    wgprof__free(stack);
+    return WGPROF_OK;
+}
+
 wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **out)
 {
     if (!pool || !out) {
@@ -255,7 +321,7 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
         }
         const wgprof__site *site = &pool->sites[r->site];
         kernel_acc *a = &acc[site->name];
-        double p = pool->iters[r->iteration].period_ns;
+        double p = pool->batches[r->batch].period_ns;
         double d = (double)(r->end - r->begin) * p;
         durations[a->fill++] = d;
         running_add(&a->run, d);
@@ -286,6 +352,9 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
         sum->kernels[i].share = sum->total_ns > 0 ? sum->kernels[i].total_ns / sum->total_ns : 0;
     }
     sum->records = pool->count;
+    if (summarize_scopes(pool, sum) != WGPROF_OK) {
+        goto done;
+    }
     *out = sum;
     sum = NULL;
     status = WGPROF_OK;
@@ -300,6 +369,7 @@ void wgprof_summary_destroy(wgprof_summary *summary)
 {
     if (summary) {
         wgprof__free(summary->kernels);
+        wgprof__free(summary->scopes);
         wgprof__free(summary);
     }
 }

@@ -16,11 +16,11 @@ plain="$("$wgprof" demo 2>/dev/null | checksum)"
 [ -n "$plain" ] && ok || bad "unprofiled demo printed no checksum"
 "$wgprof" demo 2>/dev/null | grep -q 'us' && bad "unprofiled demo printed a timing" || ok
 
-for strategy in auto pass inside; do
+for strategy in auto pass inside chain; do
   out="$(WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY=$strategy "$wgprof" demo --json "$tmp/r.json" 2>&1)" ||
     bad "profiled demo ($strategy) failed: $out"
   [ "$(printf '%s\n' "$out" | checksum)" = "$plain" ] && ok || bad "checksum differs with strategy $strategy"
-  printf '%s\n' "$out" | grep -q "strategy $strategy\|strategy inside" && ok || bad "table does not name strategy $strategy"
+  printf '%s\n' "$out" | grep -q "strategy $strategy\|strategy chain" && ok || bad "table does not name strategy $strategy"
   python3 - "$tmp/r.json" <<'PY' && ok || bad "JSON report of strategy $strategy"
 import json, sys
 r = json.load(open(sys.argv[1]))

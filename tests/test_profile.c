@@ -134,8 +134,10 @@ int main(void)
     if (wgprof_device_get_info(dev)->timestamp_inside_passes) {
         run(dev, WGPROF_STRATEGY_INSIDE, WGPROF_LAYOUT_PASS_PER_DISPATCH);
         run(dev, WGPROF_STRATEGY_INSIDE, WGPROF_LAYOUT_SINGLE_PASS);
+        run(dev, WGPROF_STRATEGY_CHAIN, WGPROF_LAYOUT_PASS_PER_DISPATCH);
+        run(dev, WGPROF_STRATEGY_CHAIN, WGPROF_LAYOUT_SINGLE_PASS);
     } else {
-        printf("no in-pass timestamps on this device: inside strategy not run\n");
+        printf("no in-pass timestamps on this device: inside and chain strategies not run\n");
     }
     test_unprofiled_matches(dev);
     test_env_switch(dev);

@@ -114,75 +114,63 @@ static void test_stats_against_sort(void)
 
 /* A pool with no device: only host-side state, filled as collect would fill it. */
 typedef struct synthetic {
-    wgprof_pool pool;
+    wgprof_pool *pool;
     uint32_t site_a, site_b;
     uint64_t ticks[32];
 } synthetic;
 
-/* Records a dispatch and what its readback will hold, as add_record and the GPU would. */
-static void add(synthetic *s, uint32_t site, uint64_t begin, uint64_t end, bool end_issued)
-{
-    wgprof_pool *p = &s->pool;
-    CHECK(p->count < p->slot_cap);
-    wgprof__slot *r = &p->slots[p->count];
-    memset(r, 0, sizeof *r);
-    r->site = site;
-    r->dispatch_id = p->count + 1;
-    r->end_issued = end_issued;
-    s->ticks[2 * p->count] = begin;
-    s->ticks[2 * p->count + 1] = end;
-    p->count++;
-}
+typedef struct reading {
+    bool a;
+    uint64_t begin, end;
+    bool end_issued;
+} reading;
 
 static void synthetic_init(synthetic *s, double period)
 {
     memset(s, 0, sizeof *s);
+    s->pool = wgprof__pool_new_host();
+    CHECK(s->pool != NULL);
     wgprof_dispatch_desc a = {.kernel = "matmul", .workgroups = {4, 2, 1}, .workgroup_size = {64, 1, 1}, .bytes = 1e6};
     wgprof_dispatch_desc b = {.kernel = "softmax", .workgroups = {1, 1, 1}, .workgroup_size = {256, 1, 1}};
-    CHECK_OK(wgprof__pool_site(&s->pool, &a, &s->site_a));
-    CHECK_OK(wgprof__pool_site(&s->pool, &b, &s->site_b));
+    CHECK_OK(wgprof__pool_site(s->pool, &a, &s->site_a));
+    CHECK_OK(wgprof__pool_site(s->pool, &b, &s->site_b));
     uint32_t again;
-    CHECK_OK(wgprof__pool_site(&s->pool, &a, &again));
+    CHECK_OK(wgprof__pool_site(s->pool, &a, &again));
     CHECK(again == s->site_a);
-    s->pool.slot_cap = 16;
-    s->pool.slots = calloc(s->pool.slot_cap, sizeof *s->pool.slots);
-    s->pool.iters = calloc(1, sizeof *s->pool.iters);
-    s->pool.iters[0].period_ns = period;
-    s->pool.iter_cap = 1;
     const uint64_t base = 1000000000000ull; /* large ticks, as real counters give */
-    add(s, s->site_a, base + 100, base + 200, true);          /* 0: valid */
-    add(s, s->site_b, base + 150, base + 300, true);          /* 1: overlaps 0 by 50 ticks */
-    add(s, s->site_a, base + 250, base + 280, true);          /* 2: entirely inside 1 */
-    add(s, s->site_a, 0, base + 400, true);                   /* 3: zero */
-    add(s, s->site_b, base + 900, base + 500, true);          /* 4: backwards */
-    add(s, s->site_a, 0, 0, true);                            /* 5: never written */
-    add(s, s->site_b, base + 1000, base + 1001, true);        /* 6: one tick */
+    const reading readings[] = {
+        {true, base + 100, base + 200, true},    /* 0: valid */
+        {false, base + 150, base + 300, true},   /* 1: overlaps 0 by 50 ticks */
+        {true, base + 250, base + 280, true},    /* 2: entirely inside 1 */
+        {true, 0, base + 400, true},             /* 3: zero */
+        {false, base + 900, base + 500, true},   /* 4: backwards */
+        {true, 0, 0, true},                      /* 5: never written */
+        {false, base + 1000, base + 1001, true}, /* 6: one tick */
+    };
+    size_t n = sizeof readings / sizeof readings[0], first = 0;
+    CHECK_OK(wgprof__pool_host_batch(s->pool, n, s->site_a, period, &first));
+    for (size_t i = 0; i < n; i++) {
+        s->pool->slots[first + i].site = readings[i].a ? s->site_a : s->site_b;
+        s->pool->slots[first + i].end_issued = readings[i].end_issued;
+        s->ticks[2 * i] = readings[i].begin;
+        s->ticks[2 * i + 1] = readings[i].end;
+    }
     uint64_t max_end = 0;
-    wgprof__take_readings(&s->pool, 0, 3, s->ticks, &max_end);  /* as two sets of one batch */
-    wgprof__take_readings(&s->pool, 3, s->pool.count - 3, s->ticks + 6, &max_end);
-    s->pool.iterations = 1;
-    s->pool.batch_first = s->pool.count;
+    wgprof__take_readings(s->pool, 0, 3, s->ticks, 2, &max_end); /* as two sets of one batch */
+    wgprof__take_readings(s->pool, 3, n - 3, s->ticks + 6, 2, &max_end);
+    wgprof__pool_host_collected(s->pool);
 }
 
 static void synthetic_free(synthetic *s)
 {
-    wgprof_pool *p = &s->pool;
-    for (uint32_t i = 0; i < p->name_count; i++) {
-        wgprof__free(p->names[i]);
-    }
-    wgprof__free(p->names);
-    wgprof__free(p->name_index);
-    wgprof__free(p->sites);
-    wgprof__free(p->site_index);
-    free(p->slots);
-    free(p->iters);
+    wgprof_pool_destroy(s->pool);
 }
 
 static void test_records(void)
 {
     synthetic s;
     synthetic_init(&s, 0.52); /* a fractional period, as some GPUs have */
-    const wgprof_pool *p = &s.pool;
+    const wgprof_pool *p = s.pool;
     CHECK(wgprof_pool_count(p) == 7);
     CHECK(wgprof_pool_invalid_count(p) == 3);
     wgprof_record r;
@@ -247,7 +235,7 @@ static void test_reports(void)
 {
     synthetic s;
     synthetic_init(&s, 0.52);
-    char *json = report_text(&s.pool, WGPROF_FORMAT_JSON);
+    char *json = report_text(s.pool, WGPROF_FORMAT_JSON);
     json_error_t err;
     json_t *root = json_loads(json, 0, &err);
     CHECK_MSG(root != NULL, "JSON report does not parse: %s at %d:%d", err.text, err.line, err.column);
@@ -276,13 +264,13 @@ static void test_reports(void)
     }
     free(json);
 
-    char *table = report_text(&s.pool, WGPROF_FORMAT_TABLE);
+    char *table = report_text(s.pool, WGPROF_FORMAT_TABLE);
     CHECK(strstr(table, "invalid:") && strstr(table, "backwards") && strstr(table, "not-written"));
     CHECK(strstr(table, "0.052") != NULL); /* record 0: 52 ns, as µs with 3 decimals */
     CHECK(strstr(table, "3 invalid records") != NULL);
     free(table);
 
-    char *tsv = report_text(&s.pool, WGPROF_FORMAT_TSV);
+    char *tsv = report_text(s.pool, WGPROF_FORMAT_TSV);
     int lines = 0;
     for (char *c = tsv; *c; c++) {
         lines += *c == '\n';
@@ -291,20 +279,20 @@ static void test_reports(void)
     CHECK(strstr(tsv, "\t\t\t\t0\tzero\n") != NULL); /* no number for an invalid record */
     free(tsv);
 
-    char *csv = report_text(&s.pool, WGPROF_FORMAT_CSV);
+    char *csv = report_text(s.pool, WGPROF_FORMAT_CSV);
     CHECK(strncmp(csv, "iteration,index,dispatch_id,kernel,", 35) == 0);
     CHECK(strstr(csv, ",,,,0,backwards\n") != NULL);
     free(csv);
-    char *csv_summary = report_text(&s.pool, WGPROF_FORMAT_CSV_SUMMARY);
+    char *csv_summary = report_text(s.pool, WGPROF_FORMAT_CSV_SUMMARY);
     /* matmul: 2 valid records of 1e6 bytes in 130 ticks of 0.52 ns: 29585.799 GB/s, 29.6% of the peak. */
     CHECK_MSG(strstr(csv_summary, "\nmatmul,2,2,67.600,") && strstr(csv_summary, ",29585.799,,0.295858,"), "%s",
               csv_summary);
     free(csv_summary);
-    char *table_eff = report_text(&s.pool, WGPROF_FORMAT_TABLE);
+    char *table_eff = report_text(s.pool, WGPROF_FORMAT_TABLE);
     CHECK(strstr(table_eff, "GB/s") && strstr(table_eff, "29585.799") && strstr(table_eff, "29.6%"));
     free(table_eff);
 
-    char *trace = report_text(&s.pool, WGPROF_FORMAT_TRACE);
+    char *trace = report_text(s.pool, WGPROF_FORMAT_TRACE);
     root = json_loads(trace, 0, &err);
     CHECK_MSG(root != NULL, "trace does not parse: %s at %d:%d", err.text, err.line, err.column);
     if (root) {

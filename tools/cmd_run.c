@@ -20,7 +20,7 @@ static const char run_usage[] =
     "\n"
     "  --warmup N          iterations run first and not measured (default 3)\n"
     "  --iterations N      measured iterations (default 10)\n"
-    "  --strategy S        auto, pass or inside (default: WGPROF_STRATEGY, else auto)\n"
+    "  --strategy S        auto, pass, inside or chain (default: WGPROF_STRATEGY, else auto)\n"
     "  --layout L          pass (one compute pass per dispatch, default) or single (one pass)\n"
     "  --summary           print only the per-kernel summary, not every dispatch\n"
     "  --quiet             print nothing on stdout\n"
@@ -120,12 +120,8 @@ static int parse_args(int argc, char **argv, run_options *o)
         } else if (strcmp(a, "--peak-gflops") == 0) {
             ok = parse_double(a, v, &o->peak_gflops);
         } else if (strcmp(a, "--strategy") == 0) {
-            o->graph.strategy = strcmp(v, "auto") == 0     ? WGPROF_STRATEGY_AUTO
-                                : strcmp(v, "pass") == 0   ? WGPROF_STRATEGY_PASS
-                                : strcmp(v, "inside") == 0 ? WGPROF_STRATEGY_INSIDE
-                                                           : WGPROF_STRATEGY_DEFAULT;
-            if (o->graph.strategy == WGPROF_STRATEGY_DEFAULT) {
-                fprintf(stderr, "wgprof run: --strategy %s: expected auto, pass or inside\n", v);
+            if (!v[0] || !wgprof_strategy_from_str(v, &o->graph.strategy)) {
+                fprintf(stderr, "wgprof run: --strategy %s: expected auto, pass, inside or chain\n", v);
                 ok = false;
             }
         } else if (strcmp(a, "--layout") == 0) {

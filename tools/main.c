@@ -23,7 +23,7 @@ static const char usage[] =
     "\n"
     "environment:\n"
     "  WEBGPU_TIMESTAMP_QUERY=1     turn profiling on (unset or 0: off)\n"
-    "  WGPROF_STRATEGY=auto|pass|inside   how dispatches are bracketed (default auto)\n"
+    "  WGPROF_STRATEGY=auto|pass|inside|chain   how dispatches are bracketed (default auto)\n"
     "  WGPROF_DISABLE_TIMESTAMPS=1  create the device without timestamp features\n"
     "  WGPROF_LOG=error|warn|info|debug   what the library logs to stderr (default warn)\n"
     "\n"

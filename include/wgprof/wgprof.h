@@ -11,6 +11,15 @@
  *     the WebGPU calls of a plain executor when it is off.
  * Summaries (wgprof_summary_*) and report writers (wgprof_report_write) read the pool.
  *
+ * Continuous work. A pool keeps a ring of readback frames (3 by default): a batch of timed
+ * dispatches is read back while later ones run, and collected when ready, so that a serving or
+ * frame loop never stalls on a map (wgprof_pool_read_async, wgprof_pool_collect_ready,
+ * wgprof_graph_submit). When every frame is in flight the newest batch is dropped and counted.
+ *
+ * One timeline. GPU timestamps are mapped onto the CPU clock of wgprof_cpu_now_ns() through a
+ * fit that small synchronous submissions and every collected batch feed (wgprof_pool_clock), so
+ * that CPU spans (encode, submit, wait) and GPU dispatches share one time axis.
+ *
  * Errors. Every fallible call returns a wgprof_status; wgprof_status_str() names it. Details go
  * to the log callback set with wgprof_set_logger() (silent by default). The library never
  * exits, aborts, or prints to stdout.
@@ -95,6 +104,10 @@ WGPROF_API void wgprof_set_allocator(const wgprof_allocator *allocator);
 
 /* "MAJOR.MINOR.PATCH" of the library actually loaded (WGPROF_VERSION_STRING is the header's). */
 WGPROF_API const char *wgprof_version(void);
+
+/* The CPU clock of wgprof's timelines (CLOCK_MONOTONIC), in ns: stamp your own events with it
+ * to place them beside wgprof's. Thread-safe. */
+WGPROF_API uint64_t wgprof_cpu_now_ns(void);
 
 /* ---- device context --------------------------------------------------------------------- */
 
@@ -182,6 +195,7 @@ typedef struct wgprof_pool_desc {
     uint32_t initial_capacity; /* dispatches to prepare query sets for; 0: 256 */
     uint32_t max_dispatches;   /* 0: grow without limit; else a fixed capacity: more records
                                   than this returns WGPROF_ERR_CAPACITY and records nothing */
+    uint32_t readback_frames;  /* batches that may be in flight at once; 0: 3 */
 } wgprof_pool_desc;
 
 /* What one timed dispatch is. Strings are copied. */
@@ -213,7 +227,7 @@ WGPROF_API const char *wgprof_invalid_reason_str(wgprof_invalid_reason reason);
  * valid begin timestamp the pool holds (its epoch), so that they keep full precision. */
 typedef struct wgprof_record {
     uint32_t index;              /* position in the pool, from 0 */
-    uint32_t iteration;          /* which collect it was read by, from 0 */
+    uint32_t iteration;          /* its batch (the dispatches between two resolves), from 0 */
     uint64_t dispatch_id;
     const char *kernel;          /* borrowed from the pool; valid until reset or destroy */
     uint32_t workgroups[3];
@@ -231,6 +245,9 @@ typedef struct wgprof_record {
                                     the same iteration: excludes overlap with earlier passes */
     double bytes;
     double flops;
+    double cpu_start_ns;         /* start and end on the CPU clock (wgprof_cpu_now_ns) through the
+                                    pool's clock fit; NAN while there is none, or when invalid */
+    double cpu_end_ns;
     bool valid;
     wgprof_invalid_reason invalid_reason;
 } wgprof_record;
@@ -261,29 +278,138 @@ WGPROF_API wgprof_status wgprof_pool_begin(wgprof_pool *pool, WGPUComputePassEnc
                                            const wgprof_dispatch_desc *dispatch);
 WGPROF_API wgprof_status wgprof_pool_end(wgprof_pool *pool, WGPUComputePassEncoder pass);
 
-/* Encodes the resolve of every query written since the last collect, and the copy into the
- * readback buffers, into `encoder`. Call once after the last timed pass has ended, on the
- * encoder that is submitted last (or alone). */
+/* Chain strategy (the device must have in-pass timestamps): one timestamp per dispatch instead
+ * of two. wgprof_pool_chain_begin() writes the timestamp the first dispatch begins at;
+ * wgprof_pool_chain_next(), right after each dispatch, adds its record and writes its end,
+ * which is also where the next dispatch begins. A batch holds either pairs (pass, inside) or
+ * one chain, begun before its first dispatch; the chain's dispatches must follow one another on
+ * the queue, in any passes of one encoder. A duration then includes what ran between the
+ * previous dispatch and this one (a pass change, a barrier), and the durations add up to the
+ * GPU time of the whole chain. */
+WGPROF_API wgprof_status wgprof_pool_chain_begin(wgprof_pool *pool, WGPUComputePassEncoder pass);
+WGPROF_API wgprof_status wgprof_pool_chain_next(wgprof_pool *pool, WGPUComputePassEncoder pass,
+                                                const wgprof_dispatch_desc *dispatch);
+
+/* Encodes the resolve of every query written since the last resolve, and the copy into a free
+ * readback frame, into `encoder`; the dispatches recorded so far become a batch. Call once
+ * after the last timed pass has ended, on the encoder that is submitted last (or alone). When
+ * every frame is in flight, the batch is dropped instead: its records are discarded and
+ * counted (wgprof_pool_dropped), nothing is encoded, and WGPROF_OK is returned: profiling
+ * never stalls the caller. */
 WGPROF_API wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder);
 
-/* After the caller submitted the resolving encoder: waits for the readback, converts ticks to
- * ns with the current period, validates every record and clamps overlap. On a failed map or a
- * lost device the records of this batch are kept, marked invalid with the reason, and the
- * status says what happened. Starts a new iteration. */
+/* After the caller submitted the resolving encoder: waits for the readback of that batch and
+ * of every earlier one in flight, converts ticks to ns with the current period, validates
+ * every record and clamps overlap. On a failed map or a lost device the records are kept,
+ * marked invalid with the reason, and the status says what happened. */
 WGPROF_API wgprof_status wgprof_pool_collect(wgprof_pool *pool);
+
+/* After the caller submitted the resolving encoder: starts reading that batch back and returns
+ * at once; the batch is in flight until wgprof_pool_collect_ready() or wgprof_pool_flush()
+ * takes it. Does nothing after a dropped batch. */
+WGPROF_API wgprof_status wgprof_pool_read_async(wgprof_pool *pool);
+/* Takes, oldest first and without blocking, every batch in flight whose readback is complete;
+ * *collected (may be NULL) receives how many. Returns the first failure among them. */
+WGPROF_API wgprof_status wgprof_pool_collect_ready(wgprof_pool *pool, uint32_t *collected);
+/* Blocks until every batch in flight is read (a resolved one not yet started is started). */
+WGPROF_API wgprof_status wgprof_pool_flush(wgprof_pool *pool);
+/* Batches resolved and not yet read. */
+WGPROF_API uint32_t wgprof_pool_in_flight(const wgprof_pool *pool);
+/* Batches dropped because every readback frame was in flight; *dispatches (may be NULL)
+ * receives how many timed dispatches they held. */
+WGPROF_API uint64_t wgprof_pool_dropped(const wgprof_pool *pool, uint64_t *dispatches);
 
 /* Drops all records and names (borrowed kernel strings become invalid); keeps the query sets. */
 WGPROF_API void wgprof_pool_reset(wgprof_pool *pool);
 
 WGPROF_API size_t wgprof_pool_count(const wgprof_pool *pool);
 WGPROF_API size_t wgprof_pool_invalid_count(const wgprof_pool *pool);
+/* Batches read back (collected). */
 WGPROF_API uint32_t wgprof_pool_iterations(const wgprof_pool *pool);
+/* Batches resolved: read back, in flight, or resolved and not yet started. */
+WGPROF_API uint32_t wgprof_pool_batches(const wgprof_pool *pool);
 /* Capacity in dispatches: the fixed capacity, or the query sets prepared so far when growing. */
 WGPROF_API size_t wgprof_pool_capacity(const wgprof_pool *pool);
 
 /* Fills `*out` with record `index` (< wgprof_pool_count()). */
 WGPROF_API wgprof_status wgprof_pool_record(const wgprof_pool *pool, size_t index,
                                             wgprof_record *out);
+
+/* A batch and its CPU spans. Times are on the CPU clock (wgprof_cpu_now_ns); 0 where unknown. */
+typedef struct wgprof_batch_info {
+    uint32_t iteration;
+    uint32_t first_record;
+    uint32_t records;
+    bool collected;
+    bool waited;               /* the CPU blocked until it was read (collect, flush) */
+    bool chained;
+    double period_ns;          /* ns per tick it was converted with */
+    uint64_t cpu_encode_ns;    /* encoding began: the graph's stamp, else the first record */
+    uint64_t cpu_submit_ns;    /* the submit was called: the graph's stamp, else the resolve
+                                  (which precedes the submit) */
+    uint64_t cpu_submitted_ns; /* the submit returned: the graph's stamp, else the read started */
+    uint64_t cpu_ready_ns;     /* the readback was seen complete */
+} wgprof_batch_info;
+
+/* Fills `*out` with batch `iteration` (< wgprof_pool_batches()). */
+WGPROF_API wgprof_status wgprof_pool_batch(const wgprof_pool *pool, uint32_t iteration, wgprof_batch_info *out);
+
+/* The fit of the GPU clock to the CPU clock: cpu_ns = ref_cpu_ns + (ticks - ref_ticks) *
+ * period * (1 + drift_ppm / 1e6). Each sample bounds when the GPU wrote a timestamp (after
+ * its submit was called, before its completion was seen); the offset lies where all the
+ * bounds meet. */
+typedef struct wgprof_clock_info {
+    bool calibrated;       /* bounds on both sides exist: the fields below mean something */
+    bool consistent;       /* the bounds meet; false: the clocks jumped, or drift more than fitted */
+    uint32_t samples;      /* bounds in the fit */
+    uint64_t ref_ticks;
+    double ref_cpu_ns;
+    double drift_ppm;      /* fitted once calibration samples span a second; 0 before */
+    double uncertainty_ns; /* the offset is known to within +- this: half the width of the
+                              interval the bounds leave (when inconsistent: half the overlap
+                              they lack) */
+} wgprof_clock_info;
+
+/* Fits the clocks with `samples` small synchronous submissions (0: 16), each writing one
+ * timestamp; blocks for as long (some tens of us each on a discrete GPU). Collected batches
+ * refine the fit on their own; calling this again re-estimates it. */
+WGPROF_API wgprof_status wgprof_pool_calibrate(wgprof_pool *pool, uint32_t samples);
+/* The current fit; borrowed from the pool. */
+WGPROF_API const wgprof_clock_info *wgprof_pool_clock(const wgprof_pool *pool);
+
+/* ---- scopes ------------------------------------------------------------------------------ */
+
+/* Named groups of dispatches (a layer, an attention block), nestable: the records added between
+ * a begin and its end belong to the scope. A scope's time is the GPU span from its first
+ * dispatch's begin to its last dispatch's end. `name` is copied. */
+WGPROF_API wgprof_status wgprof_scope_begin(wgprof_pool *pool, const char *name);
+/* Closes the innermost open scope; WGPROF_ERR_STATE when none is open. */
+WGPROF_API wgprof_status wgprof_scope_end(wgprof_pool *pool);
+
+/* One instance of a scope, as read back. */
+typedef struct wgprof_scope_record {
+    const char *name;        /* borrowed from the pool */
+    uint32_t node;           /* the same for every instance of the same name under the same parents */
+    int32_t parent_node;     /* the node of the enclosing scope; -1 at the top */
+    uint32_t depth;          /* 0 at the top */
+    uint32_t first_record;   /* its records: [first_record, end_record) */
+    uint32_t end_record;
+    uint32_t iteration;      /* of its first record */
+    bool open;               /* not ended yet */
+    bool valid;              /* it holds at least one valid record; the times below need one */
+    uint32_t valid_records;
+    uint32_t invalid_records;
+    double start_ns;         /* on the pool's epoch, like the records' */
+    double end_ns;
+    double duration_ns;      /* end - start: the dispatches and the gaps between them */
+    double dispatch_ns;      /* the sum of its valid dispatches' durations */
+    double cpu_start_ns;     /* on the CPU clock; NAN without a clock fit */
+    double cpu_end_ns;
+} wgprof_scope_record;
+
+WGPROF_API size_t wgprof_pool_scope_count(const wgprof_pool *pool);
+/* Fills `*out` with scope instance `index` (< wgprof_pool_scope_count()), in begin order. */
+WGPROF_API wgprof_status wgprof_pool_scope(const wgprof_pool *pool, size_t index, wgprof_scope_record *out);
 
 /* ---- graph executor --------------------------------------------------------------------- */
 
@@ -297,9 +423,12 @@ typedef enum wgprof_layout {
 
 typedef enum wgprof_strategy {
     WGPROF_STRATEGY_DEFAULT = 0, /* WGPROF_STRATEGY from the environment, else auto */
-    WGPROF_STRATEGY_AUTO,        /* inside where the device has in-pass timestamps, else pass */
+    WGPROF_STRATEGY_AUTO,        /* chain where the device has in-pass timestamps, else pass */
     WGPROF_STRATEGY_PASS,        /* each dispatch its own pass with timestampWrites */
-    WGPROF_STRATEGY_INSIDE       /* WriteTimestamp around each dispatch, layout unchanged */
+    WGPROF_STRATEGY_INSIDE,      /* WriteTimestamp before and after each dispatch, layout unchanged */
+    WGPROF_STRATEGY_CHAIN        /* one WriteTimestamp after each dispatch (and one before the
+                                    first), layout unchanged: half the timestamps of inside; a
+                                    dispatch's time runs from the previous one's end */
 } wgprof_strategy;
 
 typedef enum wgprof_profiling {
@@ -308,14 +437,22 @@ typedef enum wgprof_profiling {
     WGPROF_PROFILING_OFF
 } wgprof_profiling;
 
-/* "auto", "pass", "inside" (static strings). */
+/* "auto", "pass", "inside", "chain" (static strings). */
 WGPROF_API const char *wgprof_strategy_str(wgprof_strategy strategy);
+/* The strategy one of those names (or "" for auto) stands for; false for any other text. */
+WGPROF_API bool wgprof_strategy_from_str(const char *name, wgprof_strategy *out);
 
 typedef struct wgprof_graph_desc {
     wgprof_layout layout;
     wgprof_profiling profiling;
     wgprof_strategy strategy;
     wgprof_pool_desc pool;      /* for the graph's own pool */
+    uint32_t sample_every;      /* profile one execute (or submit) in this many; the others run
+                                   unprofiled, with a plain executor's calls. 0 or 1: every one */
+    uint32_t calibration_samples; /* synchronous submissions fitting the CPU/GPU clocks at the
+                                   first profiled execute (and again every 10 s of blocking
+                                   executes); 0: 8 */
+    bool no_calibration;        /* none: the fit then rests on the executes' own bounds */
 } wgprof_graph_desc;
 
 typedef struct wgprof_node_desc {
@@ -344,10 +481,24 @@ WGPROF_API uint32_t wgprof_graph_node_count(const wgprof_graph *graph);
  * kernel) are borrowed from the graph. For inspecting a graph, or replaying it elsewhere. */
 WGPROF_API wgprof_status wgprof_graph_node(const wgprof_graph *graph, uint32_t index, wgprof_node_desc *out);
 
+/* Opens a scope (see wgprof_scope_begin) around the nodes added until the matching end; each
+ * profiled execute records it in the graph's pool. Scopes still open when the graph runs close
+ * at its end. */
+WGPROF_API wgprof_status wgprof_graph_scope_begin(wgprof_graph *graph, const char *name);
+WGPROF_API wgprof_status wgprof_graph_scope_end(wgprof_graph *graph);
+
 /* Encodes every dispatch in order, submits, and waits for the GPU. When profiling, each
  * dispatch is bracketed by timestamps and the results are collected into the graph's pool
  * before returning. */
 WGPROF_API wgprof_status wgprof_graph_execute(wgprof_graph *graph);
+
+/* For loops that run continuously: encodes and submits like execute() and returns without
+ * waiting. When profiling, results already read back are collected first, then the batch goes
+ * in flight (or, when every readback frame is in flight, the execute runs unprofiled and is
+ * counted as dropped). Unprofiled, it makes a plain executor's calls without its wait. */
+WGPROF_API wgprof_status wgprof_graph_submit(wgprof_graph *graph);
+/* Waits for everything submitted and collects every batch in flight. */
+WGPROF_API wgprof_status wgprof_graph_flush(wgprof_graph *graph);
 
 /* Whether this graph profiles, and how (WGPROF_STRATEGY_PASS or _INSIDE when it does). */
 WGPROF_API bool wgprof_graph_profiling(const wgprof_graph *graph);
@@ -377,9 +528,26 @@ typedef struct wgprof_kernel_stats {
     double flops;
 } wgprof_kernel_stats;
 
+/* A scope's instances aggregated, per name under the same parents. */
+typedef struct wgprof_scope_stats {
+    const char *name;      /* borrowed from the pool */
+    uint32_t depth;
+    int32_t parent;        /* index into wgprof_summary.scopes; -1 at the top */
+    uint32_t count;        /* instances holding a valid record */
+    uint32_t invalid;      /* instances holding none, excluded from the figures below */
+    double total_ns;       /* sum of the instances' spans */
+    double mean_ns;
+    double min_ns;
+    double max_ns;
+    double dispatch_ns;    /* sum of its dispatches' durations */
+    double share;          /* dispatch_ns over the summary's total_ns, 0..1 */
+} wgprof_scope_stats;
+
 typedef struct wgprof_summary {
     size_t kernel_count;             /* in order of first appearance */
     wgprof_kernel_stats *kernels;
+    size_t scope_count;              /* depth first: each scope before its children */
+    wgprof_scope_stats *scopes;
     size_t records;
     size_t invalid;
     size_t invalid_by_reason[WGPROF_INVALID_REASON_COUNT];
