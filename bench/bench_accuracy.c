@@ -5,7 +5,9 @@
  *                 proportional of each multiple
  *   clock         one long kernel (>= 10 ms) timed by wgprof against the host's wall clock of
  *                 submit-to-done, less the wall clock of an empty submit
- *   strategies    the same graph with the pass and the inside strategy: per-kernel medians
+ *   strategies    the same graph with the pass, inside and chain strategies: per-kernel medians
+ *   timeline      the CPU/GPU clock fit: its uncertainty, and where each execute's dispatches
+ *                 land on the CPU clock against its submit and its readback
  *   resolution    the smallest non-zero difference between two durations seen, and the largest
  *                 tick count dividing every timestamp (a quantization would show there)
  */
@@ -211,19 +213,72 @@ static void strategies(void)
     const char *names[] = {"work_1x", "work_3x", "work_quarter"};
     wgprof_graph *pass = graph_with(WGPROF_PROFILING_ON, WGPROF_STRATEGY_PASS, kernels, names, 3);
     wgprof_graph *inside = graph_with(WGPROF_PROFILING_ON, WGPROF_STRATEGY_INSIDE, kernels, names, 3);
+    wgprof_graph *chain = graph_with(WGPROF_PROFILING_ON, WGPROF_STRATEGY_CHAIN, kernels, names, 3);
     printf("  \"strategies\": [");
     for (uint32_t k = 0; k < 3; k++) {
-        double p = median_of_node(pass, k), i = median_of_node(inside, k);
+        double p = median_of_node(pass, k), i = median_of_node(inside, k), ch = median_of_node(chain, k);
         printf("%s{\"kernel\": \"%s\", \"pass_median_ns\": %.1f, \"inside_median_ns\": %.1f, "
-               "\"relative_difference\": %.5f}",
-               k ? ", " : "", names[k], p, i, (i - p) / p);
+               "\"chain_median_ns\": %.1f, \"inside_vs_pass\": %.5f, \"chain_vs_pass\": %.5f}",
+               k ? ", " : "", names[k], p, i, ch, (i - p) / p, (ch - p) / p);
     }
     printf("],\n");
     wgprof_graph_destroy(pass);
     wgprof_graph_destroy(inside);
+    wgprof_graph_destroy(chain);
     busy_free(&a);
     busy_free(&b);
     busy_free(&c);
+}
+
+/* One timeline: after the clock fit, where each batch's first dispatch lands on the CPU clock
+ * against the moment its submit was called (it cannot start before), and its last dispatch
+ * against the moment the readback was seen complete (it cannot end after). */
+static void timeline(void)
+{
+    enum { EXECUTES = 200 };
+    busy b = busy_make(g_loops / 4 + 1);
+    busy *kernels[] = {&b, &b, &b};
+    const char *names[] = {"step_a", "step_b", "step_c"};
+    wgprof_graph *g = graph_with(WGPROF_PROFILING_ON, WGPROF_STRATEGY_AUTO, kernels, names, 3);
+    for (int i = 0; i < EXECUTES; i++) {
+        wgprof_status s = wgprof_graph_execute(g);
+        if (s != WGPROF_OK) {
+            die("execute", s);
+        }
+    }
+    const wgprof_pool *pool = wgprof_graph_pool(g);
+    const wgprof_clock_info *c = wgprof_pool_clock(pool);
+    double lead[EXECUTES], tail[EXECUTES];
+    int n = 0, before_submit = 0, after_ready = 0;
+    for (uint32_t i = 0; i < wgprof_pool_batches(pool) && n < EXECUTES; i++) {
+        wgprof_batch_info bi;
+        wgprof_record first, last;
+        if (wgprof_pool_batch(pool, i, &bi) != WGPROF_OK ||
+            wgprof_pool_record(pool, bi.first_record, &first) != WGPROF_OK ||
+            wgprof_pool_record(pool, bi.first_record + bi.records - 1, &last) != WGPROF_OK || !first.valid ||
+            !last.valid) {
+            continue;
+        }
+        lead[n] = first.cpu_start_ns - (double)bi.cpu_submit_ns;
+        tail[n] = (double)bi.cpu_ready_ns - last.cpu_end_ns;
+        before_submit += lead[n] < 0;
+        after_ready += tail[n] < 0;
+        n++;
+    }
+    double lead_min = n ? lead[0] : 0, tail_min = n ? tail[0] : 0;
+    for (int i = 0; i < n; i++) {
+        lead_min = fmin(lead_min, lead[i]);
+        tail_min = fmin(tail_min, tail[i]);
+    }
+    printf("  \"timeline\": {\"executes\": %d, \"calibrated\": %s, \"consistent\": %s, \"uncertainty_ns\": %.1f, "
+           "\"drift_ppm\": %.4f, \"bounds\": %u, \"submit_to_first_dispatch_ns\": {\"median\": %.1f, \"min\": %.1f}, "
+           "\"last_dispatch_to_ready_ns\": {\"median\": %.1f, \"min\": %.1f}, "
+           "\"first_dispatch_before_submit\": %d, \"last_dispatch_after_ready\": %d},\n",
+           n, c->calibrated ? "true" : "false", c->consistent ? "true" : "false", c->uncertainty_ns, c->drift_ppm,
+           c->samples, n ? bench_median(lead, n) : 0.0, lead_min, n ? bench_median(tail, n) : 0.0, tail_min,
+           before_submit, after_ready);
+    wgprof_graph_destroy(g);
+    busy_free(&b);
 }
 
 static uint64_t gcd(uint64_t a, uint64_t b)
@@ -288,6 +343,7 @@ int main(int argc, char **argv)
     linearity();
     clock_check();
     strategies();
+    timeline();
     resolution();
     printf("}\n");
     wgprof_device_destroy(g_dev);

@@ -1,31 +1,42 @@
 /*
- * What profiling costs, in wall time of execute(), on the device at hand. Prints one JSON object.
+ * What profiling costs, in wall time, on the device at hand. Prints one JSON object.
  *
- * Workloads: the demo's transformer decode step, and 10,000 tiny dispatches (the worst case:
- * almost no work per dispatch). Modes, all running the same nodes:
+ * Workloads: the decode step of `wgprof demo` (33 dispatches, a pass each, as the demo runs
+ * it), the same in one pass (as batching engines encode), a larger decode step whose kernels
+ * run longer, and 10,000 tiny dispatches (the worst case: almost no work per dispatch).
+ * Modes, all running the same nodes:
  *   plain     the plain executor (tests/plain_executor.c): what an engine without wgprof does
  *   off       wgprof's graph with profiling off
- *   pass      wgprof, pass strategy
- *   inside    wgprof, inside strategy (where the device has in-pass timestamps)
+ *   pass, inside, chain   wgprof's strategies (inside and chain where the device has in-pass
+ *             timestamps; pass splits a one-pass graph, so it is left out of that workload)
  *   cpu_sync  what users do without wgprof: submit and wait after every dispatch, timed on the CPU
  *   per_kernel_map  the TensorFlow.js way: per dispatch one pass with timestampWrites, resolve,
  *             submit and map
  * Each round runs every mode back to back, `executes` times (the two per-dispatch submit modes
- * once on the tiny dispatches); a mode's figure is the median over
- * rounds of its mean time per execute, with the spread (min, max) over rounds. Ratios are taken
- * within each round against plain, then their median is reported.
- * A last section runs 1,000 back-to-back executes of the decode step, profiled and not.
+ * once on the tiny dispatches); a mode's figure is the median over rounds of its mean time per
+ * execute, with the spread (min, max) over rounds. Ratios are taken within each round against
+ * plain, then their median is reported.
+ *
+ * A last section runs 1,000 back-to-back executes of the decode step as a serving loop does:
+ * submit without waiting, at most two of its own submissions on the GPU (counted with work-done
+ * callbacks), unprofiled and profiled, every profiled result collected; and the same with
+ * blocking executes.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <webgpu/wgpu.h>
+
 #include "bench_util.h"
 #include "../tests/plain_executor.h"
 #include "../tools/demo_model.h"
 
-enum { MODES = 6, MAX_ROUNDS = 64 };
-static const char *const mode_names[MODES] = {"plain", "off", "pass", "inside", "cpu_sync", "per_kernel_map"};
+enum { PLAIN, OFF, PASS, INSIDE, CHAIN, CPU_SYNC, PER_KERNEL_MAP, MODES, MAX_ROUNDS = 64 };
+static const char *const mode_names[MODES] = {"plain", "off", "pass", "inside", "chain", "cpu_sync", "per_kernel_map"};
+static const wgprof_strategy mode_strategy[MODES] = {[PASS] = WGPROF_STRATEGY_PASS,
+                                                     [INSIDE] = WGPROF_STRATEGY_INSIDE,
+                                                     [CHAIN] = WGPROF_STRATEGY_CHAIN};
 
 static void die(const char *what, wgprof_status s)
 {
@@ -117,18 +128,21 @@ static void per_kernel_map_execute(wgprof_device *dev, const wgprof_graph *g, co
 
 typedef struct workload {
     const char *name;
-    wgprof_graph *graphs[4]; /* off, pass, inside (NULL where unavailable), and one more off */
+    wgprof_layout layout;
+    wgprof_graph *graphs[MODES]; /* off and the strategies; NULL where a mode does not apply */
     int executes;
-    bool one_slow_execute;
+    bool one_slow_execute;       /* the per-dispatch submit modes run once a round */
     demo_model *model;
     WGPUComputePipeline tiny_pipeline;
     WGPUBindGroup tiny_group;
     WGPUBuffer tiny_buffer;
 } workload;
 
-static wgprof_graph *graph_of(wgprof_device *dev, wgprof_profiling profiling, wgprof_strategy strategy)
+static wgprof_graph *graph_of(wgprof_device *dev, wgprof_layout layout, wgprof_profiling profiling,
+                              wgprof_strategy strategy, uint32_t sample_every)
 {
-    wgprof_graph_desc gd = {.profiling = profiling, .strategy = strategy};
+    wgprof_graph_desc gd = {.layout = layout, .profiling = profiling, .strategy = strategy,
+                            .sample_every = sample_every};
     wgprof_graph *g = NULL;
     wgprof_status s = wgprof_graph_create(dev, &gd, &g);
     if (s != WGPROF_OK) {
@@ -137,32 +151,44 @@ static wgprof_graph *graph_of(wgprof_device *dev, wgprof_profiling profiling, wg
     return g;
 }
 
-/* Copies the nodes of graphs[0] into the profiled graphs, so that every mode runs the same. */
+/* A graph with the nodes of `from`, for one mode. */
+static wgprof_graph *copy_graph(wgprof_device *dev, const wgprof_graph *from, wgprof_layout layout,
+                                wgprof_profiling profiling, wgprof_strategy strategy, uint32_t sample_every)
+{
+    wgprof_graph *g = graph_of(dev, layout, profiling, strategy, sample_every);
+    wgprof_node_desc n;
+    for (uint32_t i = 0; wgprof_graph_node(from, i, &n) == WGPROF_OK; i++) {
+        if (wgprof_graph_add(g, &n, NULL) != WGPROF_OK) {
+            die("copying nodes", WGPROF_ERR_OUT_OF_MEMORY);
+        }
+    }
+    return g;
+}
+
+/* The profiled graphs of every strategy the device and the layout allow. */
 static void fill_profiled(wgprof_device *dev, workload *w)
 {
-    w->graphs[1] = graph_of(dev, WGPROF_PROFILING_ON, WGPROF_STRATEGY_PASS);
     bool inside = wgprof_device_get_info(dev)->timestamp_inside_passes;
-    w->graphs[2] = inside ? graph_of(dev, WGPROF_PROFILING_ON, WGPROF_STRATEGY_INSIDE) : NULL;
-    wgprof_node_desc n;
-    for (uint32_t i = 0; wgprof_graph_node(w->graphs[0], i, &n) == WGPROF_OK; i++) {
-        for (int k = 1; k <= 2; k++) {
-            if (w->graphs[k] && wgprof_graph_add(w->graphs[k], &n, NULL) != WGPROF_OK) {
-                die("copying nodes", WGPROF_ERR_OUT_OF_MEMORY);
-            }
+    for (int mode = PASS; mode <= CHAIN; mode++) {
+        bool splits = mode == PASS && w->layout == WGPROF_LAYOUT_SINGLE_PASS;
+        if ((mode != PASS && !inside) || splits) {
+            continue;
         }
+        w->graphs[mode] = copy_graph(dev, w->graphs[OFF], w->layout, WGPROF_PROFILING_ON, mode_strategy[mode], 1);
     }
 }
 
-static void decode_workload(wgprof_device *dev, workload *w)
+static void decode_workload(wgprof_device *dev, workload *w, const char *name, const demo_config *cfg,
+                            wgprof_layout layout, int executes)
 {
     memset(w, 0, sizeof *w);
-    w->name = "decode_step";
-    w->executes = 20;
-    demo_config cfg = {.layers = 2, .dim = 256, .heads = 4, .ffn = 512, .vocab = 1024, .max_seq = 64, .pos = 16};
-    wgprof_status s = demo_model_create(&cfg, &w->model);
-    w->graphs[0] = graph_of(dev, WGPROF_PROFILING_OFF, WGPROF_STRATEGY_AUTO);
+    w->name = name;
+    w->layout = layout;
+    w->executes = executes;
+    wgprof_status s = demo_model_create(cfg, &w->model);
+    w->graphs[OFF] = graph_of(dev, layout, WGPROF_PROFILING_OFF, WGPROF_STRATEGY_AUTO, 1);
     if (s == WGPROF_OK) {
-        s = demo_model_build(w->model, dev, w->graphs[0]);
+        s = demo_model_build(w->model, dev, w->graphs[OFF]);
     }
     if (s != WGPROF_OK) {
         die("building the decode step", s);
@@ -175,6 +201,7 @@ static void tiny_workload(wgprof_device *dev, workload *w, uint32_t count)
 {
     memset(w, 0, sizeof *w);
     w->name = "tiny_dispatches_10000";
+    w->layout = WGPROF_LAYOUT_PASS_PER_DISPATCH;
     w->executes = 2;
     w->one_slow_execute = true;
     static const char wgsl[] = "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n"
@@ -193,11 +220,11 @@ static void tiny_workload(wgprof_device *dev, workload *w, uint32_t count)
     WGPUBindGroupDescriptor bgd = {.layout = layout, .entryCount = 1, .entries = &e};
     w->tiny_group = wgpuDeviceCreateBindGroup(device, &bgd);
     wgpuBindGroupLayoutRelease(layout);
-    w->graphs[0] = graph_of(dev, WGPROF_PROFILING_OFF, WGPROF_STRATEGY_AUTO);
+    w->graphs[OFF] = graph_of(dev, w->layout, WGPROF_PROFILING_OFF, WGPROF_STRATEGY_AUTO, 1);
     wgprof_node_desc n = {.pipeline = w->tiny_pipeline, .bind_group_count = 1, .bind_groups = &w->tiny_group,
                           .workgroups = {1, 1, 1}, .workgroup_size = {1, 1, 1}, .kernel = "tiny"};
     for (uint32_t i = 0; i < count; i++) {
-        if (wgprof_graph_add(w->graphs[0], &n, NULL) != WGPROF_OK) {
+        if (wgprof_graph_add(w->graphs[OFF], &n, NULL) != WGPROF_OK) {
             die("adding a node", WGPROF_ERR_OUT_OF_MEMORY);
         }
     }
@@ -206,7 +233,7 @@ static void tiny_workload(wgprof_device *dev, workload *w, uint32_t count)
 
 static void workload_free(workload *w)
 {
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < MODES; k++) {
         wgprof_graph_destroy(w->graphs[k]);
     }
     demo_model_destroy(w->model);
@@ -215,22 +242,26 @@ static void workload_free(workload *w)
     if (w->tiny_pipeline) wgpuComputePipelineRelease(w->tiny_pipeline);
 }
 
-/* Mean wall seconds per execute of `mode`, over w->executes executes; NAN when not available. */
+static bool available(const workload *w, int mode)
+{
+    if (mode == PLAIN || mode == CPU_SYNC || mode == PER_KERNEL_MAP) {
+        /* The per-dispatch submit modes time a pass per dispatch: they apply to that layout. */
+        return mode == PLAIN || w->layout != WGPROF_LAYOUT_SINGLE_PASS;
+    }
+    return w->graphs[mode] != NULL;
+}
+
+/* Mean wall seconds per execute of `mode`, over w->executes executes. */
 static double run_mode(wgprof_device *dev, workload *w, int mode, const per_kernel_map *m)
 {
-    wgprof_graph *g = mode == 2 ? w->graphs[1] : mode == 3 ? w->graphs[2] : w->graphs[0];
-    if (!g) {
-        return -1;
-    }
-    /* The per-dispatch submit modes take a submit and a wait for each dispatch: on the 10,000
-     * tiny dispatches one execute a round is enough (and all a CPU driver has time for). */
-    int executes = mode >= 4 && w->one_slow_execute ? 1 : w->executes;
+    wgprof_graph *g = mode >= PASS && mode <= CHAIN ? w->graphs[mode] : w->graphs[OFF];
+    int executes = mode >= CPU_SYNC && w->one_slow_execute ? 1 : w->executes;
     double t0 = bench_now_s();
     for (int i = 0; i < executes; i++) {
         switch (mode) {
-        case 0: plain_execute(dev, g, false); break;
-        case 4: cpu_sync_execute(dev, g); break;
-        case 5: per_kernel_map_execute(dev, g, m); break;
+        case PLAIN: plain_execute(dev, g, w->layout == WGPROF_LAYOUT_SINGLE_PASS); break;
+        case CPU_SYNC: cpu_sync_execute(dev, g); break;
+        case PER_KERNEL_MAP: per_kernel_map_execute(dev, g, m); break;
         default: {
             wgprof_status s = wgprof_graph_execute(g);
             if (s != WGPROF_OK) {
@@ -239,94 +270,189 @@ static double run_mode(wgprof_device *dev, workload *w, int mode, const per_kern
         }
         }
     }
-    if (mode == 2 || mode == 3) {
+    double seconds = (bench_now_s() - t0) / executes;
+    if (mode >= PASS && mode <= CHAIN) {
         wgprof_pool_reset(wgprof_graph_pool(g)); /* keep the pool from growing across rounds */
     }
-    return (bench_now_s() - t0) / executes;
+    return seconds;
 }
 
-static void bench_workload(wgprof_device *dev, workload *w, int rounds, const per_kernel_map *m, bool last)
+static void print_spread(const char *key, double *v, int n, double scale, const char *unit)
 {
-    double t[MODES][MAX_ROUNDS], ratio[MODES][MAX_ROUNDS];
+    double lo = v[0], hi = v[0];
+    for (int r = 0; r < n; r++) {
+        lo = v[r] < lo ? v[r] : lo;
+        hi = v[r] > hi ? v[r] : hi;
+    }
+    printf("\"%s\": {\"median_%s\": %.4f, \"min_%s\": %.4f, \"max_%s\": %.4f}", key, unit, bench_median(v, n) * scale,
+           unit, lo * scale, unit, hi * scale);
+}
+
+static void bench_workload(wgprof_device *dev, workload *w, int rounds, const per_kernel_map *m)
+{
+    static double t[MODES][MAX_ROUNDS], ratio[MODES][MAX_ROUNDS];
     for (int mode = 0; mode < MODES; mode++) {
-        if (!(mode >= 4 && w->one_slow_execute)) {
+        if (available(w, mode) && !(mode >= CPU_SYNC && w->one_slow_execute)) {
             run_mode(dev, w, mode, m); /* warm-up: shader compilation, first allocations */
         }
     }
     for (int r = 0; r < rounds; r++) {
         for (int mode = 0; mode < MODES; mode++) {
-            t[mode][r] = run_mode(dev, w, mode, m);
+            t[mode][r] = available(w, mode) ? run_mode(dev, w, mode, m) : 0;
         }
         for (int mode = 0; mode < MODES; mode++) {
-            ratio[mode][r] = t[mode][r] / t[0][r];
+            ratio[mode][r] = t[mode][r] / t[PLAIN][r];
         }
     }
-    printf("    \"%s\": {\"dispatches\": %u, \"executes_per_round\": %d, \"rounds\": %d, \"modes\": {\n", w->name,
-           wgprof_graph_node_count(w->graphs[0]), w->executes, rounds);
+    printf("    \"%s\": {\"dispatches\": %u, \"layout\": \"%s\", \"executes_per_round\": %d, \"rounds\": %d, "
+           "\"modes\": {\n",
+           w->name, wgprof_graph_node_count(w->graphs[OFF]),
+           w->layout == WGPROF_LAYOUT_SINGLE_PASS ? "single_pass" : "pass_per_dispatch", w->executes, rounds);
+    double plain_median = bench_median(t[PLAIN], rounds);
     bool first = true;
     for (int mode = 0; mode < MODES; mode++) {
-        if (t[mode][0] < 0) {
+        if (!available(w, mode)) {
             continue;
         }
-        double lo = t[mode][0], hi = t[mode][0];
-        for (int r = 0; r < rounds; r++) {
-            lo = t[mode][r] < lo ? t[mode][r] : lo;
-            hi = t[mode][r] > hi ? t[mode][r] : hi;
-        }
-        double med = bench_median(t[mode], rounds), rmed = bench_median(ratio[mode], rounds);
-        double overhead_us = (med - bench_median(t[0], rounds)) * 1e6;
-        printf("%s      \"%s\": {\"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, \"ratio_to_plain\": %.4f, "
-               "\"overhead_us\": %.1f}",
-               first ? "" : ",\n", mode_names[mode], med * 1e3, lo * 1e3, hi * 1e3, rmed, overhead_us);
+        double med = bench_median(t[mode], rounds);
+        printf("%s      \"%s\": {", first ? "" : ",\n", mode_names[mode]);
+        print_spread("ms_per_execute", t[mode], rounds, 1e3, "ms");
+        printf(", \"ratio_to_plain\": ");
+        double rmed = bench_median(ratio[mode], rounds);
+        printf("%.4f, \"overhead_us\": %.1f}", rmed, (med - plain_median) * 1e6);
         first = false;
     }
-    printf("\n    }}%s\n", last ? "" : ",");
+    printf("\n    }}");
 }
 
-static void bench_continuous(workload *w, int rounds)
+/* ---- continuous runs ---- */
+
+/* A serving loop's own throttle: at most two of its submissions on the GPU at once. */
+typedef struct throttle {
+    wgprof_device *dev;
+    uint64_t submitted;
+    volatile uint64_t done;
+} throttle;
+
+static void on_done(WGPUQueueWorkDoneStatus s, WGPUStringView msg, void *t, void *unused)
 {
-    enum { EXECUTES = 1000 };
-    double tput[2][MAX_ROUNDS] = {{0}}, ratio[MAX_ROUNDS] = {0};
-    wgprof_graph *profiled = w->graphs[2] ? w->graphs[2] : w->graphs[1];
-    for (int r = 0; r < rounds; r++) {
-        for (int k = 0; k < 2; k++) {
-            wgprof_graph *g = k ? profiled : w->graphs[0];
-            double t0 = bench_now_s();
-            for (int i = 0; i < EXECUTES; i++) {
-                wgprof_status s = wgprof_graph_execute(g);
-                if (s != WGPROF_OK) {
-                    die("execute", s);
-                }
-            }
-            tput[k][r] = EXECUTES / (bench_now_s() - t0);
-        }
-        ratio[r] = tput[1][r] / tput[0][r];
-        /* Every profiled execute was collected: 1,000 batches of valid records. */
-        if (wgprof_pool_iterations(wgprof_graph_pool(profiled)) != EXECUTES ||
-            wgprof_pool_invalid_count(wgprof_graph_pool(profiled)) != 0) {
-            die("continuous run lost results", WGPROF_ERR_STATE);
-        }
-        wgprof_pool_reset(wgprof_graph_pool(profiled));
+    (void)s;
+    (void)msg;
+    (void)unused;
+    ((throttle *)t)->done++;
+}
+
+static void throttle_after_submit(throttle *t)
+{
+    WGPUQueueWorkDoneCallbackInfo info = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = on_done,
+                                          .userdata1 = t};
+    wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(t->dev), info);
+    t->submitted++;
+    while (t->submitted - t->done > 2) {
+        wgpuDevicePoll(wgprof_device_webgpu(t->dev), 1, NULL);
     }
-    double lo = ratio[0], hi = ratio[0];
-    for (int r = 0; r < rounds; r++) {
-        lo = ratio[r] < lo ? ratio[r] : lo;
-        hi = ratio[r] > hi ? ratio[r] : hi;
+}
+
+enum { CONT_PLAIN, CONT_CHAIN, CONT_PASS, CONT_INSIDE, CONT_CHAIN_SAMPLED, CONT_BLOCKING_PLAIN, CONT_BLOCKING_CHAIN,
+       CONT_MODES, CONTINUOUS_EXECUTES = 1000, SAMPLE_EVERY = 10 };
+static const char *const cont_names[CONT_MODES] = {"plain", "chain", "pass", "inside", "chain_1_in_10",
+                                                   "blocking_plain", "blocking_chain"};
+
+/* Executes per second of one continuous run of `mode`; every profiled result must come back. */
+static double continuous_run(wgprof_device *dev, wgprof_graph *g, int mode)
+{
+    throttle t = {.dev = dev};
+    double t0 = bench_now_s();
+    for (int i = 0; i < CONTINUOUS_EXECUTES; i++) {
+        wgprof_status s = WGPROF_OK;
+        if (mode == CONT_PLAIN) {
+            plain_submit(dev, g, false);
+        } else if (mode == CONT_BLOCKING_PLAIN) {
+            plain_execute(dev, g, false);
+        } else if (mode == CONT_BLOCKING_CHAIN) {
+            s = wgprof_graph_execute(g);
+        } else {
+            s = wgprof_graph_submit(g);
+        }
+        if (s != WGPROF_OK) {
+            die("continuous run", s);
+        }
+        if (mode < CONT_BLOCKING_PLAIN) {
+            throttle_after_submit(&t);
+        }
     }
-    printf("  \"continuous\": {\"workload\": \"%s\", \"executes\": %d, \"rounds\": %d, \"strategy\": \"%s\", "
-           "\"unprofiled_executes_per_s\": %.1f, \"profiled_executes_per_s\": %.1f, "
-           "\"throughput_ratio\": %.4f, \"ratio_min\": %.4f, \"ratio_max\": %.4f}\n",
-           w->name, EXECUTES, rounds, w->graphs[2] ? "inside" : "pass", bench_median(tput[0], rounds),
-           bench_median(tput[1], rounds), bench_median(ratio, rounds), lo, hi);
+    wgprof_status s = mode == CONT_PLAIN || mode == CONT_BLOCKING_PLAIN ? wgprof_device_wait_idle(dev)
+                                                                        : wgprof_graph_flush(g);
+    double seconds = bench_now_s() - t0;
+    if (s != WGPROF_OK) {
+        die("flush", s);
+    }
+    if (mode != CONT_PLAIN && mode != CONT_BLOCKING_PLAIN) {
+        wgprof_pool *pool = wgprof_graph_pool(g);
+        uint32_t expect = mode == CONT_CHAIN_SAMPLED ? CONTINUOUS_EXECUTES / SAMPLE_EVERY : CONTINUOUS_EXECUTES;
+        if (wgprof_pool_iterations(pool) != expect || wgprof_pool_dropped(pool, NULL) != 0 ||
+            wgprof_pool_invalid_count(pool) != 0) {
+            die("a continuous run lost results", WGPROF_ERR_STATE);
+        }
+        wgprof_pool_reset(pool);
+    }
+    return CONTINUOUS_EXECUTES / seconds;
+}
+
+static void bench_continuous(wgprof_device *dev, workload *w, int rounds)
+{
+    wgprof_graph *g[CONT_MODES] = {0};
+    bool inside = wgprof_device_get_info(dev)->timestamp_inside_passes;
+    g[CONT_PLAIN] = g[CONT_BLOCKING_PLAIN] = w->graphs[OFF];
+    g[CONT_PASS] = copy_graph(dev, w->graphs[OFF], w->layout, WGPROF_PROFILING_ON, WGPROF_STRATEGY_PASS, 1);
+    if (inside) {
+        g[CONT_CHAIN] = copy_graph(dev, w->graphs[OFF], w->layout, WGPROF_PROFILING_ON, WGPROF_STRATEGY_CHAIN, 1);
+        g[CONT_INSIDE] = copy_graph(dev, w->graphs[OFF], w->layout, WGPROF_PROFILING_ON, WGPROF_STRATEGY_INSIDE, 1);
+        g[CONT_CHAIN_SAMPLED] = copy_graph(dev, w->graphs[OFF], w->layout, WGPROF_PROFILING_ON,
+                                           WGPROF_STRATEGY_CHAIN, SAMPLE_EVERY);
+        g[CONT_BLOCKING_CHAIN] = g[CONT_CHAIN];
+    }
+    static double rate[CONT_MODES][MAX_ROUNDS], ratio[CONT_MODES][MAX_ROUNDS];
+    for (int r = 0; r < rounds; r++) {
+        for (int mode = 0; mode < CONT_MODES; mode++) {
+            rate[mode][r] = g[mode] ? continuous_run(dev, g[mode], mode) : 0;
+        }
+        for (int mode = 0; mode < CONT_MODES; mode++) {
+            int base = mode >= CONT_BLOCKING_PLAIN ? CONT_BLOCKING_PLAIN : CONT_PLAIN;
+            ratio[mode][r] = rate[mode][r] / rate[base][r];
+        }
+    }
+    printf("  \"continuous\": {\"workload\": \"%s\", \"executes\": %d, \"rounds\": %d, \"in_flight\": 2, "
+           "\"modes\": {\n",
+           w->name, CONTINUOUS_EXECUTES, rounds);
+    bool first = true;
+    for (int mode = 0; mode < CONT_MODES; mode++) {
+        if (!g[mode]) {
+            continue;
+        }
+        printf("%s    \"%s\": {", first ? "" : ",\n", cont_names[mode]);
+        print_spread("executes_per_s", rate[mode], rounds, 1.0, "rate");
+        printf(", ");
+        print_spread("throughput_ratio", ratio[mode], rounds, 1.0, "ratio");
+        printf("}");
+        first = false;
+    }
+    printf("\n  }}\n");
+    for (int mode = CONT_CHAIN; mode < CONT_BLOCKING_PLAIN; mode++) {
+        wgprof_graph_destroy(g[mode]);
+    }
 }
 
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 7;
     if (rounds < 1 || rounds > MAX_ROUNDS) {
-        fprintf(stderr, "usage: bench_overhead [ROUNDS (1..%d, default 7)]\n", MAX_ROUNDS);
+        fprintf(stderr, "usage: bench_overhead [ROUNDS (1..%d, default 7)] [--quick]\n", MAX_ROUNDS);
         return 2;
     }
+    /* --quick: the decode steps only, for a CPU driver on which the 10,000 per-dispatch submits
+     * and the larger model take minutes. */
+    bool quick = argc > 2 && strcmp(argv[2], "--quick") == 0;
     wgprof_device *dev = NULL;
     wgprof_status s = wgprof_device_create(NULL, &dev);
     if (s != WGPROF_OK) {
@@ -336,17 +462,31 @@ int main(int argc, char **argv)
         die("this device has no timestamp queries", WGPROF_ERR_UNAVAILABLE);
     }
     per_kernel_map m = per_kernel_map_create(dev);
-    workload decode, tiny;
-    decode_workload(dev, &decode);
-    tiny_workload(dev, &tiny, 10000);
+    const demo_config small = {.layers = 2, .dim = 256, .heads = 4, .ffn = 512, .vocab = 1024, .max_seq = 64, .pos = 16};
+    const demo_config large = {.layers = 4, .dim = 1024, .heads = 8, .ffn = 4096, .vocab = 8192, .max_seq = 256,
+                               .pos = 128};
+    workload decode, single, big, tiny;
+    decode_workload(dev, &decode, "decode_step", &small, WGPROF_LAYOUT_PASS_PER_DISPATCH, 50);
+    decode_workload(dev, &single, "decode_step_one_pass", &small, WGPROF_LAYOUT_SINGLE_PASS, 50);
     printf("{\n  \"adapter\": \"%s\",\n  \"workloads\": {\n", wgprof_device_get_info(dev)->adapter);
-    bench_workload(dev, &decode, rounds, &m, false);
-    bench_workload(dev, &tiny, rounds, &m, true);
-    printf("  },\n");
-    bench_continuous(&decode, rounds);
+    bench_workload(dev, &decode, rounds, &m);
+    printf(",\n");
+    bench_workload(dev, &single, rounds, &m);
+    if (!quick) {
+        decode_workload(dev, &big, "decode_step_large", &large, WGPROF_LAYOUT_PASS_PER_DISPATCH, 20);
+        tiny_workload(dev, &tiny, 10000);
+        printf(",\n");
+        bench_workload(dev, &big, rounds, &m);
+        printf(",\n");
+        bench_workload(dev, &tiny, rounds, &m);
+        workload_free(&big);
+        workload_free(&tiny);
+    }
+    printf("\n  },\n");
+    bench_continuous(dev, &decode, rounds);
     printf("}\n");
     workload_free(&decode);
-    workload_free(&tiny);
+    workload_free(&single);
     wgpuQuerySetRelease(m.set);
     wgpuBufferRelease(m.resolve);
     wgpuBufferRelease(m.readback);

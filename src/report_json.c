@@ -1,7 +1,8 @@
 /*
- * The JSON report: version, adapter, period, strategy, iterations, every dispatch and the
- * per-kernel summary. Invalid records carry null times and their reason; without a pool the
- * report says why there are no timings.
+ * The JSON report: version, adapter, period, strategy, iterations, every dispatch, the
+ * per-kernel summary, the scopes (aggregated and each instance), the batches with their CPU
+ * spans, and the clock fit. Invalid records carry null times and their reason; without a pool
+ * the report says why there are no timings.
  */
 #include <math.h>
 
@@ -101,6 +102,10 @@ static void write_dispatch(const wgprof_record *rec, FILE *out)
               out);
         wgprof__json_string(out, wgprof_invalid_reason_str(rec->invalid_reason));
     }
+    fputs(", \"cpu_start_ns\": ", out);
+    json_number(out, rec->cpu_start_ns);
+    fputs(", \"cpu_end_ns\": ", out);
+    json_number(out, rec->cpu_end_ns);
     if (rec->bytes > 0) {
         fprintf(out, ", \"bytes\": %.17g", rec->bytes);
     }
@@ -108,6 +113,110 @@ static void write_dispatch(const wgprof_record *rec, FILE *out)
         fprintf(out, ", \"flops\": %.17g", rec->flops);
     }
     fputs("}", out);
+}
+
+/* "a/b/c": a scope's name under its parents' names. */
+static void write_scope_path(const wgprof_summary *s, size_t i, FILE *out)
+{
+    const char *names[64];
+    size_t depth = 0;
+    for (int32_t at = (int32_t)i; at >= 0 && depth < 64; at = s->scopes[at].parent) {
+        names[depth++] = s->scopes[at].name;
+    }
+    char path[1024];
+    size_t used = 0;
+    path[0] = '\0';
+    while (depth-- > 0 && used < sizeof path) {
+        int n = snprintf(path + used, sizeof path - used, "%s%s", used ? "/" : "", names[depth]);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    wgprof__json_string(out, path);
+}
+
+static void write_scope_stats(const wgprof_summary *s, size_t i, FILE *out)
+{
+    const wgprof_scope_stats *sc = &s->scopes[i];
+    fputs("    {\"name\": ", out);
+    wgprof__json_string(out, sc->name);
+    fputs(", \"path\": ", out);
+    write_scope_path(s, i, out);
+    fprintf(out, ", \"depth\": %u, \"parent\": %d, \"count\": %u, \"invalid\": %u", sc->depth, sc->parent,
+            sc->count, sc->invalid);
+    const char *keys[] = {"total_ns", "mean_ns", "min_ns", "max_ns", "dispatch_ns"};
+    double values[] = {sc->total_ns, sc->mean_ns, sc->min_ns, sc->max_ns, sc->dispatch_ns};
+    for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) {
+        fprintf(out, ", \"%s\": ", keys[k]);
+        if (sc->count) {
+            json_number(out, values[k]);
+        } else {
+            fputs("null", out);
+        }
+    }
+    fprintf(out, ", \"share\": %.6f}", sc->share);
+}
+
+static void write_scope_instance(const wgprof_scope_record *sc, FILE *out)
+{
+    fputs("    {\"name\": ", out);
+    wgprof__json_string(out, sc->name);
+    fprintf(out, ", \"node\": %u, \"parent_node\": %d, \"depth\": %u, \"iteration\": %u, \"first_record\": %u, "
+                 "\"end_record\": %u, \"valid\": %s",
+            sc->node, sc->parent_node, sc->depth, sc->iteration, sc->first_record, sc->end_record,
+            sc->valid ? "true" : "false");
+    const char *keys[] = {"start_ns", "end_ns", "duration_ns", "dispatch_ns", "cpu_start_ns", "cpu_end_ns"};
+    double values[] = {sc->start_ns, sc->end_ns, sc->duration_ns, sc->dispatch_ns, sc->cpu_start_ns, sc->cpu_end_ns};
+    for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) {
+        fprintf(out, ", \"%s\": ", keys[k]);
+        if (sc->valid) {
+            json_number(out, values[k]);
+        } else {
+            fputs("null", out);
+        }
+    }
+    fputs("}", out);
+}
+
+/* A CPU time, or null where unknown (0). */
+static void json_cpu_time(FILE *out, const char *key, uint64_t ns)
+{
+    fprintf(out, ", \"%s\": ", key);
+    if (ns) {
+        fprintf(out, "%llu", (unsigned long long)ns);
+    } else {
+        fputs("null", out);
+    }
+}
+
+static void write_batches(const wgprof_pool *pool, FILE *out)
+{
+    uint32_t n = wgprof_pool_batches(pool);
+    fputs(",\n  \"batches\": [", out);
+    for (uint32_t i = 0; i < n; i++) {
+        wgprof_batch_info b;
+        if (wgprof_pool_batch(pool, i, &b) != WGPROF_OK) {
+            continue;
+        }
+        fprintf(out, "%s    {\"iteration\": %u, \"first_record\": %u, \"records\": %u, \"collected\": %s, "
+                     "\"waited\": %s, \"chained\": %s",
+                i ? ",\n" : "\n", b.iteration, b.first_record, b.records, b.collected ? "true" : "false",
+                b.waited ? "true" : "false", b.chained ? "true" : "false");
+        json_cpu_time(out, "cpu_encode_ns", b.cpu_encode_ns);
+        json_cpu_time(out, "cpu_submit_ns", b.cpu_submit_ns);
+        json_cpu_time(out, "cpu_submitted_ns", b.cpu_submitted_ns);
+        json_cpu_time(out, "cpu_ready_ns", b.cpu_ready_ns);
+        fputs("}", out);
+    }
+    fputs(n ? "\n  ]" : "]", out);
+    const wgprof_clock_info *c = wgprof_pool_clock(pool);
+    fprintf(out, ",\n  \"clock\": {\"calibrated\": %s, \"consistent\": %s, \"samples\": %u",
+            c->calibrated ? "true" : "false", c->consistent ? "true" : "false", c->samples);
+    if (c->calibrated) {
+        fprintf(out, ", \"ref_ticks\": %llu, \"ref_cpu_ns\": %.3f, \"drift_ppm\": %.6f, \"uncertainty_ns\": %.3f",
+                (unsigned long long)c->ref_ticks, c->ref_cpu_ns, c->drift_ppm, c->uncertainty_ns);
+    }
+    uint64_t dropped_dispatches = 0, dropped = wgprof_pool_dropped(pool, &dropped_dispatches);
+    fprintf(out, "},\n  \"dropped_batches\": %llu,\n  \"dropped_dispatches\": %llu", (unsigned long long)dropped,
+            (unsigned long long)dropped_dispatches);
 }
 
 static void write_kernel(const wgprof__report *r, const wgprof_kernel_stats *k, FILE *out)
@@ -201,5 +310,23 @@ void wgprof__write_json(const wgprof__report *r, FILE *out)
         fputs(i ? ",\n" : "\n", out);
         write_kernel(r, &s->kernels[i], out);
     }
-    fputs(s->kernel_count ? "\n  ]\n}\n" : "]\n}\n", out);
+    fputs(s->kernel_count ? "\n  ]" : "]", out);
+    fputs(",\n  \"scopes\": [", out);
+    for (size_t i = 0; i < s->scope_count; i++) {
+        fputs(i ? ",\n" : "\n", out);
+        write_scope_stats(s, i, out);
+    }
+    fputs(s->scope_count ? "\n  ]" : "]", out);
+    size_t instances = wgprof_pool_scope_count(d->pool);
+    fputs(",\n  \"scope_instances\": [", out);
+    for (size_t i = 0; i < instances; i++) {
+        wgprof_scope_record sc;
+        if (wgprof_pool_scope(d->pool, i, &sc) == WGPROF_OK) {
+            fputs(i ? ",\n" : "\n", out);
+            write_scope_instance(&sc, out);
+        }
+    }
+    fputs(instances ? "\n  ]" : "]", out);
+    write_batches(d->pool, out);
+    fputs("\n}\n", out);
 }

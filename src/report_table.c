@@ -1,7 +1,7 @@
 /*
  * The human-readable table: a header naming the device and strategy, one row per dispatch,
- * then the per-kernel summary. Times in µs with 3 decimals; invalid records show their reason
- * in place of a number.
+ * then the per-kernel summary and the scopes, indented by depth. Times in µs with 3 decimals;
+ * invalid records show their reason in place of a number.
  */
 #include <string.h>
 
@@ -16,6 +16,40 @@ static void write_header(const wgprof__report *r, FILE *out)
                 d->timestamp_period_ns, d->period_from_implementation ? "" : " (assumed)");
     }
     fprintf(out, " | strategy %s | %u iteration%s\n", r->strategy, r->iterations, r->iterations == 1 ? "" : "s");
+    const wgprof_pool *pool = r->desc->pool;
+    uint64_t dropped_dispatches = 0, dropped = wgprof_pool_dropped(pool, &dropped_dispatches);
+    if (dropped) {
+        fprintf(out, "%llu execute%s (%llu dispatches) not timed: every readback frame was in flight\n",
+                (unsigned long long)dropped, dropped == 1 ? "" : "s", (unsigned long long)dropped_dispatches);
+    }
+    const wgprof_clock_info *clock = wgprof_pool_clock(pool);
+    if (clock && clock->calibrated) {
+        fprintf(out, "GPU clock on the CPU clock: within +-%.3f us%s, drift %.3f ppm, %u bounds\n",
+                clock->uncertainty_ns / 1e3, clock->consistent ? "" : " (bounds disagree)", clock->drift_ppm,
+                clock->samples);
+    }
+}
+
+static void write_scopes(const wgprof_summary *s, FILE *out)
+{
+    if (!s->scope_count) {
+        return;
+    }
+    fprintf(out, "\n%-28s %7s %7s %13s %11s %11s %11s %13s %7s\n", "scope", "count", "invalid", "total_us", "mean_us",
+            "min_us", "max_us", "dispatch_us", "share");
+    for (size_t i = 0; i < s->scope_count; i++) {
+        const wgprof_scope_stats *sc = &s->scopes[i];
+        /* Indented by depth; a deep name keeps its full text and pushes the row right. */
+        int indent = (int)(2 * (sc->depth < 8 ? sc->depth : 8));
+        int width = 28 - indent;
+        fprintf(out, "%*s%-*s %7u %7u ", indent, "", width, sc->name, sc->count, sc->invalid);
+        if (sc->count) {
+            fprintf(out, "%13.3f %11.3f %11.3f %11.3f %13.3f %6.1f%%\n", sc->total_ns / 1e3, sc->mean_ns / 1e3,
+                    sc->min_ns / 1e3, sc->max_ns / 1e3, sc->dispatch_ns / 1e3, sc->share * 100.0);
+        } else {
+            fprintf(out, "%13s\n", "no valid record");
+        }
+    }
 }
 
 static void format_dims(char *buf, size_t cap, const uint32_t v[3])
@@ -117,5 +151,6 @@ void wgprof__write_table(const wgprof__report *r, FILE *out)
         write_dispatches(r->desc->pool, out);
     }
     write_kernels(r->summary, out);
+    write_scopes(r->summary, out);
     write_efficiency(r, out);
 }

@@ -25,7 +25,7 @@ static void encode(WGPUComputePassEncoder pass, const wgprof_node_desc *n)
     wgpuComputePassEncoderDispatchWorkgroups(pass, n->workgroups[0], n->workgroups[1], n->workgroups[2]);
 }
 
-void plain_execute(wgprof_device *dev, const wgprof_graph *graph, bool single_pass)
+void plain_submit(wgprof_device *dev, const wgprof_graph *graph, bool single_pass)
 {
     uint32_t count = wgprof_graph_node_count(graph);
     wgprof_node_desc n;
@@ -49,6 +49,11 @@ void plain_execute(wgprof_device *dev, const wgprof_graph *graph, bool single_pa
     wgpuCommandEncoderRelease(enc);
     wgpuQueueSubmit(wgprof_device_queue(dev), 1, &cb);
     wgpuCommandBufferRelease(cb);
+}
+
+void plain_execute(wgprof_device *dev, const wgprof_graph *graph, bool single_pass)
+{
+    plain_submit(dev, graph, single_pass);
     volatile bool done = false;
     WGPUQueueWorkDoneCallbackInfo info = {0};
     info.mode = WGPUCallbackMode_AllowProcessEvents;

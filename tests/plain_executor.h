@@ -8,5 +8,7 @@
 /* Runs the nodes of `graph` (read through wgprof_graph_node) with WebGPU calls only: one
  * encoder, one pass per dispatch (or one pass for all), one submit, a wait for the queue. */
 void plain_execute(wgprof_device *dev, const wgprof_graph *graph, bool single_pass);
+/* The same without the wait: encode and submit only, as a loop that keeps work in flight does. */
+void plain_submit(wgprof_device *dev, const wgprof_graph *graph, bool single_pass);
 
 #endif

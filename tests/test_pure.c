@@ -298,19 +298,21 @@ static void test_reports(void)
     if (root) {
         json_t *events = json_object_get(root, "traceEvents");
         size_t complete = 0, iterations = 0;
+        json_t *first = NULL;
         for (size_t i = 0; i < json_array_size(events); i++) {
             json_t *e = json_array_get(events, i);
             if (strcmp(json_string_value(json_object_get(e, "ph")), "X") != 0) {
                 continue;
             }
             const char *cat = json_string_value(json_object_get(e, "cat"));
+            first = first || strcmp(cat, "dispatch") != 0 ? first : e;
             complete += strcmp(cat, "dispatch") == 0;
             iterations += strcmp(cat, "iteration") == 0;
             CHECK(json_number_value(json_object_get(e, "dur")) >= 0);
         }
         CHECK(complete == 4 && iterations == 1); /* valid records only; the three invalid are counted */
         CHECK(json_integer_value(json_object_get(json_object_get(root, "otherData"), "invalid_dispatches")) == 3);
-        json_t *first = json_array_get(events, 3);
+        CHECK(first != NULL);
         CHECK(json_is_true(json_object_get(json_object_get(first, "args"), "valid")));
         CHECK(json_real_value(json_object_get(first, "dur")) == 0.052);
         json_decref(root);
@@ -333,6 +335,117 @@ static void test_reports(void)
     free(buf);
 }
 
+/* The clock fit on synthetic bounds: a known offset and drift, intervals of random width
+ * around the true CPU time of each timestamp. */
+static double lcg_unit(uint64_t *seed)
+{
+    *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*seed >> 11) / 9007199254740992.0;
+}
+
+static void test_clock_fit(void)
+{
+    const double offset = 123456789.0; /* CPU ns at GPU tick 0 */
+    const uint64_t start = 1800000000000000000ull; /* ticks as large as a GPU's wall-clock timer */
+    uint64_t seed = 7;
+    for (int drifting = 0; drifting < 2; drifting++) {
+        const double drift = drifting ? 40e-6 : 0.0, period = drifting ? 1.0 : 0.5;
+        wgprof__clock *c = calloc(1, sizeof *c);
+        /* 200 samples over 20 s; each bound 5..60 us away from the truth, one side at times. */
+        for (int i = 0; i < 200; i++) {
+            uint64_t ticks = start + (uint64_t)(i * 1e8 / period);
+            double truth = offset + (double)(ticks - start) * period * (1 + drift);
+            double lo = truth - 5e3 - 55e3 * lcg_unit(&seed), hi = truth + 5e3 + 55e3 * lcg_unit(&seed);
+            int kind = i % 3; /* two-sided, lower only, upper only */
+            wgprof__clock_add(c, ticks, period, kind == 2 ? -INFINITY : lo, kind == 1 ? INFINITY : hi);
+        }
+        wgprof__clock_fit(c);
+        const wgprof_clock_info *info = &c->info;
+        CHECK(info->calibrated && info->consistent);
+        double truth_at_ref = offset + (double)(info->ref_ticks - start) * period * (1 + drift);
+        CHECK_MSG(fabs(info->ref_cpu_ns - truth_at_ref) <= info->uncertainty_ns,
+                  "drift %g: off by %.1f ns, uncertainty %.1f ns", drift, info->ref_cpu_ns - truth_at_ref,
+                  info->uncertainty_ns);
+        CHECK_MSG(info->uncertainty_ns <= 15e3, "uncertainty %.1f ns", info->uncertainty_ns);
+        CHECK_MSG(fabs(info->drift_ppm - drift * 1e6) < 2.0, "drift %.3f ppm fitted, %.3f true", info->drift_ppm,
+                  drift * 1e6);
+        free(c);
+    }
+    /* Lower bounds alone say nothing about the offset. */
+    wgprof__clock *c = calloc(1, sizeof *c);
+    wgprof__clock_add(c, 1000, 1.0, 5000, INFINITY);
+    wgprof__clock_fit(c);
+    CHECK(!c->info.calibrated);
+    /* Bounds that cannot all hold: said so, with how far apart they are. */
+    wgprof__clock_add(c, 1000, 1.0, -INFINITY, 4000);
+    wgprof__clock_fit(c);
+    CHECK(c->info.calibrated && !c->info.consistent && c->info.uncertainty_ns == 500);
+    free(c);
+}
+
+/* Scopes on a host-only pool: nesting, spans that include the gaps between dispatches, the
+ * summary's depth-first order, and a scope end without a begin. */
+static void test_scopes(void)
+{
+    wgprof_pool *p = wgprof__pool_new_host();
+    uint32_t site;
+    wgprof_dispatch_desc d = {.kernel = "k"};
+    CHECK_OK(wgprof__pool_site(p, &d, &site));
+    CHECK(wgprof_scope_end(p) == WGPROF_ERR_STATE);
+    size_t first = 0;
+    uint64_t ticks[12];
+    for (int it = 0; it < 2; it++) {
+        CHECK_OK(wgprof_scope_begin(p, "layer"));
+        CHECK_OK(wgprof_scope_begin(p, "attention"));
+        CHECK_OK(wgprof__pool_host_batch(p, 2, site, 1.0, &first));
+        CHECK_OK(wgprof_scope_end(p));
+        CHECK_OK(wgprof_scope_begin(p, "mlp"));
+        size_t more = 0;
+        CHECK_OK(wgprof__pool_host_batch(p, 1, site, 1.0, &more));
+        CHECK_OK(wgprof_scope_end(p));
+        CHECK_OK(wgprof_scope_end(p));
+        /* Dispatches of 100 ticks with 10 idle ticks between them; iteration 1 twice as long. */
+        uint64_t t = 1000000 + 10000 * (uint64_t)it;
+        for (int r = 0; r < 3; r++) {
+            ticks[2 * r] = t;
+            ticks[2 * r + 1] = t + 100 * (uint64_t)(it + 1);
+            t += 100 * (uint64_t)(it + 1) + 10;
+        }
+        uint64_t max_end = 0;
+        wgprof__take_readings(p, first, 2, ticks, 2, &max_end);
+        wgprof__take_readings(p, more, 1, ticks + 4, 2, &max_end);
+        wgprof__pool_host_collected(p);
+        wgprof__pool_host_collected(p);
+    }
+    CHECK(wgprof_pool_scope_count(p) == 6);
+    wgprof_scope_record sc;
+    CHECK_OK(wgprof_pool_scope(p, 0, &sc));
+    CHECK(strcmp(sc.name, "layer") == 0 && sc.depth == 0 && sc.parent_node == -1 && sc.valid_records == 3);
+    CHECK(sc.duration_ns == 320 && sc.dispatch_ns == 300); /* the span counts the two gaps */
+    CHECK_OK(wgprof_pool_scope(p, 2, &sc));
+    CHECK(strcmp(sc.name, "mlp") == 0 && sc.depth == 1 && sc.first_record == 2 && sc.end_record == 3);
+    CHECK_OK(wgprof_pool_scope(p, 3, &sc));
+    CHECK(sc.node == 0 && sc.iteration == 2); /* the same node as the first "layer" */
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK(sum->scope_count == 3);
+    CHECK(strcmp(sum->scopes[0].name, "layer") == 0 && sum->scopes[0].parent == -1);
+    CHECK(strcmp(sum->scopes[1].name, "attention") == 0 && sum->scopes[1].parent == 0);
+    CHECK(strcmp(sum->scopes[2].name, "mlp") == 0 && sum->scopes[2].parent == 0);
+    CHECK(sum->scopes[0].count == 2 && sum->scopes[0].total_ns == 320 + 620);
+    CHECK(sum->scopes[0].min_ns == 320 && sum->scopes[0].max_ns == 620 && sum->scopes[0].mean_ns == 470);
+    CHECK(fabs(sum->scopes[0].share - 1.0) < 1e-12 && fabs(sum->scopes[2].share - 300.0 / 900.0) < 1e-12);
+    char *table = report_text(p, WGPROF_FORMAT_TABLE);
+    CHECK_MSG(strstr(table, "\nlayer ") && strstr(table, "\n  attention ") && strstr(table, "\n  mlp "), "%s", table);
+    free(table);
+    wgprof_summary_destroy(sum);
+    /* A scope left open is reported as open, up to the last record. */
+    CHECK_OK(wgprof_scope_begin(p, "open"));
+    CHECK_OK(wgprof_pool_scope(p, 6, &sc));
+    CHECK(sc.open && !sc.valid && sc.first_record == 6 && sc.end_record == 6);
+    wgprof_pool_destroy(p);
+}
+
 int main(void)
 {
     test_classify();
@@ -340,5 +453,7 @@ int main(void)
     test_stats_against_sort();
     test_records();
     test_reports();
+    test_clock_fit();
+    test_scopes();
     return check_summary();
 }

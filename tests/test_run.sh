@@ -29,12 +29,21 @@ events = trace["traceEvents"]
 dispatches = [e for e in events if e.get("ph") == "X" and e.get("cat") == "dispatch"]
 iterations = [e for e in events if e.get("ph") == "X" and e.get("cat") == "iteration"]
 assert dispatches and len(iterations) == 3, (len(dispatches), len(iterations))
+names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"}
+gpu = [pid for pid, n in names.items() if n.startswith("GPU")]
+assert len(gpu) == 1 and "CPU" in names.values(), names
 for e in dispatches:
-    assert e["dur"] > 0 and e["ts"] >= 0 and e["pid"] == 1 and e["tid"] == 1
+    assert e["dur"] > 0 and e["ts"] >= 0 and e["pid"] == gpu[0] and e["tid"] == 1
     a = e["args"]
     assert a["valid"] is True and len(a["workgroups"]) == 3 and a["dispatch_id"] >= 1
 assert {e["args"]["iteration"] for e in dispatches} == {0, 1, 2}
-assert any(e.get("ph") == "M" and e["name"] == "process_name" for e in events)
+# One timeline: each iteration's submit on the CPU comes before its first dispatch on the GPU,
+# to within the clock fit's uncertainty.
+slack = trace["otherData"]["clock_uncertainty_ns"] / 1e3
+submits = {e["args"]["iteration"]: e["ts"] for e in events if e.get("cat") == "cpu" and e["name"] == "submit"}
+for it in (0, 1, 2):
+    first = min(e["ts"] for e in dispatches if e["args"]["iteration"] == it)
+    assert submits[it] <= first + slack, (it, submits[it], first, slack)
 report = json.load(open(name + ".json"))
 assert report["iterations"] == 3 and report["invalid"] == 0
 assert len(report["dispatches"]) == len(dispatches)

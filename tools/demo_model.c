@@ -539,6 +539,21 @@ static void begin_block(builder *b, uint32_t block)
     b->op = 0;
 }
 
+/* Scopes group the dispatches of a layer and its blocks in the reports. */
+static void scope_begin(builder *b, const char *name)
+{
+    if (b->status == WGPROF_OK) {
+        b->status = wgprof_graph_scope_begin(b->graph, name);
+    }
+}
+
+static void scope_end(builder *b)
+{
+    if (b->status == WGPROF_OK) {
+        b->status = wgprof_graph_scope_end(b->graph);
+    }
+}
+
 /* ---- the decode step as dispatches --------------------------------------------------------- */
 
 /* Bytes count each buffer element the kernel touches once (x re-read from cache is not
@@ -610,6 +625,7 @@ static void add_layer(builder *b, const layer *l)
     const demo_config *c = &m->cfg;
     const tensor *a = m->act;
     double dim = c->dim, ffn = c->ffn;
+    scope_begin(b, "attention");
     add_rmsnorm(b, "rmsnorm_attn", &a[A_X], &l->t[L_ATTN_NORM], &a[A_XN]);
     add_matvec(b, "matmul_q", &l->t[L_WQ], &a[A_XN], &a[A_Q], false);
     add_matvec(b, "matmul_k", &l->t[L_WK], &a[A_XN], &a[A_K], false);
@@ -626,6 +642,8 @@ static void add_layer(builder *b, const layer *l)
         add_separate_attention(b, l);
     }
     add_matvec(b, "matmul_o", &l->t[L_WO], &a[A_ATT], &a[A_X], true);
+    scope_end(b);
+    scope_begin(b, "mlp");
     add_rmsnorm(b, "rmsnorm_mlp", &a[A_X], &l->t[L_MLP_NORM], &a[A_XN]);
     add_matvec(b, "matmul_gate", &l->t[L_W_GATE], &a[A_XN], &a[A_GATE], false);
     add_matvec(b, "matmul_up", &l->t[L_W_UP], &a[A_XN], &a[A_UP], false);
@@ -633,20 +651,29 @@ static void add_layer(builder *b, const layer *l)
                                 .bindings = {a[A_GATE].gpu, a[A_UP].gpu, a[A_HIDDEN].gpu},
                                 .workgroups = {groups(c->ffn)}, .bytes = 3 * ffn * FLOAT_BYTES, .flops = 5 * ffn});
     add_matvec(b, "matmul_down", &l->t[L_W_DOWN], &a[A_HIDDEN], &a[A_X], true);
+    scope_end(b);
 }
 
 static void add_decode_step(builder *b)
 {
     demo_model *m = b->m;
     begin_block(b, 0);
+    scope_begin(b, "embedding");
     add_embedding(b);
+    scope_end(b);
     for (uint32_t l = 0; l < m->cfg.layers; l++) {
+        char name[32];
+        snprintf(name, sizeof name, "layer %u", l);
         begin_block(b, l + 1);
+        scope_begin(b, name);
         add_layer(b, &m->layers[l]);
+        scope_end(b);
     }
     begin_block(b, m->cfg.layers + 1);
+    scope_begin(b, "head");
     add_rmsnorm(b, "rmsnorm_final", &m->act[A_X], &m->global[G_FINAL_NORM], &m->act[A_XN]);
     add_matvec(b, "logits", &m->global[G_LOGITS_W], &m->act[A_XN], &m->act[A_LOGITS], false);
+    scope_end(b);
 }
 
 wgprof_status demo_model_build(demo_model *m, wgprof_device *dev, wgprof_graph *graph)

@@ -46,7 +46,8 @@ wgprof_status demo_model_create(const demo_config *cfg, demo_model **out);
 void demo_model_destroy(demo_model *model);
 
 /* Creates the GPU buffers, uploads the weights and cache, and appends the decode step to
- * `graph`, one node per kernel. Validation errors of the WebGPU implementation (a shader that
+ * `graph`, one node per kernel, in scopes: "embedding", "layer N" (holding "attention" and
+ * "mlp") and "head". Validation errors of the WebGPU implementation (a shader that
  * does not compile, a limit exceeded) are reported on stderr and return WGPROF_ERR_WEBGPU. */
 wgprof_status demo_model_build(demo_model *model, wgprof_device *dev, wgprof_graph *graph);
 
