@@ -56,11 +56,6 @@ void wgprof__take_readings(wgprof_pool *pool, size_t first, size_t count, const 
 
 /* ---- starting and finishing maps ---- */
 
-static uint32_t newest_frame(const wgprof_pool *pool)
-{
-    return (pool->next_frame + pool->ring - 1) % pool->ring;
-}
-
 static size_t per_set(bool chained) { return chained ? WGPROF__CHAIN_PER_SET : WGPROF__PAIRS_PER_SET; }
 
 /* Records of `b` in set `i`. */
@@ -79,7 +74,7 @@ static size_t bytes_in_set(const wgprof__batch *b, uint32_t i)
 
 wgprof_status wgprof__pool_read_start(wgprof_pool *pool)
 {
-    wgprof__frame *frame = &pool->frames[newest_frame(pool)];
+    wgprof__frame *frame = &pool->frames[wgprof__newest_frame(pool)];
     wgprof__batch *b = &pool->batches[frame->batch];
     wgprof_status s = WGPROF_OK;
     for (uint32_t i = 0; i < frame->sets_used; i++) {

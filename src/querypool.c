@@ -184,7 +184,7 @@ void wgprof__pool_unresolve(wgprof_pool *pool)
         return;
     }
     /* Nothing was mapped yet: the frame is free again, and the batch is recorded no more. */
-    uint32_t newest = (pool->next_frame + pool->ring - 1) % pool->ring;
+    uint32_t newest = wgprof__newest_frame(pool);
     pool->frames[newest].state = WGPROF__FRAME_FREE;
     pool->frames[newest].sets_used = 0;
     pool->next_frame = newest;

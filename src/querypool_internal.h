@@ -161,6 +161,12 @@ struct wgprof_pool {
     wgprof__clock clock;
 };
 
+/* The frame the latest resolve took (a ring always has a frame). */
+static inline uint32_t wgprof__newest_frame(const wgprof_pool *pool)
+{
+    return pool->ring ? (pool->next_frame + pool->ring - 1) % pool->ring : 0;
+}
+
 /* ---- pool_intern.c ---- */
 wgprof_status wgprof__intern_name(wgprof_pool *pool, const char *name, uint32_t *out);
 wgprof_status wgprof__pool_site(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch, uint32_t *site);
