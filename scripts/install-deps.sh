@@ -6,6 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
 packages=(build-essential cmake pkg-config libvulkan1 mesa-vulkan-drivers libjansson-dev unzip
+          python3 chromium  # the tests read reports with Python and load the HTML one in Chromium
           clang libclang-rt-14-dev valgrind)  # the last three for make check
 missing=()
 for p in "${packages[@]}"; do

@@ -32,7 +32,7 @@ double wgprof__gflops(const wgprof_kernel_stats *k)
 
 wgprof_status wgprof_report_write(const wgprof_report_desc *desc, wgprof_format format, FILE *out)
 {
-    if (!desc || !out || (unsigned)format > WGPROF_FORMAT_TRACE) {
+    if (!desc || !out || (unsigned)format > WGPROF_FORMAT_HTML) {
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     wgprof_summary *own = NULL;
@@ -53,6 +53,7 @@ wgprof_status wgprof_report_write(const wgprof_report_desc *desc, wgprof_format 
     case WGPROF_FORMAT_CSV: wgprof__write_csv(&r, out); break;
     case WGPROF_FORMAT_CSV_SUMMARY: wgprof__write_csv_summary(&r, out); break;
     case WGPROF_FORMAT_TRACE: wgprof__write_trace(&r, out); break;
+    case WGPROF_FORMAT_HTML: wgprof__write_html(&r, out); break;
     }
     wgprof_summary_destroy(own);
     if (fflush(out) != 0 || ferror(out)) {

@@ -17,6 +17,7 @@ void wgprof__write_json(const wgprof__report *r, FILE *out);
 void wgprof__write_csv(const wgprof__report *r, FILE *out);
 void wgprof__write_csv_summary(const wgprof__report *r, FILE *out);
 void wgprof__write_trace(const wgprof__report *r, FILE *out);
+void wgprof__write_html(const wgprof__report *r, FILE *out);
 /* Per-dispatch rows with `sep` between fields (',' quotes as RFC 4180 says). */
 void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep);
 

@@ -4,12 +4,7 @@
 # attention variant), and exit code 2 for bad flags. $1 is the wgprof binary.
 set -u
 wgprof="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/harness.sh"
 checksum() { grep '^checksum:' | cut -d' ' -f2; }
 
 plain="$("$wgprof" demo 2>/dev/null | checksum)"
@@ -50,5 +45,4 @@ for args in "--layers 0" "--dim 100 --heads 3" "--pos 64" "--bogus" "--iteration
   [ "$status" -eq 2 ] && printf '%s' "$out" | grep -q -- "${args%% *}" && ok ||
     bad "demo $args: exit $status, want 2 and a message naming ${args%% *}: $out"
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -6,13 +6,8 @@
 set -u
 wgprof="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 examples="$(cd "$2" && pwd)"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/harness.sh"
 cd "$tmp" || exit 1
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*" >&2; }
 
 # ---- the examples ----
 for name in matmul reduction softmax copy; do
@@ -168,5 +163,4 @@ out="$("$wgprof" run --frobnicate x.json 2>&1)"; [ $? -eq 2 ] && printf '%s' "$o
 "$wgprof" run --help | grep -q -- '--csv-summary FILE' && ok || bad "run --help"
 # Nothing is written when the spec is bad.
 "$wgprof" run --json never.json wgsl.json >/dev/null 2>&1; [ ! -e never.json ] && ok || bad "a report was written for a bad spec"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

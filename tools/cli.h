@@ -17,7 +17,7 @@ int cli_fail(const char *what, wgprof_status s);
 /* Writes `report` in `format` to `path` through path.tmp and a rename; prints why on failure. */
 int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format, const char *path);
 /* The table to `table` (NULL: none), then each format whose files[format] is set. */
-int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_TRACE + 1],
+int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_HTML + 1],
                       FILE *table);
 
 int cmd_info(int argc, char **argv);

@@ -30,6 +30,8 @@ static const char demo_usage[] =
     "  --fused-sdpa     attention as one sdpa_kv_cache kernel instead of three\n"
     "  --json FILE      write the JSON report to FILE (without profiling it says why)\n"
     "  --tsv FILE       write the per-dispatch TSV report to FILE\n"
+    "  --trace FILE     write a Chrome trace to FILE (Perfetto, chrome://tracing)\n"
+    "  --html FILE      write a self-contained HTML report to FILE: timeline, chart, tables\n"
     "  --quiet          print no timing table\n"
     "  --help           print this help\n";
 
@@ -40,8 +42,7 @@ static const uint64_t HOST_BYTES_LIMIT = 4ull << 30;
 typedef struct demo_options {
     demo_config model;
     uint32_t iterations;
-    const char *json_path;
-    const char *tsv_path;
+    const char *files[WGPROF_FORMAT_HTML + 1]; /* by format; NULL: not asked for */
     bool quiet;
 } demo_options;
 
@@ -59,6 +60,24 @@ static bool parse_u32(const char *flag, const char *text, uint32_t min, uint32_t
     }
     *out = (uint32_t)v;
     return true;
+}
+
+/* The report a file option asks for, or -1 for any other argument. */
+static int file_format(const char *arg)
+{
+    static const struct {
+        const char *flag;
+        wgprof_format format;
+    } file_flags[] = {{"--json", WGPROF_FORMAT_JSON},
+                      {"--tsv", WGPROF_FORMAT_TSV},
+                      {"--trace", WGPROF_FORMAT_TRACE},
+                      {"--html", WGPROF_FORMAT_HTML}};
+    for (size_t f = 0; f < sizeof file_flags / sizeof file_flags[0]; f++) {
+        if (strcmp(arg, file_flags[f].flag) == 0) {
+            return (int)file_flags[f].format;
+        }
+    }
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, demo_options *o)
@@ -87,7 +106,8 @@ static int parse_args(int argc, char **argv, demo_options *o)
             o->quiet = true;
             continue;
         }
-        bool takes_path = strcmp(arg, "--json") == 0 || strcmp(arg, "--tsv") == 0;
+        int format = file_format(arg);
+        bool takes_path = format >= 0;
         size_t n = 0;
         while (n < sizeof numeric / sizeof numeric[0] && strcmp(arg, numeric[n].name) != 0) {
             n++;
@@ -109,10 +129,8 @@ static int parse_args(int argc, char **argv, demo_options *o)
         } else if (!value[0]) {
             fprintf(stderr, "wgprof demo: %s needs a file name\n", arg);
             return CLI_USAGE;
-        } else if (strcmp(arg, "--json") == 0) {
-            o->json_path = value;
         } else {
-            o->tsv_path = value;
+            o->files[format] = value;
         }
     }
     return PARSE_RUN;
@@ -264,15 +282,8 @@ static int write_reports(const demo_options *o, wgprof_device *dev, wgprof_graph
             rc = cli_fail("printing the report", s);
         }
     }
-    if (o->json_path) {
-        int file_rc = cli_write_report_file(&desc, WGPROF_FORMAT_JSON, o->json_path);
-        rc = rc != CLI_OK ? rc : file_rc;
-    }
-    if (o->tsv_path) {
-        int file_rc = cli_write_report_file(&desc, WGPROF_FORMAT_TSV, o->tsv_path);
-        rc = rc != CLI_OK ? rc : file_rc;
-    }
-    return rc;
+    int file_rc = cli_write_reports(&desc, o->files, NULL);
+    return rc != CLI_OK ? rc : file_rc;
 }
 
 /* ---- running ----------------------------------------------------------------------------- */

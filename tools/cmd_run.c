@@ -29,6 +29,7 @@ static const char run_usage[] =
     "  --csv-summary FILE  write per-kernel rows as CSV\n"
     "  --tsv FILE          write per-dispatch rows as TSV\n"
     "  --trace FILE        write a Chrome trace (open in https://ui.perfetto.dev or chrome://tracing)\n"
+    "  --html FILE         write a self-contained HTML report: timeline, per-kernel chart, tables\n"
     "  --peak-gbps X       show bandwidth as a share of X GB/s\n"
     "  --peak-gflops X     show arithmetic as a share of X GFLOP/s\n"
     "\n"
@@ -40,7 +41,7 @@ typedef struct run_options {
     long warmup, iterations;
     wgprof_graph_desc graph;
     bool summary_only, quiet;
-    const char *files[WGPROF_FORMAT_TRACE + 1];
+    const char *files[WGPROF_FORMAT_HTML + 1];
     double peak_gbps, peak_gflops;
 } run_options;
 
@@ -82,7 +83,8 @@ static int parse_args(int argc, char **argv, run_options *o)
                       {"--csv", WGPROF_FORMAT_CSV},
                       {"--csv-summary", WGPROF_FORMAT_CSV_SUMMARY},
                       {"--tsv", WGPROF_FORMAT_TSV},
-                      {"--trace", WGPROF_FORMAT_TRACE}};
+                      {"--trace", WGPROF_FORMAT_TRACE},
+                      {"--html", WGPROF_FORMAT_HTML}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -138,6 +140,10 @@ static int parse_args(int argc, char **argv, run_options *o)
                 if (strcmp(a, file_flags[f].flag) == 0) {
                     o->files[file_flags[f].format] = v;
                     known = true;
+                    if (!v[0]) {
+                        fprintf(stderr, "wgprof run: %s needs a file name\n", a);
+                        ok = false;
+                    }
                 }
             }
         }

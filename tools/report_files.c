@@ -34,7 +34,7 @@ int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format
     return code;
 }
 
-int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_TRACE + 1],
+int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_HTML + 1],
                       FILE *table)
 {
     int code = CLI_OK;
@@ -44,7 +44,7 @@ int cli_write_reports(const wgprof_report_desc *report, const char *const files[
             code = cli_fail("printing the table", s);
         }
     }
-    for (int f = 0; f <= WGPROF_FORMAT_TRACE; f++) {
+    for (int f = 0; f <= WGPROF_FORMAT_HTML; f++) {
         if (files[f] && cli_write_report_file(report, (wgprof_format)f, files[f]) != CLI_OK) {
             code = CLI_FAILED;
         }

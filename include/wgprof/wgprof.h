@@ -568,7 +568,8 @@ typedef enum wgprof_format {
     WGPROF_FORMAT_JSON,
     WGPROF_FORMAT_CSV,         /* per-dispatch rows */
     WGPROF_FORMAT_CSV_SUMMARY, /* per-kernel rows */
-    WGPROF_FORMAT_TRACE        /* Chrome trace event JSON (Perfetto, chrome://tracing) */
+    WGPROF_FORMAT_TRACE,       /* Chrome trace event JSON (Perfetto, chrome://tracing) */
+    WGPROF_FORMAT_HTML         /* one self-contained page: timeline, per-kernel chart, tables */
 } wgprof_format;
 
 typedef struct wgprof_report_desc {

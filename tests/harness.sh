@@ -1,0 +1,12 @@
+# What the shell tests share: a scratch folder ($tmp, removed at exit) and the count of checks.
+# Source it, then call `ok` or `bad "what failed"` for each check and `finish` at the end.
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*" >&2; }
+finish() {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
