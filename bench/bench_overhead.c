@@ -26,8 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <webgpu/wgpu.h>
-
 #include "bench_util.h"
 #include "../tests/plain_executor.h"
 #include "../tools/demo_model.h"
@@ -327,32 +325,6 @@ static void bench_workload(wgprof_device *dev, workload *w, int rounds, const pe
 
 /* ---- continuous runs ---- */
 
-/* A serving loop's own throttle: at most two of its submissions on the GPU at once. */
-typedef struct throttle {
-    wgprof_device *dev;
-    uint64_t submitted;
-    volatile uint64_t done;
-} throttle;
-
-static void on_done(WGPUQueueWorkDoneStatus s, WGPUStringView msg, void *t, void *unused)
-{
-    (void)s;
-    (void)msg;
-    (void)unused;
-    ((throttle *)t)->done++;
-}
-
-static void throttle_after_submit(throttle *t)
-{
-    WGPUQueueWorkDoneCallbackInfo info = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = on_done,
-                                          .userdata1 = t};
-    wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(t->dev), info);
-    t->submitted++;
-    while (t->submitted - t->done > 2) {
-        wgpuDevicePoll(wgprof_device_webgpu(t->dev), 1, NULL);
-    }
-}
-
 enum { CONT_PLAIN, CONT_CHAIN, CONT_PASS, CONT_INSIDE, CONT_CHAIN_SAMPLED, CONT_BLOCKING_PLAIN, CONT_BLOCKING_CHAIN,
        CONT_MODES, CONTINUOUS_EXECUTES = 1000, SAMPLE_EVERY = 10 };
 static const char *const cont_names[CONT_MODES] = {"plain", "chain", "pass", "inside", "chain_1_in_10",
@@ -361,7 +333,7 @@ static const char *const cont_names[CONT_MODES] = {"plain", "chain", "pass", "in
 /* Executes per second of one continuous run of `mode`; every profiled result must come back. */
 static double continuous_run(wgprof_device *dev, wgprof_graph *g, int mode)
 {
-    throttle t = {.dev = dev};
+    plain_throttle t = {.dev = dev, .limit = 2};
     double t0 = bench_now_s();
     for (int i = 0; i < CONTINUOUS_EXECUTES; i++) {
         wgprof_status s = WGPROF_OK;
@@ -378,7 +350,7 @@ static double continuous_run(wgprof_device *dev, wgprof_graph *g, int mode)
             die("continuous run", s);
         }
         if (mode < CONT_BLOCKING_PLAIN) {
-            throttle_after_submit(&t);
+            plain_throttle_after_submit(&t);
         }
     }
     wgprof_status s = mode == CONT_PLAIN || mode == CONT_BLOCKING_PLAIN ? wgprof_device_wait_idle(dev)

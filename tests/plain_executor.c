@@ -67,3 +67,27 @@ void plain_execute(wgprof_device *dev, const wgprof_graph *graph, bool single_pa
         wgpuInstanceProcessEvents(wgprof_device_instance(dev));
     }
 }
+
+static void on_throttle_done(WGPUQueueWorkDoneStatus s, WGPUStringView m, void *t, void *unused)
+{
+    (void)s;
+    (void)m;
+    (void)unused;
+    ((plain_throttle *)t)->done++;
+}
+
+void plain_throttle_after_submit(plain_throttle *t)
+{
+    WGPUQueueWorkDoneCallbackInfo info = {0};
+    info.mode = WGPUCallbackMode_AllowProcessEvents;
+    info.callback = on_throttle_done;
+    info.userdata1 = t;
+    wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(t->dev), info);
+    t->submitted++;
+    while (t->submitted - t->done > t->limit) {
+#ifdef HAVE_WGPU_NATIVE
+        wgpuDevicePoll(wgprof_device_webgpu(t->dev), 1, NULL);
+#endif
+        wgpuInstanceProcessEvents(wgprof_device_instance(t->dev));
+    }
+}

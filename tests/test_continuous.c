@@ -5,39 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-#include <webgpu/wgpu.h>
-
 #include "check.h"
+#include "plain_executor.h"
 #include "support.h"
 
 enum { LOOP_EXECUTES = 1000, IN_FLIGHT = 2 };
-
-/* The application's own throttle, as a frame loop has: at most IN_FLIGHT submissions of its
- * own on the GPU, counted with work-done callbacks. */
-typedef struct throttle {
-    wgprof_device *dev;
-    uint64_t submitted;
-    volatile uint64_t done;
-} throttle;
-
-static void on_done(WGPUQueueWorkDoneStatus s, WGPUStringView m, void *t, void *unused)
-{
-    (void)s;
-    (void)m;
-    (void)unused;
-    ((throttle *)t)->done++;
-}
-
-static void throttle_after_submit(throttle *t)
-{
-    WGPUQueueWorkDoneCallbackInfo info = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = on_done,
-                                          .userdata1 = t};
-    wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(t->dev), info);
-    t->submitted++;
-    while (t->submitted - t->done > IN_FLIGHT) {
-        wgpuDevicePoll(wgprof_device_webgpu(t->dev), 1, NULL);
-    }
-}
 
 static wgprof_graph *busy_graph(wgprof_device *dev, const ts_busy *b, const wgprof_graph_desc *gd, int nodes)
 {
@@ -86,11 +58,11 @@ static void test_continuous_loop(wgprof_device *dev, const ts_busy *b)
 {
     wgprof_graph_desc gd = {.profiling = WGPROF_PROFILING_ON};
     wgprof_graph *g = busy_graph(dev, b, &gd, 4);
-    throttle t = {.dev = dev};
+    plain_throttle t = {.dev = dev, .limit = IN_FLIGHT}; /* the application's own, as a frame loop has */
     const wgprof_pool *pool = wgprof_graph_pool(g);
     for (int i = 0; i < LOOP_EXECUTES; i++) {
         CHECK_OK(wgprof_graph_submit(g));
-        throttle_after_submit(&t);
+        plain_throttle_after_submit(&t);
     }
     uint32_t before_flush = wgprof_pool_iterations(pool);
     CHECK_OK(wgprof_graph_flush(g));
