@@ -330,7 +330,10 @@ enum { CONT_PLAIN, CONT_CHAIN, CONT_PASS, CONT_INSIDE, CONT_CHAIN_SAMPLED, CONT_
 static const char *const cont_names[CONT_MODES] = {"plain", "chain", "pass", "inside", "chain_1_in_10",
                                                    "blocking_plain", "blocking_chain"};
 
-/* Executes per second of one continuous run of `mode`; every profiled result must come back. */
+/* Per profiled mode, summed over rounds: executes collected, and dropped for a full ring. */
+static uint64_t g_collected[CONT_MODES], g_dropped[CONT_MODES];
+
+/* Executes per second of one continuous run of `mode`. */
 static double continuous_run(wgprof_device *dev, wgprof_graph *g, int mode)
 {
     plain_throttle t = {.dev = dev, .limit = 2};
@@ -361,11 +364,11 @@ static double continuous_run(wgprof_device *dev, wgprof_graph *g, int mode)
     }
     if (mode != CONT_PLAIN && mode != CONT_BLOCKING_PLAIN) {
         wgprof_pool *pool = wgprof_graph_pool(g);
-        uint32_t expect = mode == CONT_CHAIN_SAMPLED ? CONTINUOUS_EXECUTES / SAMPLE_EVERY : CONTINUOUS_EXECUTES;
-        if (wgprof_pool_iterations(pool) != expect || wgprof_pool_dropped(pool, NULL) != 0 ||
-            wgprof_pool_invalid_count(pool) != 0) {
-            die("a continuous run lost results", WGPROF_ERR_STATE);
+        if (wgprof_pool_invalid_count(pool) != 0) {
+            die("a continuous run read invalid records", WGPROF_ERR_STATE);
         }
+        g_collected[mode] += wgprof_pool_iterations(pool);
+        g_dropped[mode] += wgprof_pool_dropped(pool, NULL);
         wgprof_pool_reset(pool);
     }
     return CONTINUOUS_EXECUTES / seconds;
@@ -406,6 +409,10 @@ static void bench_continuous(wgprof_device *dev, workload *w, int rounds)
         print_spread("executes_per_s", rate[mode], rounds, 1.0, "rate");
         printf(", ");
         print_spread("throughput_ratio", ratio[mode], rounds, 1.0, "ratio");
+        if (mode != CONT_PLAIN && mode != CONT_BLOCKING_PLAIN) {
+            printf(", \"collected\": %llu, \"dropped\": %llu", (unsigned long long)g_collected[mode],
+                   (unsigned long long)g_dropped[mode]);
+        }
         printf("}");
         first = false;
     }

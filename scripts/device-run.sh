@@ -38,10 +38,13 @@ section() { printf '\n## %s\n\n' "$*"; }
   echo "test programs failed: $failed"
   section "demo, unprofiled"
   "$wgprof" demo
-  for strategy in pass inside; do
+  for strategy in pass inside chain; do
     section "demo, profiled, strategy $strategy"
     WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY=$strategy "$wgprof" demo --json "$out/demo-$strategy.json"
   done
+  section "demo, profiled (auto), with the HTML report and the trace"
+  WEBGPU_TIMESTAMP_QUERY=1 "$wgprof" demo --iterations 5 --html "$out/demo.html" --trace "$out/demo.trace.json" \
+    --json "$out/demo.json"
   for example in examples/*.json; do
     section "wgprof run $example"
     (cd "$out" && "$wgprof" run --summary "$root/$example")
