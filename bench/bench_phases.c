@@ -256,8 +256,7 @@ static void read_frame(const bench *b, variant *v, const uint64_t *t, uint32_t u
 
 static void sample_clock(const bench *b, int samples)
 {
-    double lo = -INFINITY, hi = INFINITY, latency[MAX_SAMPLES];
-    double offsets[MAX_SAMPLES];
+    double lo = -INFINITY, hi = INFINITY, latency[MAX_SAMPLES] = {0}, offsets[MAX_SAMPLES] = {0};
     for (int i = 0; i < samples; i++) {
         WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(b->device, NULL);
         wgpuCommandEncoderWriteTimestamp(enc, b->set, 0);

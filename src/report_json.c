@@ -40,6 +40,19 @@ static void json_number(FILE *out, double v)
 
 static void json_bool(FILE *out, bool v) { fputs(v ? "true" : "false", out); }
 
+/* `, "key": value` for each pair; every value null when the figures do not exist. */
+static void json_fields(FILE *out, const char *const *keys, const double *values, size_t count, bool exist)
+{
+    for (size_t i = 0; i < count; i++) {
+        fprintf(out, ", \"%s\": ", keys[i]);
+        if (exist) {
+            json_number(out, values[i]);
+        } else {
+            fputs("null", out);
+        }
+    }
+}
+
 static void write_adapter(const wgprof_device_info *d, FILE *out)
 {
     if (!d) {
@@ -118,7 +131,7 @@ static void write_dispatch(const wgprof_record *rec, FILE *out)
 /* "a/b/c": a scope's name under its parents' names. */
 static void write_scope_path(const wgprof_summary *s, size_t i, FILE *out)
 {
-    const char *names[64];
+    const char *names[64] = {0};
     size_t depth = 0;
     for (int32_t at = (int32_t)i; at >= 0 && depth < 64; at = s->scopes[at].parent) {
         names[depth++] = s->scopes[at].name;
@@ -142,16 +155,9 @@ static void write_scope_stats(const wgprof_summary *s, size_t i, FILE *out)
     write_scope_path(s, i, out);
     fprintf(out, ", \"depth\": %u, \"parent\": %d, \"count\": %u, \"invalid\": %u", sc->depth, sc->parent,
             sc->count, sc->invalid);
-    const char *keys[] = {"total_ns", "mean_ns", "min_ns", "max_ns", "dispatch_ns"};
-    double values[] = {sc->total_ns, sc->mean_ns, sc->min_ns, sc->max_ns, sc->dispatch_ns};
-    for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) {
-        fprintf(out, ", \"%s\": ", keys[k]);
-        if (sc->count) {
-            json_number(out, values[k]);
-        } else {
-            fputs("null", out);
-        }
-    }
+    const char *const keys[] = {"total_ns", "mean_ns", "min_ns", "max_ns", "dispatch_ns"};
+    const double values[] = {sc->total_ns, sc->mean_ns, sc->min_ns, sc->max_ns, sc->dispatch_ns};
+    json_fields(out, keys, values, sizeof values / sizeof values[0], sc->count > 0);
     fprintf(out, ", \"share\": %.6f}", sc->share);
 }
 
@@ -163,16 +169,10 @@ static void write_scope_instance(const wgprof_scope_record *sc, FILE *out)
                  "\"end_record\": %u, \"valid\": %s",
             sc->node, sc->parent_node, sc->depth, sc->iteration, sc->first_record, sc->end_record,
             sc->valid ? "true" : "false");
-    const char *keys[] = {"start_ns", "end_ns", "duration_ns", "dispatch_ns", "cpu_start_ns", "cpu_end_ns"};
-    double values[] = {sc->start_ns, sc->end_ns, sc->duration_ns, sc->dispatch_ns, sc->cpu_start_ns, sc->cpu_end_ns};
-    for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) {
-        fprintf(out, ", \"%s\": ", keys[k]);
-        if (sc->valid) {
-            json_number(out, values[k]);
-        } else {
-            fputs("null", out);
-        }
-    }
+    const char *const keys[] = {"start_ns", "end_ns", "duration_ns", "dispatch_ns", "cpu_start_ns", "cpu_end_ns"};
+    const double values[] = {sc->start_ns, sc->end_ns, sc->duration_ns, sc->dispatch_ns, sc->cpu_start_ns,
+                             sc->cpu_end_ns};
+    json_fields(out, keys, values, sizeof values / sizeof values[0], sc->valid);
     fputs("}", out);
 }
 
@@ -224,20 +224,15 @@ static void write_kernel(const wgprof__report *r, const wgprof_kernel_stats *k, 
     fputs("    {\"name\": ", out);
     wgprof__json_string(out, k->name);
     fprintf(out, ", \"count\": %u, \"invalid\": %u", k->count, k->invalid);
+    const char *const keys[] = {"total_ns", "exclusive_total_ns", "mean_ns", "min_ns", "max_ns",
+                                "median_ns", "p95_ns", "stddev_ns"};
+    const double values[] = {k->total_ns, k->exclusive_total_ns, k->mean_ns, k->min_ns, k->max_ns,
+                             k->median_ns, k->p95_ns, k->stddev_ns};
+    json_fields(out, keys, values, sizeof values / sizeof values[0], k->count > 0);
     if (k->count) {
-        const char *keys[] = {"total_ns", "exclusive_total_ns", "mean_ns", "min_ns", "max_ns",
-                              "median_ns", "p95_ns", "stddev_ns"};
-        double values[] = {k->total_ns, k->exclusive_total_ns, k->mean_ns, k->min_ns, k->max_ns,
-                           k->median_ns, k->p95_ns, k->stddev_ns};
-        for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
-            fprintf(out, ", \"%s\": ", keys[i]);
-            json_number(out, values[i]);
-        }
         fprintf(out, ", \"share\": %.6f", k->share);
     } else {
-        fputs(", \"total_ns\": null, \"mean_ns\": null, \"min_ns\": null, \"max_ns\": null, \"median_ns\": null"
-              ", \"p95_ns\": null, \"stddev_ns\": null, \"share\": null",
-              out);
+        fputs(", \"share\": null", out);
     }
     if (k->bytes > 0) {
         fprintf(out, ", \"bytes\": %.17g", k->bytes);
