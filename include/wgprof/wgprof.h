@@ -35,7 +35,10 @@
  * wgprof_device may be shared by any number of threads. A graph, a pool and a summary belong to
  * one thread at a time: two threads may each execute their own graph on one device at once,
  * but must not use the same graph or pool concurrently. Each graph owns its pool, so graphs
- * never share timing state. WebGPU objects passed in keep their own implementation's rules.
+ * never share timing state. A readback in flight completes in a callback that the
+ * implementation may run on whichever thread polls the device; it touches only its own atomic
+ * hand-off, and the pool reads it on its own thread. WebGPU objects passed in keep their own
+ * implementation's rules.
  */
 #ifndef WGPROF_WGPROF_H
 #define WGPROF_WGPROF_H
@@ -319,7 +322,9 @@ WGPROF_API uint32_t wgprof_pool_in_flight(const wgprof_pool *pool);
  * receives how many timed dispatches they held. */
 WGPROF_API uint64_t wgprof_pool_dropped(const wgprof_pool *pool, uint64_t *dispatches);
 
-/* Drops all records and names (borrowed kernel strings become invalid); keeps the query sets. */
+/* Drops all records, batches, scopes, names (borrowed kernel strings become invalid) and the
+ * count of dropped batches; keeps the query sets, the readback frames and the clock fit. Batches
+ * still in flight are abandoned: their frames come back once their readback completes. */
 WGPROF_API void wgprof_pool_reset(wgprof_pool *pool);
 
 WGPROF_API size_t wgprof_pool_count(const wgprof_pool *pool);
