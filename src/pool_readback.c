@@ -56,20 +56,9 @@ void wgprof__take_readings(wgprof_pool *pool, size_t first, size_t count, const 
 
 /* ---- starting and finishing maps ---- */
 
-static size_t per_set(bool chained) { return chained ? WGPROF__CHAIN_PER_SET : WGPROF__PAIRS_PER_SET; }
-
-/* Records of `b` in set `i`. */
-static size_t records_in_set(const wgprof__batch *b, uint32_t i)
-{
-    size_t start = (size_t)i * per_set(b->chained);
-    size_t here = b->count - start;
-    return here < per_set(b->chained) ? here : per_set(b->chained);
-}
-
 static size_t bytes_in_set(const wgprof__batch *b, uint32_t i)
 {
-    size_t r = records_in_set(b, i);
-    return (b->chained ? r + 1 : 2 * r) * sizeof(uint64_t);
+    return wgprof__queries_in_set(b->count, b->chained, i) * sizeof(uint64_t);
 }
 
 wgprof_status wgprof__pool_read_start(wgprof_pool *pool)
@@ -125,7 +114,8 @@ static wgprof_status take_set(wgprof_pool *pool, wgprof__frame *frame, uint32_t 
         return WGPROF_OK;
     }
     const wgprof__batch *b = &pool->batches[frame->batch];
-    size_t first = b->first + (size_t)i * per_set(b->chained), count = records_in_set(b, i);
+    size_t first = b->first + (size_t)i * wgprof__records_per_set(b->chained);
+    size_t count = wgprof__records_in_set(b->count, b->chained, i);
     if (s == WGPROF_OK) {
         size_t bytes = bytes_in_set(b, i);
         const uint64_t *ticks = wgpuBufferGetConstMappedRange(frame->readbacks[i], 0, bytes);

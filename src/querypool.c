@@ -381,21 +381,26 @@ wgprof_status wgprof_pool_chain_next(wgprof_pool *pool, WGPUComputePassEncoder p
 
 /* ---- resolve ---- */
 
-/* Queries the batch used in set `i`; 0 past its last set. */
-static uint32_t queries_in_set(size_t records, bool chained, uint32_t i)
+uint32_t wgprof__records_per_set(bool chained) { return chained ? WGPROF__CHAIN_PER_SET : WGPROF__PAIRS_PER_SET; }
+
+size_t wgprof__records_in_set(size_t records, bool chained, uint32_t i)
 {
-    size_t per_set = chained ? WGPROF__CHAIN_PER_SET : WGPROF__PAIRS_PER_SET;
-    if (records <= (size_t)i * per_set) {
+    size_t per_set = wgprof__records_per_set(chained), start = (size_t)i * per_set;
+    if (records <= start) {
         return 0;
     }
-    size_t here = records - (size_t)i * per_set;
-    here = here < per_set ? here : per_set;
-    return (uint32_t)(chained ? here + 1 : 2 * here);
+    return records - start < per_set ? records - start : per_set;
+}
+
+uint32_t wgprof__queries_in_set(size_t records, bool chained, uint32_t i)
+{
+    size_t here = wgprof__records_in_set(records, chained, i);
+    return (uint32_t)(!here ? 0 : chained ? here + 1 : 2 * here);
 }
 
 static uint32_t sets_used(size_t records, bool chained)
 {
-    size_t per_set = chained ? WGPROF__CHAIN_PER_SET : WGPROF__PAIRS_PER_SET;
+    size_t per_set = wgprof__records_per_set(chained);
     return (uint32_t)((records + per_set - 1) / per_set);
 }
 
@@ -468,7 +473,7 @@ wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
         return s;
     }
     for (uint32_t i = 0; i < sets; i++) {
-        uint32_t used = queries_in_set(records, chained, i);
+        uint32_t used = wgprof__queries_in_set(records, chained, i);
         wgpuCommandEncoderResolveQuerySet(encoder, pool->sets[i].set, 0, used, pool->sets[i].resolve, 0);
         wgpuCommandEncoderCopyBufferToBuffer(encoder, pool->sets[i].resolve, 0, frame->readbacks[i], 0,
                                              used * sizeof(uint64_t));
@@ -557,7 +562,7 @@ wgprof_status wgprof_pool_record(const wgprof_pool *pool, size_t index, wgprof_r
     const wgprof__batch *b = resolved ? &pool->batches[r->batch] : NULL;
     bool chained = b ? b->chained : pool->batch_chained;
     uint32_t rel = (uint32_t)(index - (b ? b->first : pool->batch_first));
-    uint32_t per_set = chained ? WGPROF__CHAIN_PER_SET : WGPROF__PAIRS_PER_SET;
+    uint32_t per_set = wgprof__records_per_set(chained);
     uint32_t begin = chained ? rel % per_set : pair_query(rel);
     /* Query indices across the pool's sets, as the resolve lays them out. */
     out->begin_query = (rel / per_set) * WGPROF__QUERIES_PER_SET + begin;

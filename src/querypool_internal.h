@@ -188,6 +188,11 @@ wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEnc
 /* Drops the records (and scopes) of the batch not yet resolved: an execute that failed while
  * encoding, or one the full ring has no room for. */
 void wgprof__pool_discard_batch(wgprof_pool *pool);
+/* How a batch of `records` lays out over the query sets: records a set holds, records and
+ * queries it uses in set `i` (0 past its last set). */
+uint32_t wgprof__records_per_set(bool chained);
+size_t wgprof__records_in_set(size_t records, bool chained, uint32_t i);
+uint32_t wgprof__queries_in_set(size_t records, bool chained, uint32_t i);
 /* Takes back a resolve whose encoder was never submitted: the frame is free, the batch gone. */
 void wgprof__pool_unresolve(wgprof_pool *pool);
 /* Whether a resolve now would find a free readback frame (after collecting what is ready). */
