@@ -474,7 +474,7 @@ static wgprof_status submit_profiled(wgprof_graph *g)
         return s;
     }
     wgprof__pool_stamp_submit(g->pool, encode_ns, submit_ns, submitted_ns);
-    return wgprof__pool_read_start(g->pool);
+    return wgprof_pool_read_async(g->pool);
 }
 
 static bool sampled(wgprof_graph *g)

@@ -501,6 +501,9 @@ wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
 
 void wgprof__pool_stamp_submit(wgprof_pool *pool, uint64_t encode_ns, uint64_t submit_ns, uint64_t submitted_ns)
 {
+    if (!pool->resolved) {
+        return; /* the batch was dropped: nothing to stamp */
+    }
     wgprof__batch *b = &pool->batches[pool->batch_count - 1];
     b->cpu_encode_ns = encode_ns;
     b->cpu_submit_ns = submit_ns;
