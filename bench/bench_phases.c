@@ -10,6 +10,8 @@
  *   inside_shared   WriteTimestamp before the first dispatch and after each one: N + 1, a
  *                   dispatch's begin is the previous one's end
  *   encoder_shared  the same N + 1 written by the command encoder between passes
+ *   pass_shared     the same N + 1 as pass writes: the first pass writes its begin and end,
+ *                   every later pass only its end (core WebGPU, no native feature)
  * each with the readback (resolve, copy, blocking map) and without it (timestamps written but
  * never read; the wait is for the queue), which separates writing timestamps from reading them.
  *
@@ -32,8 +34,9 @@
 #include "bench_util.h"
 #include "../tools/demo_model.h"
 
-enum { NONE, PASS, INSIDE, INSIDE_SHARED, ENCODER_SHARED, SCHEMES };
-static const char *const scheme_names[SCHEMES] = {"none", "pass", "inside", "inside_shared", "encoder_shared"};
+enum { NONE, PASS, INSIDE, INSIDE_SHARED, ENCODER_SHARED, PASS_SHARED, SCHEMES };
+static const char *const scheme_names[SCHEMES] = {"none", "pass", "inside", "inside_shared", "encoder_shared",
+                                                  "pass_shared"};
 enum { QUERIES = 4096, MAX_SAMPLES = 4096 };
 
 typedef struct bench {
@@ -86,11 +89,14 @@ static uint32_t encode_scheme(const bench *b, WGPUCommandEncoder enc, int scheme
         if (!single_pass) {
             WGPUPassTimestampWrites tw = {.querySet = b->set, .beginningOfPassWriteIndex = q,
                                           .endOfPassWriteIndex = q + 1};
-            WGPUComputePassDescriptor pd = {.timestampWrites = scheme == PASS ? &tw : NULL};
-            pass = wgpuCommandEncoderBeginComputePass(enc, &pd);
-            if (scheme == PASS) {
-                q += 2;
+            if (scheme == PASS_SHARED && i > 0) {
+                tw.beginningOfPassWriteIndex = WGPU_QUERY_SET_INDEX_UNDEFINED;
+                tw.endOfPassWriteIndex = q;
             }
+            bool writes = scheme == PASS || scheme == PASS_SHARED;
+            WGPUComputePassDescriptor pd = {.timestampWrites = writes ? &tw : NULL};
+            pass = wgpuCommandEncoderBeginComputePass(enc, &pd);
+            q += scheme == PASS || (scheme == PASS_SHARED && i == 0) ? 2 : scheme == PASS_SHARED ? 1 : 0;
             if (scheme == INSIDE_SHARED && i == 0) {
                 wgpuComputePassEncoderWriteTimestamp(pass, b->set, q++);
             }
@@ -330,7 +336,7 @@ int main(int argc, char **argv)
     int nv = 0;
     for (int single = 0; single < 2; single++) {
         for (int s = 0; s < SCHEMES; s++) {
-            if (single && (s == PASS || s == ENCODER_SHARED)) {
+            if (single && (s == PASS || s == ENCODER_SHARED || s == PASS_SHARED)) {
                 continue; /* these need a pass per dispatch */
             }
             for (int rb = 0; rb < 2; rb++) {

@@ -318,8 +318,9 @@ wgprof_status wgprof_device_create(const wgprof_device_desc *desc, wgprof_device
     const wgprof__ext *ext = wgprof__ext_get();
     bool disabled = desc->disable_timestamps || wgprof__env_flag("WGPROF_DISABLE_TIMESTAMPS");
     bool has_ts = wgpuAdapterHasFeature(d->adapter, WGPUFeatureName_TimestampQuery) != 0;
-    bool has_enc = has_ts && wgpuAdapterHasFeature(d->adapter, wgprof__feature_inside_encoders) != 0;
-    bool has_pass = has_ts && ext->pass_write_timestamp &&
+    bool extensions = has_ts && !desc->core_timestamps_only;
+    bool has_enc = extensions && wgpuAdapterHasFeature(d->adapter, wgprof__feature_inside_encoders) != 0;
+    bool has_pass = extensions && ext->pass_write_timestamp &&
                     wgpuAdapterHasFeature(d->adapter, wgprof__feature_inside_passes) != 0;
     d->info.timestamp_query = has_ts;
 

@@ -5,9 +5,9 @@
  * Unprofiled, execute() makes exactly the calls of a plain executor (no query set, no extra
  * pass, no extra buffer); tests/test_call_sequence.c holds it to that. Profiled, each dispatch
  * is bracketed by timestamps: with the pass strategy every dispatch gets its own compute pass
- * carrying timestampWrites (a one-pass graph is split), with the inside strategy WriteTimestamp
- * goes around each dispatch, and with the chain strategy after each one; those two keep the
- * pass layout.
+ * carrying timestampWrites (a one-pass graph is split); with the inside strategy WriteTimestamp
+ * goes around each dispatch, keeping the pass layout; the chain strategy writes one timestamp
+ * per dispatch, at the end of its pass, or after it inside a single pass.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -116,14 +116,13 @@ wgprof_status wgprof_graph_create(wgprof_device *device, const wgprof_graph_desc
     const wgprof_device_info *info = &device->info;
     if (want && info->profiling_available) {
         if (strategy == WGPROF_STRATEGY_AUTO) {
-            /* The cheapest: half the timestamps of inside (bench_phases measures it). */
-            strategy = info->timestamp_inside_passes ? WGPROF_STRATEGY_CHAIN : WGPROF_STRATEGY_PASS;
-        } else if ((strategy == WGPROF_STRATEGY_INSIDE || strategy == WGPROF_STRATEGY_CHAIN) &&
-                   !info->timestamp_inside_passes) {
+            /* The cheapest: one timestamp per dispatch (bench_phases measures each way). */
+            strategy = WGPROF_STRATEGY_CHAIN;
+        } else if (strategy == WGPROF_STRATEGY_INSIDE && !info->timestamp_inside_passes) {
             wgprof__log(WGPROF_LOG_ERROR,
-                        "wgprof: the %s strategy needs in-pass timestamps, which %s lacks; "
-                        "use the pass or auto strategy",
-                        wgprof_strategy_str(strategy), info->adapter);
+                        "wgprof: the inside strategy needs in-pass timestamps, which %s lacks; "
+                        "use the pass, chain or auto strategy",
+                        info->adapter);
             return WGPROF_ERR_UNAVAILABLE;
         }
     }
@@ -376,55 +375,59 @@ static wgprof_status apply_scopes(wgprof_graph *g, uint32_t before, uint32_t *ne
     return s;
 }
 
-/* Encodes one node inside `pass` with the graph's strategy (the pass strategy's writes are on
- * the pass itself). */
+/* Encodes one node inside `pass` with the graph's in-pass strategy: inside or chain. */
 static wgprof_status encode_timed(wgprof_graph *g, WGPUComputePassEncoder pass, const node *n, bool first)
 {
     wgprof_status s = WGPROF_OK;
-    switch (g->strategy) {
-    case WGPROF_STRATEGY_INSIDE:
+    if (g->strategy == WGPROF_STRATEGY_INSIDE) {
         s = wgprof__pool_begin_site(g->pool, pass, n->site, n->desc.dispatch_id);
         if (s == WGPROF_OK) {
             encode_dispatch(pass, n);
             s = wgprof_pool_end(g->pool, pass);
         }
         return s;
-    case WGPROF_STRATEGY_CHAIN:
-        if (first) {
-            s = wgprof_pool_chain_begin(g->pool, pass);
-        }
-        if (s == WGPROF_OK) {
-            encode_dispatch(pass, n);
-            s = wgprof__pool_chain_next_site(g->pool, pass, n->site, n->desc.dispatch_id);
-        }
-        return s;
-    default:
-        encode_dispatch(pass, n);
-        return WGPROF_OK;
     }
+    if (first) {
+        s = wgprof_pool_chain_begin(g->pool, pass);
+    }
+    if (s == WGPROF_OK) {
+        encode_dispatch(pass, n);
+        s = wgprof__pool_chain_next_site(g->pool, pass, n->site, n->desc.dispatch_id);
+    }
+    return s;
 }
 
 static wgprof_status encode_profiled(wgprof_graph *g, WGPUCommandEncoder enc)
 {
-    bool split = g->strategy == WGPROF_STRATEGY_PASS || g->layout != WGPROF_LAYOUT_SINGLE_PASS;
+    /* A pass per dispatch takes its timestamps on the pass (pass, and chain: bench_phases
+     * measured a pass's end-of-pass write as the cheapest of all on the H200); one pass keeps
+     * them inside, where the device can. */
+    bool in_pass = g->device->info.timestamp_inside_passes;
+    bool split = g->strategy == WGPROF_STRATEGY_PASS || g->layout != WGPROF_LAYOUT_SINGLE_PASS ||
+                 (g->strategy == WGPROF_STRATEGY_CHAIN && !in_pass);
+    bool pass_writes = split && g->strategy != WGPROF_STRATEGY_INSIDE;
     WGPUComputePassEncoder pass = split ? NULL : wgpuCommandEncoderBeginComputePass(enc, NULL);
     uint32_t depth = g->pool->scope_depth, event = 0;
     wgprof_status s = WGPROF_OK;
     for (uint32_t i = 0; i < g->count && s == WGPROF_OK; i++) {
         const node *n = &g->nodes[i];
         s = apply_scopes(g, i, &event);
-        if (s == WGPROF_OK && split) {
+        if (s == WGPROF_OK && pass_writes) {
             WGPUPassTimestampWrites tw;
             WGPUComputePassDescriptor pd = {0};
-            if (g->strategy == WGPROF_STRATEGY_PASS) {
-                s = wgprof__pool_pass_writes_site(g->pool, n->site, n->desc.dispatch_id, &tw);
-                pd.timestampWrites = &tw; /* read by BeginComputePass only */
-            }
+            s = g->strategy == WGPROF_STRATEGY_PASS
+                    ? wgprof__pool_pass_writes_site(g->pool, n->site, n->desc.dispatch_id, &tw)
+                    : wgprof__pool_chain_pass_writes_site(g->pool, n->site, n->desc.dispatch_id, &tw);
+            pd.timestampWrites = &tw; /* read by BeginComputePass only */
             if (s == WGPROF_OK) {
                 pass = wgpuCommandEncoderBeginComputePass(enc, &pd);
-                s = encode_timed(g, pass, n, i == 0);
+                encode_dispatch(pass, n);
                 end_pass(pass);
             }
+        } else if (s == WGPROF_OK && split) {
+            pass = wgpuCommandEncoderBeginComputePass(enc, NULL);
+            s = encode_timed(g, pass, n, i == 0);
+            end_pass(pass);
         } else if (s == WGPROF_OK) {
             s = encode_timed(g, pass, n, i == 0);
         }

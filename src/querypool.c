@@ -219,7 +219,7 @@ static wgprof_status add_record(wgprof_pool *pool, uint32_t site, uint64_t dispa
     if (s != WGPROF_OK) {
         return s;
     }
-    if (batch_size(pool) == 0 && !chained) {
+    if (batch_size(pool) == 0 && !pool->chain_open) {
         pool->batch_cpu_encode_ns = wgprof__now_ns();
     }
     pool->batch_chained = chained;
@@ -366,6 +366,38 @@ wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEnc
     }
     pool->slots[pool->count - 1].end_issued = 1;
     return WGPROF_OK;
+}
+
+wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id,
+                                                  WGPUPassTimestampWrites *writes)
+{
+    uint32_t r;
+    wgprof_status s = add_record(pool, site, dispatch_id, true, &r);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    uint32_t set = r / WGPROF__CHAIN_PER_SET, query = r % WGPROF__CHAIN_PER_SET + 1;
+    memset(writes, 0, sizeof *writes);
+    writes->querySet = pool->sets[set].set;
+    /* A set's first record also writes the start at its pass's beginning: a pass has one end,
+     * so a chain of passes cannot carry into the next set at the previous end as in-pass
+     * writes do. */
+    writes->beginningOfPassWriteIndex = query == 1 ? 0 : WGPU_QUERY_SET_INDEX_UNDEFINED;
+    writes->endOfPassWriteIndex = query;
+    pool->chain_open = true;
+    pool->slots[pool->count - 1].end_issued = 1;
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
+                                            WGPUPassTimestampWrites *writes)
+{
+    if (!pool || !dispatch || !writes) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    uint32_t site;
+    wgprof_status s = wgprof__pool_site(pool, dispatch, &site);
+    return s != WGPROF_OK ? s : wgprof__pool_chain_pass_writes_site(pool, site, dispatch->dispatch_id, writes);
 }
 
 wgprof_status wgprof_pool_chain_next(wgprof_pool *pool, WGPUComputePassEncoder pass,

@@ -185,6 +185,8 @@ wgprof_status wgprof__pool_begin_site(wgprof_pool *pool, WGPUComputePassEncoder 
                                       uint64_t dispatch_id);
 wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t site,
                                            uint64_t dispatch_id);
+wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id,
+                                                  WGPUPassTimestampWrites *writes);
 /* Drops the records (and scopes) of the batch not yet resolved: an execute that failed while
  * encoding, or one the full ring has no room for. */
 void wgprof__pool_discard_batch(wgprof_pool *pool);

@@ -142,5 +142,22 @@ int main(void)
     test_unprofiled_matches(dev);
     test_env_switch(dev);
     wgprof_device_destroy(dev);
+
+    /* Core WebGPU (TimestampQuery alone, as a browser offers): chain and pass work in either
+     * layout, a one-pass graph being split; inside needs what is missing. */
+    wgprof_device_desc core = {.core_timestamps_only = true};
+    CHECK_OK(wgprof_device_create(&core, &dev));
+    const wgprof_device_info *info = wgprof_device_get_info(dev);
+    CHECK(info->profiling_available && !info->timestamp_inside_passes && !info->timestamp_inside_encoders);
+    run(dev, WGPROF_STRATEGY_CHAIN, WGPROF_LAYOUT_PASS_PER_DISPATCH);
+    run(dev, WGPROF_STRATEGY_CHAIN, WGPROF_LAYOUT_SINGLE_PASS);
+    wgprof_graph_desc gd = {.profiling = WGPROF_PROFILING_ON, .strategy = WGPROF_STRATEGY_INSIDE};
+    wgprof_graph *g = NULL;
+    CHECK(wgprof_graph_create(dev, &gd, &g) == WGPROF_ERR_UNAVAILABLE && g == NULL);
+    gd.strategy = WGPROF_STRATEGY_AUTO;
+    CHECK_OK(wgprof_graph_create(dev, &gd, &g));
+    CHECK(wgprof_graph_strategy(g) == WGPROF_STRATEGY_CHAIN);
+    wgprof_graph_destroy(g);
+    wgprof_device_destroy(dev);
     return check_summary();
 }

@@ -120,6 +120,9 @@ typedef struct wgprof_device_desc {
     WGPUBackendType backend;          /* 0: the implementation's choice */
     WGPUPowerPreference power;        /* 0: undefined */
     bool disable_timestamps;          /* request no timestamp feature (also WGPROF_DISABLE_TIMESTAMPS=1) */
+    bool core_timestamps_only;        /* request TimestampQuery alone, without the implementation's
+                                         in-pass and in-encoder extensions: what core WebGPU (a
+                                         browser) offers */
     double wait_timeout_s;            /* longest wait for submitted work; 0: 60 s */
 } wgprof_device_desc;
 
@@ -281,8 +284,9 @@ WGPROF_API wgprof_status wgprof_pool_begin(wgprof_pool *pool, WGPUComputePassEnc
                                            const wgprof_dispatch_desc *dispatch);
 WGPROF_API wgprof_status wgprof_pool_end(wgprof_pool *pool, WGPUComputePassEncoder pass);
 
-/* Chain strategy (the device must have in-pass timestamps): one timestamp per dispatch instead
- * of two. wgprof_pool_chain_begin() writes the timestamp the first dispatch begins at;
+/* Chain strategy: one timestamp per dispatch instead of two. With in-pass timestamps (the
+ * device must have them), wgprof_pool_chain_begin() writes the timestamp the first dispatch
+ * begins at;
  * wgprof_pool_chain_next(), right after each dispatch, adds its record and writes its end,
  * which is also where the next dispatch begins. A batch holds either pairs (pass, inside) or
  * one chain, begun before its first dispatch; the chain's dispatches must follow one another on
@@ -292,6 +296,13 @@ WGPROF_API wgprof_status wgprof_pool_end(wgprof_pool *pool, WGPUComputePassEncod
 WGPROF_API wgprof_status wgprof_pool_chain_begin(wgprof_pool *pool, WGPUComputePassEncoder pass);
 WGPROF_API wgprof_status wgprof_pool_chain_next(wgprof_pool *pool, WGPUComputePassEncoder pass,
                                                 const wgprof_dispatch_desc *dispatch);
+/* The chain with core WebGPU only, for a pass per dispatch: adds a record for `dispatch` and
+ * fills `*writes` with the timestampWrites of the pass about to begin, which must hold this
+ * dispatch only. Each pass writes its end, where the next dispatch begins; the first of a batch
+ * (and the first of every 4,095) also writes its beginning. Needs no chain_begin. The filled
+ * struct must outlive wgpuCommandEncoderBeginComputePass. */
+WGPROF_API wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
+                                                       WGPUPassTimestampWrites *writes);
 
 /* Encodes the resolve of every query written since the last resolve, and the copy into a free
  * readback frame, into `encoder`; the dispatches recorded so far become a batch. Call once
@@ -428,12 +439,14 @@ typedef enum wgprof_layout {
 
 typedef enum wgprof_strategy {
     WGPROF_STRATEGY_DEFAULT = 0, /* WGPROF_STRATEGY from the environment, else auto */
-    WGPROF_STRATEGY_AUTO,        /* chain where the device has in-pass timestamps, else pass */
+    WGPROF_STRATEGY_AUTO,        /* chain */
     WGPROF_STRATEGY_PASS,        /* each dispatch its own pass with timestampWrites */
     WGPROF_STRATEGY_INSIDE,      /* WriteTimestamp before and after each dispatch, layout unchanged */
-    WGPROF_STRATEGY_CHAIN        /* one WriteTimestamp after each dispatch (and one before the
-                                    first), layout unchanged: half the timestamps of inside; a
-                                    dispatch's time runs from the previous one's end */
+    WGPROF_STRATEGY_CHAIN        /* one timestamp per dispatch (and one before the first): half
+                                    those of pass or inside. A pass per dispatch writes its end;
+                                    in one pass, WriteTimestamp follows each dispatch (without
+                                    in-pass timestamps the pass is split). A dispatch's time runs
+                                    from the previous one's end */
 } wgprof_strategy;
 
 typedef enum wgprof_profiling {
