@@ -253,15 +253,37 @@ wgprof_status wgprof__pool_pass_writes_site(wgprof_pool *pool, uint32_t site, ui
     return WGPROF_OK;
 }
 
-wgprof_status wgprof_pool_pass_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
-                                      WGPUPassTimestampWrites *writes)
+/* The public recording calls: check the arguments, intern the dispatch's site, then record
+ * through the site-taking form the graph calls directly. */
+typedef wgprof_status (*writes_at_site_fn)(wgprof_pool *, uint32_t, uint64_t, WGPUPassTimestampWrites *);
+typedef wgprof_status (*pass_at_site_fn)(wgprof_pool *, WGPUComputePassEncoder, uint32_t, uint64_t);
+
+static wgprof_status record_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
+                                   WGPUPassTimestampWrites *writes, writes_at_site_fn record)
 {
     if (!pool || !dispatch || !writes) {
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     uint32_t site;
     wgprof_status s = wgprof__pool_site(pool, dispatch, &site);
-    return s != WGPROF_OK ? s : wgprof__pool_pass_writes_site(pool, site, dispatch->dispatch_id, writes);
+    return s != WGPROF_OK ? s : record(pool, site, dispatch->dispatch_id, writes);
+}
+
+static wgprof_status record_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pass,
+                                    const wgprof_dispatch_desc *dispatch, pass_at_site_fn record)
+{
+    if (!pool || !pass || !dispatch) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    uint32_t site;
+    wgprof_status s = wgprof__pool_site(pool, dispatch, &site);
+    return s != WGPROF_OK ? s : record(pool, pass, site, dispatch->dispatch_id);
+}
+
+wgprof_status wgprof_pool_pass_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
+                                      WGPUPassTimestampWrites *writes)
+{
+    return record_writes(pool, dispatch, writes, wgprof__pool_pass_writes_site);
 }
 
 static wgprof_status need_inside(const wgprof_pool *pool)
@@ -302,12 +324,7 @@ wgprof_status wgprof__pool_begin_site(wgprof_pool *pool, WGPUComputePassEncoder 
 wgprof_status wgprof_pool_begin(wgprof_pool *pool, WGPUComputePassEncoder pass,
                                 const wgprof_dispatch_desc *dispatch)
 {
-    if (!pool || !pass || !dispatch) {
-        return WGPROF_ERR_INVALID_ARGUMENT;
-    }
-    uint32_t site;
-    wgprof_status s = wgprof__pool_site(pool, dispatch, &site);
-    return s != WGPROF_OK ? s : wgprof__pool_begin_site(pool, pass, site, dispatch->dispatch_id);
+    return record_in_pass(pool, pass, dispatch, wgprof__pool_begin_site);
 }
 
 wgprof_status wgprof_pool_end(wgprof_pool *pool, WGPUComputePassEncoder pass)
@@ -392,23 +409,13 @@ wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t si
 wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
                                             WGPUPassTimestampWrites *writes)
 {
-    if (!pool || !dispatch || !writes) {
-        return WGPROF_ERR_INVALID_ARGUMENT;
-    }
-    uint32_t site;
-    wgprof_status s = wgprof__pool_site(pool, dispatch, &site);
-    return s != WGPROF_OK ? s : wgprof__pool_chain_pass_writes_site(pool, site, dispatch->dispatch_id, writes);
+    return record_writes(pool, dispatch, writes, wgprof__pool_chain_pass_writes_site);
 }
 
 wgprof_status wgprof_pool_chain_next(wgprof_pool *pool, WGPUComputePassEncoder pass,
                                      const wgprof_dispatch_desc *dispatch)
 {
-    if (!pool || !pass || !dispatch) {
-        return WGPROF_ERR_INVALID_ARGUMENT;
-    }
-    uint32_t site;
-    wgprof_status s = wgprof__pool_site(pool, dispatch, &site);
-    return s != WGPROF_OK ? s : wgprof__pool_chain_next_site(pool, pass, site, dispatch->dispatch_id);
+    return record_in_pass(pool, pass, dispatch, wgprof__pool_chain_next_site);
 }
 
 /* ---- resolve ---- */
