@@ -495,7 +495,8 @@ static wgprof_status calibrate_if_due(wgprof_graph *g, bool periodic)
     return wgprof_pool_calibrate(g->pool, g->calibration_samples);
 }
 
-wgprof_status wgprof_graph_execute(wgprof_graph *g)
+/* Whether the graph can run, and whether this execute (or submit) is one to profile. */
+static wgprof_status start_run(wgprof_graph *g, bool *profiled)
 {
     if (!g) {
         return WGPROF_ERR_INVALID_ARGUMENT;
@@ -503,7 +504,18 @@ wgprof_status wgprof_graph_execute(wgprof_graph *g)
     if (atomic_load(&g->device->lost)) {
         return WGPROF_ERR_DEVICE_LOST;
     }
-    if (!g->profiling || !sampled(g)) {
+    *profiled = g->profiling && sampled(g);
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof_graph_execute(wgprof_graph *g)
+{
+    bool profiled = false;
+    wgprof_status started = start_run(g, &profiled);
+    if (started != WGPROF_OK) {
+        return started;
+    }
+    if (!profiled) {
         wgprof_status s = submit_plain(g);
         return s != WGPROF_OK ? s : wgprof_device_wait_idle(g->device);
     }
@@ -523,14 +535,10 @@ wgprof_status wgprof_graph_execute(wgprof_graph *g)
 
 wgprof_status wgprof_graph_submit(wgprof_graph *g)
 {
-    if (!g) {
-        return WGPROF_ERR_INVALID_ARGUMENT;
-    }
-    if (atomic_load(&g->device->lost)) {
-        return WGPROF_ERR_DEVICE_LOST;
-    }
-    if (!g->profiling || !sampled(g)) {
-        return submit_plain(g);
+    bool profiled = false;
+    wgprof_status started = start_run(g, &profiled);
+    if (started != WGPROF_OK || !profiled) {
+        return started != WGPROF_OK ? started : submit_plain(g);
     }
     wgprof_status s = wgprof_pool_collect_ready(g->pool, NULL);
     if (s == WGPROF_OK) {
