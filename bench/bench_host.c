@@ -57,8 +57,8 @@ int main(int argc, char **argv)
         pool->invalid = 0;
         pool->have_epoch = false;
         double t0 = bench_now_s();
-        uint64_t max_end = 0;
-        wgprof__take_readings(pool, 0, RECORDS, ticks, 2, &max_end); /* what collect does per record */
+        wgprof__extent extent = {0, 0};
+        wgprof__take_readings(pool, 0, RECORDS, ticks, 2, &extent); /* what collect does per record */
         double t2 = bench_now_s();
         wgprof_summary *s = NULL;
         if (wgprof_summary_create(pool, &s) != WGPROF_OK) {

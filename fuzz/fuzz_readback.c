@@ -45,8 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pool->slots[i].site = sites[p[16] % KERNELS];
         pool->slots[i].end_issued = (p[16] & 0x80) == 0;
     }
-    uint64_t max_end = 0;
-    wgprof__take_readings(pool, 0, count, ticks, 2, &max_end);
+    wgprof__extent extent = {0, 0};
+    wgprof__take_readings(pool, 0, count, ticks, 2, &extent);
     wgprof__pool_host_collected(pool);
     for (size_t i = 0; i < count; i++) {
         wgprof_record r;

@@ -99,14 +99,14 @@ void wgprof__clock_fit(wgprof__clock *c)
     info->uncertainty_ns = fabs(hi - lo) / 2;
 }
 
-void wgprof__clock_add_batch(wgprof_pool *pool, const wgprof__batch *b, uint64_t first_begin, uint64_t last_end)
+void wgprof__clock_add_batch(wgprof_pool *pool, const wgprof__batch *b, const wgprof__extent *extent)
 {
     wgprof__clock *c = &pool->clock;
     if (b->cpu_submit_ns) {
-        wgprof__clock_add(c, first_begin, b->period_ns, (double)b->cpu_submit_ns, INFINITY);
+        wgprof__clock_add(c, extent->first_begin, b->period_ns, (double)b->cpu_submit_ns, INFINITY);
     }
     if (b->cpu_ready_ns) {
-        wgprof__clock_add(c, last_end, b->period_ns, -INFINITY, (double)b->cpu_ready_ns);
+        wgprof__clock_add(c, extent->last_end, b->period_ns, -INFINITY, (double)b->cpu_ready_ns);
     }
     wgprof__clock_fit(c);
 }

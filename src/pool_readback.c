@@ -29,7 +29,7 @@ wgprof_invalid_reason wgprof__classify(const wgprof__reading *r)
 }
 
 void wgprof__take_readings(wgprof_pool *pool, size_t first, size_t count, const uint64_t *ticks, size_t stride,
-                           uint64_t *max_end)
+                           wgprof__extent *extent)
 {
     /* One pass over the readback: validate each reading, then clamp its begin to the largest
      * end seen so far in the batch, in submission order, so that passes the driver overlapped
@@ -44,9 +44,12 @@ void wgprof__take_readings(wgprof_pool *pool, size_t first, size_t count, const 
             pool->invalid++;
             continue;
         }
-        uint64_t b = reading.begin > *max_end ? reading.begin : *max_end;
+        uint64_t b = reading.begin > extent->last_end ? reading.begin : extent->last_end;
         slot->clamped_begin = b < reading.end ? b : reading.end;
-        *max_end = reading.end > *max_end ? reading.end : *max_end;
+        extent->last_end = reading.end > extent->last_end ? reading.end : extent->last_end;
+        if (!extent->first_begin || reading.begin < extent->first_begin) {
+            extent->first_begin = reading.begin;
+        }
         if (!pool->have_epoch || reading.begin < pool->epoch) {
             pool->epoch = reading.begin;
             pool->have_epoch = true;
@@ -101,7 +104,7 @@ static bool frame_ready(const wgprof__frame *frame)
 }
 
 /* Reads the mapped readback of set `i` into the records; returns why it could not. */
-static wgprof_status take_set(wgprof_pool *pool, wgprof__frame *frame, uint32_t i, uint64_t *max_end)
+static wgprof_status take_set(wgprof_pool *pool, wgprof__frame *frame, uint32_t i, wgprof__extent *extent)
 {
     wgprof__waiter *w = frame->maps[i];
     frame->maps[i] = NULL;
@@ -120,7 +123,7 @@ static wgprof_status take_set(wgprof_pool *pool, wgprof__frame *frame, uint32_t 
         size_t bytes = bytes_in_set(b, i);
         const uint64_t *ticks = wgpuBufferGetConstMappedRange(frame->readbacks[i], 0, bytes);
         if (ticks) {
-            wgprof__take_readings(pool, first, count, ticks, b->chained ? 1 : 2, max_end);
+            wgprof__take_readings(pool, first, count, ticks, b->chained ? 1 : 2, extent);
         } else {
             s = WGPROF_ERR_MAP_FAILED;
         }
@@ -142,9 +145,9 @@ static wgprof_status take_oldest(wgprof_pool *pool, bool waited)
     wgprof__frame *frame = &pool->frames[pool->oldest_frame];
     uint64_t ready = wgprof__now_ns();
     wgprof_status result = WGPROF_OK;
-    uint64_t max_end = 0;
+    wgprof__extent extent = {0, 0};
     for (uint32_t i = 0; i < frame->sets_used; i++) {
-        wgprof_status s = take_set(pool, frame, i, &max_end);
+        wgprof_status s = take_set(pool, frame, i, &extent);
         result = result == WGPROF_OK ? s : result;
     }
     if (frame->batch != WGPROF__NONE) {
@@ -155,16 +158,8 @@ static wgprof_status take_oldest(wgprof_pool *pool, bool waited)
         b->waited = waited;
         b->collected = true;
         pool->collected++;
-        uint64_t first_begin = UINT64_MAX, last_end = 0;
-        for (size_t r = b->first; r < (size_t)b->first + b->count; r++) {
-            const wgprof__slot *slot = &pool->slots[r];
-            if (slot->reason == WGPROF_VALID) {
-                first_begin = slot->begin < first_begin ? slot->begin : first_begin;
-                last_end = slot->end > last_end ? slot->end : last_end;
-            }
-        }
-        if (last_end) {
-            wgprof__clock_add_batch(pool, b, first_begin, last_end);
+        if (extent.last_end) {
+            wgprof__clock_add_batch(pool, b, &extent);
         }
     }
     frame->state = WGPROF__FRAME_FREE;

@@ -205,12 +205,18 @@ void wgprof__pool_stamp_submit(wgprof_pool *pool, uint64_t encode_ns, uint64_t s
 /* ---- pool_readback.c ---- */
 /* Requests the maps of the resolved batch; it is then in flight. */
 wgprof_status wgprof__pool_read_start(wgprof_pool *pool);
+/* How far a batch's valid readings reach so far, in submission order; zero before the first
+ * (a valid reading is never 0). */
+typedef struct wgprof__extent {
+    uint64_t first_begin;
+    uint64_t last_end;
+} wgprof__extent;
+
 /* Takes the readings (begin, end pairs `stride` ticks apart: 2 for pairs, 1 for a chain) of
  * records [first, first + count) from a mapped readback: validates them, counts the invalid,
- * clamps overlap against *max_end (the batch's largest end so far, 0 at its start) and moves
- * the epoch. */
+ * clamps each begin to the extent's last end so far, widens the extent and moves the epoch. */
 void wgprof__take_readings(wgprof_pool *pool, size_t first, size_t count, const uint64_t *ticks, size_t stride,
-                           uint64_t *max_end);
+                           wgprof__extent *extent);
 void wgprof__free_frames(wgprof_pool *pool);
 
 /* A pool with no device and no query set, its host side only, for the pure tests, the fuzzer
@@ -233,7 +239,7 @@ void wgprof__clock_add(wgprof__clock *clock, uint64_t ticks, double period_ns, d
 void wgprof__clock_fit(wgprof__clock *clock);
 /* From a collected batch: its first begin lies after the submit, its last end before the
  * readback was seen complete. */
-void wgprof__clock_add_batch(wgprof_pool *pool, const wgprof__batch *batch, uint64_t first_begin, uint64_t last_end);
+void wgprof__clock_add_batch(wgprof_pool *pool, const wgprof__batch *batch, const wgprof__extent *extent);
 void wgprof__clock_release(wgprof__clock *clock);
 
 #endif

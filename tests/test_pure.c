@@ -155,9 +155,9 @@ static void synthetic_init(synthetic *s, double period)
         s->ticks[2 * i] = readings[i].begin;
         s->ticks[2 * i + 1] = readings[i].end;
     }
-    uint64_t max_end = 0;
-    wgprof__take_readings(s->pool, 0, 3, s->ticks, 2, &max_end); /* as two sets of one batch */
-    wgprof__take_readings(s->pool, 3, n - 3, s->ticks + 6, 2, &max_end);
+    wgprof__extent extent = {0, 0};
+    wgprof__take_readings(s->pool, 0, 3, s->ticks, 2, &extent); /* as two sets of one batch */
+    wgprof__take_readings(s->pool, 3, n - 3, s->ticks + 6, 2, &extent);
     wgprof__pool_host_collected(s->pool);
 }
 
@@ -411,9 +411,9 @@ static void test_scopes(void)
             ticks[2 * r + 1] = t + 100 * (uint64_t)(it + 1);
             t += 100 * (uint64_t)(it + 1) + 10;
         }
-        uint64_t max_end = 0;
-        wgprof__take_readings(p, first, 2, ticks, 2, &max_end);
-        wgprof__take_readings(p, more, 1, ticks + 4, 2, &max_end);
+        wgprof__extent extent = {0, 0};
+        wgprof__take_readings(p, first, 2, ticks, 2, &extent);
+        wgprof__take_readings(p, more, 1, ticks + 4, 2, &extent);
         wgprof__pool_host_collected(p);
         wgprof__pool_host_collected(p);
     }
