@@ -139,6 +139,16 @@ static wgprof_status take_set(wgprof_pool *pool, wgprof__frame *frame, uint32_t 
     return s;
 }
 
+/* The oldest frame in flight is done with: it is free, and the next one is the oldest. */
+static void release_oldest(wgprof_pool *pool)
+{
+    wgprof__frame *frame = &pool->frames[pool->oldest_frame];
+    frame->state = WGPROF__FRAME_FREE;
+    frame->sets_used = 0;
+    pool->oldest_frame = (pool->oldest_frame + 1) % pool->ring;
+    pool->in_flight--;
+}
+
 /* Takes the oldest frame in flight, which is ready; `waited`: the CPU blocked for it. */
 static wgprof_status take_oldest(wgprof_pool *pool, bool waited)
 {
@@ -162,10 +172,7 @@ static wgprof_status take_oldest(wgprof_pool *pool, bool waited)
             wgprof__clock_add_batch(pool, b, &extent);
         }
     }
-    frame->state = WGPROF__FRAME_FREE;
-    frame->sets_used = 0;
-    pool->oldest_frame = (pool->oldest_frame + 1) % pool->ring;
-    pool->in_flight--;
+    release_oldest(pool);
     return result;
 }
 
@@ -229,10 +236,7 @@ static void give_up_in_flight(wgprof_pool *pool, wgprof_invalid_reason reason)
             b->collected = true;
             pool->collected++;
         }
-        frame->state = WGPROF__FRAME_FREE;
-        frame->sets_used = 0;
-        pool->oldest_frame = (pool->oldest_frame + 1) % pool->ring;
-        pool->in_flight--;
+        release_oldest(pool);
     }
     pool->resolved = false;
 }

@@ -205,7 +205,10 @@ void wgprof__pool_discard_batch(wgprof_pool *pool)
 
 /* ---- recording ---- */
 
-static wgprof_status add_record(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, bool chained, uint32_t *r)
+/* Adds a pending record; `end_issued`: its end timestamp is encoded with this call (the
+ * inside strategy encodes it later, in wgprof_pool_end). */
+static wgprof_status add_record(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, bool chained, bool end_issued,
+                                uint32_t *r)
 {
     if (pool->resolved) {
         wgprof__log(WGPROF_LOG_ERROR, "wgprof: a dispatch was recorded after resolve and before collect");
@@ -229,6 +232,7 @@ static wgprof_status add_record(wgprof_pool *pool, uint32_t site, uint64_t dispa
     slot->dispatch_id = dispatch_id ? dispatch_id : pool->count;
     slot->batch = pool->batch_count;
     slot->reason = WGPROF_INVALID_PENDING;
+    slot->end_issued = end_issued;
     *r = (uint32_t)batch_size(pool);
     pool->count++;
     return WGPROF_OK;
@@ -241,11 +245,10 @@ wgprof_status wgprof__pool_pass_writes_site(wgprof_pool *pool, uint32_t site, ui
                                             WGPUPassTimestampWrites *writes)
 {
     uint32_t r;
-    wgprof_status s = add_record(pool, site, dispatch_id, false, &r);
+    wgprof_status s = add_record(pool, site, dispatch_id, false, true, &r);
     if (s != WGPROF_OK) {
         return s;
     }
-    pool->slots[pool->count - 1].end_issued = 1;
     memset(writes, 0, sizeof *writes);
     writes->querySet = pair_set(pool, r);
     writes->beginningOfPassWriteIndex = pair_query(r);
@@ -312,7 +315,7 @@ wgprof_status wgprof__pool_begin_site(wgprof_pool *pool, WGPUComputePassEncoder 
         return WGPROF_ERR_STATE;
     }
     uint32_t r;
-    s = add_record(pool, site, dispatch_id, false, &r);
+    s = add_record(pool, site, dispatch_id, false, false, &r);
     if (s != WGPROF_OK) {
         return s;
     }
@@ -371,7 +374,7 @@ wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEnc
         return WGPROF_ERR_STATE;
     }
     uint32_t r;
-    wgprof_status s = add_record(pool, site, dispatch_id, true, &r);
+    wgprof_status s = add_record(pool, site, dispatch_id, true, true, &r);
     if (s != WGPROF_OK) {
         return s;
     }
@@ -381,7 +384,6 @@ wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEnc
         /* The set is full: the next set's chain starts where this one ends. */
         write_timestamp(pass, pool->sets[set + 1].set, 0);
     }
-    pool->slots[pool->count - 1].end_issued = 1;
     return WGPROF_OK;
 }
 
@@ -389,7 +391,7 @@ wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t si
                                                   WGPUPassTimestampWrites *writes)
 {
     uint32_t r;
-    wgprof_status s = add_record(pool, site, dispatch_id, true, &r);
+    wgprof_status s = add_record(pool, site, dispatch_id, true, true, &r);
     if (s != WGPROF_OK) {
         return s;
     }
@@ -402,7 +404,6 @@ wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t si
     writes->beginningOfPassWriteIndex = query == 1 ? 0 : WGPU_QUERY_SET_INDEX_UNDEFINED;
     writes->endOfPassWriteIndex = query;
     pool->chain_open = true;
-    pool->slots[pool->count - 1].end_issued = 1;
     return WGPROF_OK;
 }
 
