@@ -1,5 +1,7 @@
 # Two commands on a fresh machine: `make demo` and `make test`. Both install what is missing
-# (Debian packages, wgpu-native), configure and build first.
+# (Debian packages, wgpu-native), configure and build first. Each target installs only what it
+# needs (scripts/install-deps.sh GROUP): build and demo no browser, valgrind or clang; test adds
+# python3 and chromium; lint cppcheck and clang-tidy; fuzz clang; check all of these and valgrind.
 BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -11,18 +13,23 @@ PREFIX ?= /usr/local
 all: build
 
 help:
-	@echo "make demo     install what is missing, build, run the profiled demo"
-	@echo "make test     install what is missing, build, run the tests"
-	@echo "make build    configure and build into $(BUILD)/"
+	@echo "Each target first installs what it needs and is missing (scripts/install-deps.sh GROUP)."
+	@echo "make demo     build, run the profiled demo (installs no browser)"
+	@echo "make test     build, run the tests (also installs python3 and chromium)"
+	@echo "make build    configure and build into $(BUILD)/ (installs the compiler, CMake, jansson,"
+	@echo "              Vulkan and lavapipe, wgpu-native; no browser, valgrind or clang)"
+	@echo "make deps     only install what make build needs (DEPS_GROUP=test|lint|fuzz|check for more)"
 	@echo "make check    lint, then the suite under ASan+UBSan, test_threads under TSan, a short"
-	@echo "              fuzz run, and two GPU tests under valgrind memcheck"
-	@echo "make lint     cppcheck and clang-tidy with the project's settings (.clang-tidy)"
-	@echo "make fuzz     the fuzzers for FUZZ_SECONDS each (default 600)"
+	@echo "              fuzz run, and two GPU tests under valgrind memcheck (installs what make"
+	@echo "              test and make lint need, and clang, libclang-rt-14-dev, valgrind)"
+	@echo "make lint     cppcheck and clang-tidy with the project's settings (.clang-tidy; installs both)"
+	@echo "make fuzz     the fuzzers for FUZZ_SECONDS each (default 600; installs clang)"
 	@echo "make install  install the library, headers, pkg-config and CMake files (PREFIX=$(PREFIX))"
 	@echo "make clean    remove $(BUILD)/"
 
+DEPS_GROUP ?= build
 deps:
-	@./scripts/install-deps.sh
+	@./scripts/install-deps.sh $(DEPS_GROUP)
 
 configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) >/dev/null
@@ -36,6 +43,7 @@ demo: build
 	WEBGPU_TIMESTAMP_QUERY=1 ./$(BUILD)/tools/wgprof demo
 
 test: build
+	@./scripts/install-deps.sh test
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # Sanitizers and fuzzing. GPU tests run with leak detection off: lavapipe leaks from the shader
@@ -45,11 +53,17 @@ test: build
 FUZZ_SECONDS ?= 600
 LINT_DIRS = src tools bench tests examples
 lint: build
+	@./scripts/install-deps.sh lint
 	cppcheck --quiet --enable=warning,performance,portability --std=c11 --error-exitcode=1 \
 		-I include -I $(BUILD)/include -I .deps/wgpu-native/include $(LINT_DIRS) fuzz
 	clang-tidy --quiet -p $(BUILD) --warnings-as-errors='*' $(foreach d,$(LINT_DIRS),$(wildcard $(d)/*.c))
+	@# The HTML report's script: a syntax check where Node.js is (Debian package nodejs; not
+	@# installed for this, test_html loads the page in Chromium and fails on any script error).
+	@if command -v node >/dev/null; then echo "node --check src/report_html/page.js"; \
+		node --check src/report_html/page.js; else echo "lint: no node, page.js left to test_html"; fi
 
 check: lint
+	@./scripts/install-deps.sh check
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DWGPROF_SANITIZE=ON -DWGPROF_BUILD_BENCH=OFF >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -67,7 +81,8 @@ check: lint
 			--errors-for-leak-kinds=definite --show-leak-kinds=definite ./$(BUILD)/$$t >/dev/null || exit 1; \
 	done
 
-fuzz: deps
+fuzz:
+	@./scripts/install-deps.sh fuzz
 	FUZZ_BUILD=$(CURDIR)/build-fuzz ./scripts/fuzz.sh $(FUZZ_SECONDS)
 
 install: build

@@ -20,19 +20,11 @@
 #include <wgprof/wgprof.h>
 
 #include "bench_util.h"
+#include "../tests/busy_kernel.h"
 
 enum { SAMPLES = 15, WORKGROUPS = 1024 };
 
-static const char busy_wgsl[] =
-    "struct Params { loops: u32 }\n"
-    "@group(0) @binding(0) var<storage, read_write> data: array<f32>;\n"
-    "@group(0) @binding(1) var<uniform> params: Params;\n"
-    "@compute @workgroup_size(64)\n"
-    "fn main(@builtin(global_invocation_id) id: vec3u) {\n"
-    "    var x = data[id.x];\n"
-    "    for (var i = 0u; i < params.loops; i++) { x = x * 0.999 + 0.5; }\n"
-    "    data[id.x] = x;\n"
-    "}\n";
+static const char busy_wgsl[] = BUSY_KERNEL_WGSL("0.999", "0.5");
 
 typedef struct busy {
     WGPUComputePipeline pipeline;
@@ -217,7 +209,7 @@ static void clock_check(void)
 
 static void strategies(void)
 {
-    if (!wgprof_device_get_info(g_dev)->timestamp_inside_passes) {
+    if (!wgprof_device_describe(g_dev)->timestamp_inside_passes) {
         printf("  \"strategies\": null,\n");
         return;
     }
@@ -263,7 +255,7 @@ static void timeline(void)
     const wgprof_clock_info *c = wgprof_pool_clock(pool);
     double lead[EXECUTES], tail[EXECUTES];
     int n = 0, before_submit = 0, after_ready = 0;
-    for (uint32_t i = 0; i < wgprof_pool_batches(pool) && n < EXECUTES; i++) {
+    for (uint32_t i = 0; i < wgprof_pool_batch_count(pool) && n < EXECUTES; i++) {
         wgprof_batch_info bi;
         wgprof_record first, last;
         if (wgprof_pool_batch(pool, i, &bi) != WGPROF_OK ||
@@ -352,7 +344,7 @@ int main(int argc, char **argv)
     if (s != WGPROF_OK) {
         die("creating the device", s);
     }
-    printf("{\n  \"adapter\": \"%s\",\n", wgprof_device_get_info(g_dev)->adapter);
+    printf("{\n  \"adapter\": \"%s\",\n", wgprof_device_describe(g_dev)->adapter);
     linearity();
     clock_check();
     strategies();

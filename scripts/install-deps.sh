@@ -1,15 +1,41 @@
 #!/usr/bin/env bash
-# Installs what building and testing wgprof needs and is missing: the compiler and CMake, the
-# Vulkan loader, Mesa's lavapipe (a real Vulkan driver on the CPU, with timestamp queries) and
-# jansson; then fetches wgpu-native. Safe to run again: it installs nothing that is present.
+# Installs what a make target needs and is missing, by group, then fetches wgpu-native (every
+# group: nothing builds or runs without it). Safe to run again: it installs nothing present.
+#   build  the compiler, CMake, pkg-config and jansson; the Vulkan loader and Mesa's lavapipe (a
+#          real Vulkan driver on the CPU, with timestamp queries) that the built tool and demo run
+#          on; curl, CA certificates and unzip for fetching wgpu-native       (make build, make demo)
+#   test   build + python3 and chromium: the tests read reports with Python and load the HTML
+#          one in headless Chromium                                                    (make test)
+#   lint   build + cppcheck and clang-tidy                                             (make lint)
+#   fuzz   build + clang with its libFuzzer/sanitizer runtimes, and python3 (seeds) (make fuzz)
+#   check  all of the above + valgrind                                                (make check)
+# Usage: install-deps.sh [GROUP...]   (default: build)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
-packages=(build-essential cmake pkg-config libvulkan1 mesa-vulkan-drivers libjansson-dev unzip
-          python3 chromium  # the tests read reports with Python and load the HTML one in Chromium
-          clang libclang-rt-14-dev valgrind)  # the last three for make check
+build_packages=(build-essential cmake pkg-config libjansson-dev libvulkan1 mesa-vulkan-drivers
+                curl ca-certificates unzip)
+test_packages=(python3 chromium)
+lint_packages=(cppcheck clang-tidy)
+fuzz_packages=(clang libclang-rt-14-dev python3)
+check_packages=(valgrind)
+
+packages=("${build_packages[@]}")
+[ $# -gt 0 ] || set -- build
+for group in "$@"; do
+  case "$group" in
+    build) ;;
+    test) packages+=("${test_packages[@]}") ;;
+    lint) packages+=("${lint_packages[@]}") ;;
+    fuzz) packages+=("${fuzz_packages[@]}") ;;
+    check) packages+=("${test_packages[@]}" "${lint_packages[@]}" "${fuzz_packages[@]}" "${check_packages[@]}") ;;
+    *) echo "install-deps: unknown group '$group' (build, test, lint, fuzz, check)" >&2; exit 2 ;;
+  esac
+done
+
 missing=()
 for p in "${packages[@]}"; do
+  case " ${missing[*]-} " in *" $p "*) continue ;; esac
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi

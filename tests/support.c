@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "busy_kernel.h"
+
 static char g_last_log[1024];
 
 static void capture(wgprof_log_level level, const char *message, void *user_data)
@@ -94,16 +96,7 @@ bool ts_read(wgprof_device *dev, WGPUBuffer src, uint64_t size, void *out)
     return ok;
 }
 
-static const char busy_wgsl[] =
-    "struct Params { loops: u32 }\n"
-    "@group(0) @binding(0) var<storage, read_write> data: array<f32>;\n"
-    "@group(0) @binding(1) var<uniform> params: Params;\n"
-    "@compute @workgroup_size(64)\n"
-    "fn main(@builtin(global_invocation_id) id: vec3u) {\n"
-    "    var x = data[id.x];\n"
-    "    for (var i = 0u; i < params.loops; i++) { x = x * 0.5 + 1.0; }\n"
-    "    data[id.x] = x;\n"
-    "}\n";
+static const char busy_wgsl[] = BUSY_KERNEL_WGSL("0.5", "1.0");
 
 bool ts_busy_init(wgprof_device *dev, ts_busy *b, uint32_t workgroups, uint32_t loops)
 {

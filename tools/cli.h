@@ -1,4 +1,5 @@
-/* Shared by the wgprof subcommands: exit codes and the stderr logger. Public API only. */
+/* Shared by the wgprof subcommands: exit codes and the stderr logger (cli_util.c), report files
+ * (report_files.c), and the commands main.c dispatches to (cmd_*.c). Public API only. */
 #ifndef WGPROF_CLI_H
 #define WGPROF_CLI_H
 

@@ -1,9 +1,8 @@
 /*
  * wgprof: the command-line tool. Subcommands live one per file; this file parses the first
- * word and prints the help.
+ * word and prints the help. The helpers the subcommands share are in cli_util.c.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -28,34 +27,6 @@ static const char usage[] =
     "  WGPROF_LOG=error|warn|info|debug   what the library logs to stderr (default warn)\n"
     "\n"
     "exit status: 0 success, 1 the work failed, 2 bad usage or input\n";
-
-static wgprof_log_level g_level = WGPROF_LOG_WARN;
-
-static void log_stderr(wgprof_log_level level, const char *message, void *user_data)
-{
-    (void)user_data;
-    if (level <= g_level) {
-        fprintf(stderr, "%s\n", message);
-    }
-}
-
-void cli_install_logger(void)
-{
-    const char *v = getenv("WGPROF_LOG");
-    if (v) {
-        g_level = strcmp(v, "error") == 0 ? WGPROF_LOG_ERROR
-                  : strcmp(v, "info") == 0 ? WGPROF_LOG_INFO
-                  : strcmp(v, "debug") == 0 ? WGPROF_LOG_DEBUG
-                                            : WGPROF_LOG_WARN;
-    }
-    wgprof_set_logger(log_stderr, NULL);
-}
-
-int cli_fail(const char *what, wgprof_status s)
-{
-    fprintf(stderr, "wgprof: %s: %s\n", what, wgprof_status_str(s));
-    return s == WGPROF_ERR_INVALID_ARGUMENT ? CLI_USAGE : CLI_FAILED;
-}
 
 int main(int argc, char **argv)
 {
