@@ -1,8 +1,8 @@
 /*
  * Host-side cost of profiling: what wgprof does on the CPU for each record once the GPU has
- * written its timestamps: take the readings from the readback (validate, clamp overlap, count:
- * what collect does per record), aggregate per kernel (summary), and convert a record for a
- * report. One
+ * written its timestamps: take the readings from the readback (validate, convert to ns, clamp
+ * overlap, count: what collect does per record), aggregate per kernel (summary), and convert a
+ * record for a report. One
  * million synthetic records over 16 kernels, timed over several rounds; prints JSON with the
  * median ns per record of each stage, and the memory a timed dispatch takes.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "querypool_internal.h"
+#include "testing.h"
 
 enum { RECORDS = 1000000, KERNELS = 16, MAX_ROUNDS = 64 };
 
@@ -32,16 +32,17 @@ int main(int argc, char **argv)
         char name[32];
         snprintf(name, sizeof name, "kernel_%d", k);
         wgprof_dispatch_desc d = {.kernel = name, .workgroups = {64, 1, 1}, .workgroup_size = {64, 1, 1}};
-        if (wgprof__pool_site(pool, &d, &sites[k]) != WGPROF_OK) {
+        if (wgprof__host_site(pool, &d, &sites[k]) != WGPROF_OK) {
             return 1;
         }
     }
     size_t first = 0;
+    uint32_t batch = 0;
     uint64_t *ticks = malloc(2 * RECORDS * sizeof *ticks); /* what the readback map holds */
-    if (wgprof__pool_host_batch(pool, RECORDS, 0, 1.0, &first) != WGPROF_OK || !ticks) {
+    if (wgprof__host_batch(pool, RECORDS, sites, KERNELS, false, &first, &batch) != WGPROF_OK || !ticks) {
         return 1;
     }
-    wgprof__pool_host_collected(pool);
+    wgprof__host_collected(pool, batch, 1.0);
     uint64_t t = 1000000000000ull, seed = 12345;
     for (size_t i = 0; i < RECORDS; i++) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -49,16 +50,13 @@ int main(int argc, char **argv)
         t += 1000 + (seed >> 54);
         ticks[2 * i + 1] = t;
         t += 100;
-        pool->slots[i].site = sites[i % KERNELS];
     }
     double collect[MAX_ROUNDS] = {0}, summary[MAX_ROUNDS] = {0}, record[MAX_ROUNDS] = {0};
     double sink = 0;
     for (int r = 0; r < rounds; r++) {
-        pool->invalid = 0;
-        pool->have_epoch = false;
         double t0 = bench_now_s();
-        wgprof__extent extent = {0, 0};
-        wgprof__take_readings(pool, 0, RECORDS, ticks, 2, &extent); /* what collect does per record */
+        wgprof__extent extent = {0};
+        wgprof__host_readings(pool, batch, 0, RECORDS, ticks, 1.0, &extent); /* what collect does per record */
         double t2 = bench_now_s();
         wgprof_summary *s = NULL;
         if (wgprof_summary_create(pool, &s) != WGPROF_OK) {
@@ -85,7 +83,7 @@ int main(int argc, char **argv)
     /* GPU: the resolve buffer's 2 ticks, and 2 more in each readback frame in use (one when
      * every execute is collected before the next; up to readback_frames in flight). */
     printf("  \"bytes_per_record\": {\"host\": %zu, \"gpu_resolve\": %zu, \"gpu_readback_per_frame\": %zu},\n",
-           sizeof(wgprof__slot), 2 * sizeof(uint64_t), 2 * sizeof(uint64_t));
+           sizeof(wgprof__result), 2 * sizeof(uint64_t), 2 * sizeof(uint64_t));
     printf("  \"checksum\": %.0f\n}\n", sink);
     free(ticks);
     wgprof_pool_destroy(pool);

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "wgprof/device_util.h"
 #include "../tests/plain_executor.h"
 #include "../tools/demo_model.h"
 
@@ -166,7 +167,7 @@ static wgprof_graph *copy_graph(wgprof_device *dev, const wgprof_graph *from, wg
 /* The profiled graphs of every strategy the device and the layout allow. */
 static void fill_profiled(wgprof_device *dev, workload *w)
 {
-    bool inside = wgprof_device_get_info(dev)->timestamp_inside_passes;
+    bool inside = wgprof_device_describe(dev)->timestamp_inside_passes;
     for (int mode = PASS; mode <= CHAIN; mode++) {
         bool splits = mode == PASS && w->layout == WGPROF_LAYOUT_SINGLE_PASS;
         if ((mode != PASS && !inside) || splits) {
@@ -357,7 +358,7 @@ static double continuous_run(wgprof_device *dev, wgprof_graph *g, int mode)
         }
     }
     wgprof_status s = mode == CONT_PLAIN || mode == CONT_BLOCKING_PLAIN ? wgprof_device_wait_idle(dev)
-                                                                        : wgprof_graph_flush(g);
+                                                                        : wgprof_graph_collect(g);
     double seconds = bench_now_s() - t0;
     if (s != WGPROF_OK) {
         die("flush", s);
@@ -367,7 +368,7 @@ static double continuous_run(wgprof_device *dev, wgprof_graph *g, int mode)
         if (wgprof_pool_invalid_count(pool) != 0) {
             die("a continuous run read invalid records", WGPROF_ERR_STATE);
         }
-        g_collected[mode] += wgprof_pool_iterations(pool);
+        g_collected[mode] += wgprof_pool_collected_batches(pool);
         g_dropped[mode] += wgprof_pool_dropped(pool, NULL);
         wgprof_pool_reset(pool);
     }
@@ -377,7 +378,7 @@ static double continuous_run(wgprof_device *dev, wgprof_graph *g, int mode)
 static void bench_continuous(wgprof_device *dev, workload *w, int rounds)
 {
     wgprof_graph *g[CONT_MODES] = {0};
-    bool inside = wgprof_device_get_info(dev)->timestamp_inside_passes;
+    bool inside = wgprof_device_describe(dev)->timestamp_inside_passes;
     g[CONT_PLAIN] = g[CONT_BLOCKING_PLAIN] = w->graphs[OFF];
     g[CONT_PASS] = copy_graph(dev, w->graphs[OFF], w->layout, WGPROF_PROFILING_ON, WGPROF_STRATEGY_PASS, 1);
     if (inside) {
@@ -437,7 +438,7 @@ int main(int argc, char **argv)
     if (s != WGPROF_OK) {
         die("creating the device", s);
     }
-    if (!wgprof_device_get_info(dev)->profiling_available) {
+    if (!wgprof_device_describe(dev)->profiling_available) {
         die("this device has no timestamp queries", WGPROF_ERR_UNAVAILABLE);
     }
     per_kernel_map m = per_kernel_map_create(dev);
@@ -447,7 +448,7 @@ int main(int argc, char **argv)
     workload decode, single, big, tiny;
     decode_workload(dev, &decode, "decode_step", &small, WGPROF_LAYOUT_PASS_PER_DISPATCH, 50);
     decode_workload(dev, &single, "decode_step_one_pass", &small, WGPROF_LAYOUT_SINGLE_PASS, 50);
-    printf("{\n  \"adapter\": \"%s\",\n  \"workloads\": {\n", wgprof_device_get_info(dev)->adapter);
+    printf("{\n  \"adapter\": \"%s\",\n  \"workloads\": {\n", wgprof_device_describe(dev)->adapter);
     bench_workload(dev, &decode, rounds, &m);
     printf(",\n");
     bench_workload(dev, &single, rounds, &m);

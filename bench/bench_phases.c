@@ -309,7 +309,7 @@ int main(int argc, char **argv)
     if (wgprof_device_create(NULL, &b.dev) != WGPROF_OK) {
         die("no device");
     }
-    const wgprof_device_info *info = wgprof_device_get_info(b.dev);
+    const wgprof_device_info *info = wgprof_device_describe(b.dev);
     if (!info->timestamp_inside_passes || !info->timestamp_inside_encoders) {
         die("this device lacks in-pass or in-encoder timestamps");
     }

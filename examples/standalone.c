@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <wgprof/wgprof.h>
+#include <wgprof/device_util.h>
 
 static const char scale_wgsl[] =
     "@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n"
@@ -180,7 +181,7 @@ int main(void)
 
     int status = wrong == 0 ? 0 : 1;
     if (pool) {
-        wgprof_report_desc report = {.device = wgprof_device_get_info(prof_dev), .pool = pool, .strategy = "pass"};
+        wgprof_report_desc report = {.device = wgprof_device_describe(prof_dev), .pool = pool, .strategy = "pass"};
         wgprof_report_write(&report, WGPROF_FORMAT_TABLE, stdout);
         if (wgprof_pool_count(pool) != 2 * STEPS || wgprof_pool_invalid_count(pool) != 0) {
             status = 1;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "querypool_internal.h"
+#include "testing.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,26 +28,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char name[16];
         snprintf(name, sizeof name, "k%d", k);
         wgprof_dispatch_desc d = {.kernel = name, .bytes = 1000.0 * k};
-        if (wgprof__pool_site(pool, &d, &sites[k]) != WGPROF_OK) {
+        if (wgprof__host_site(pool, &d, &sites[k]) != WGPROF_OK) {
             abort();
         }
     }
     size_t first = 0;
+    uint32_t batch = 0;
     uint64_t *ticks = malloc(2 * count * sizeof *ticks);
-    /* fractional periods too */
-    if (!ticks || wgprof__pool_host_batch(pool, count, 0, 0.25 + (double)(data[0] % 8), &first) != WGPROF_OK) {
+    uint32_t *record_sites = malloc(count * sizeof *record_sites);
+    double period = 0.25 + (double)(data[0] % 8); /* fractional periods too */
+    if (!ticks || !record_sites) {
         abort();
     }
     for (size_t i = 0; i < count; i++) {
         const uint8_t *p = data + 17 * i;
         memcpy(&ticks[2 * i], p, 8);
         memcpy(&ticks[2 * i + 1], p + 8, 8);
-        pool->slots[i].site = sites[p[16] % KERNELS];
-        pool->slots[i].end_issued = (p[16] & 0x80) == 0;
+        record_sites[i] = sites[p[16] % KERNELS];
     }
-    wgprof__extent extent = {0, 0};
-    wgprof__take_readings(pool, 0, count, ticks, 2, &extent);
-    wgprof__pool_host_collected(pool);
+    /* The flag bit of the last record: its end was never written (resolved while open). */
+    bool end_missing = (data[17 * count - 1] & 0x80) != 0;
+    if (wgprof__host_batch(pool, count, record_sites, count, end_missing, &first, &batch) != WGPROF_OK) {
+        abort();
+    }
+    wgprof__extent extent = {0};
+    wgprof__host_readings(pool, batch, 0, count, ticks, period, &extent);
+    wgprof__host_collected(pool, batch, period);
     for (size_t i = 0; i < count; i++) {
         wgprof_record r;
         if (wgprof_pool_record(pool, i, &r) != WGPROF_OK || (r.valid && !(r.duration_ns >= 0)) ||
@@ -68,5 +74,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wgprof_summary_destroy(s);
     wgprof_pool_destroy(pool);
     free(ticks);
+    free(record_sites);
     return 0;
 }

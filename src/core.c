@@ -1,6 +1,6 @@
 /*
- * Process-wide settings: the allocation hook every allocation goes through, the log callback,
- * status names and the version getter.
+ * Process-wide settings: the allocation hook every allocation goes through (and array growth
+ * over it), the log callback, the CPU clock, status names and the version getter.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -96,10 +96,12 @@ void wgprof__log(wgprof_log_level level, const char *fmt, ...)
     if (!g_log_fn) {
         return;
     }
+    static const char prefix[] = "wgprof: ";
     char message[1024];
+    memcpy(message, prefix, sizeof prefix);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
+    vsnprintf(message + sizeof prefix - 1, sizeof message - (sizeof prefix - 1), fmt, ap);
     va_end(ap);
     g_log_fn(level, message, g_log_user);
 }
@@ -116,10 +118,25 @@ uint64_t wgprof_cpu_now_ns(void)
     return wgprof__now_ns();
 }
 
-bool wgprof__env_flag(const char *name)
+wgprof_status wgprof__reserve(void **array, uint32_t *cap, uint32_t need, size_t size, uint32_t initial)
 {
-    const char *v = getenv(name);
-    return v && v[0] && strcmp(v, "0") != 0;
+    if (need <= *cap) {
+        return WGPROF_OK;
+    }
+    uint64_t ncap = *cap ? *cap : initial;
+    while (ncap < need) {
+        ncap *= 2;
+    }
+    if (ncap > UINT32_MAX) {
+        return WGPROF_ERR_CAPACITY;
+    }
+    void *n = wgprof__grow(*array, (size_t)*cap * size, (size_t)ncap * size);
+    if (!n) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    *array = n;
+    *cap = (uint32_t)ncap;
+    return WGPROF_OK;
 }
 
 const char *wgprof_status_str(wgprof_status status)

@@ -1,39 +1,17 @@
 /*
- * The device context: instance, adapter and device set-up, timestamp feature detection, the
- * portable wait for WebGPU callbacks, and device loss.
+ * The device context: instance, adapter and device set-up, timestamp feature detection, and
+ * device loss (waits live in device_wait.c, the public helpers in device_util.c).
  *
  * Timestamp features are requested only where the adapter has them, so that a device is always
  * created: profiling fails open and the work runs unprofiled.
  */
 #include <math.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <threads.h>
-#include <time.h>
 
-#include "internal.h"
-
-#if defined(__has_include)
-#if __has_include(<webgpu/wgpu.h>)
-#include <webgpu/wgpu.h>
-#define WGPROF__HAVE_WGPU_H 1
-#endif
-#endif
-
-static void copy_view(char *dst, size_t cap, WGPUStringView v)
-{
-    size_t n = 0;
-    if (v.data) {
-        n = v.length == WGPU_STRLEN ? strlen(v.data) : v.length;
-    }
-    if (n >= cap) {
-        n = cap - 1;
-    }
-    if (n) {
-        memcpy(dst, v.data, n);
-    }
-    dst[n] = '\0';
-}
+#include "config.h"
+#include "device_internal.h"
+#include "webgpu_ext.h"
 
 static void on_adapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
                        void *userdata1, void *userdata2)
@@ -42,7 +20,7 @@ static void on_adapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGP
     wgprof__waiter *w = userdata1;
     w->status = (int)status;
     w->handle = adapter;
-    copy_view(w->message, sizeof w->message, message);
+    wgprof__copy_view(w->message, sizeof w->message, message);
     wgprof__waiter_signal(w);
 }
 
@@ -53,7 +31,7 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
     wgprof__waiter *w = userdata1;
     w->status = (int)status;
     w->handle = device;
-    copy_view(w->message, sizeof w->message, message);
+    wgprof__copy_view(w->message, sizeof w->message, message);
     wgprof__waiter_signal(w);
 }
 
@@ -67,8 +45,8 @@ static void on_lost(WGPUDevice const *device, WGPUDeviceLostReason reason, WGPUS
     /* Our own release of the device at destroy also reports a loss; that one is expected. */
     if (!atomic_load(&d->destroying)) {
         char text[256];
-        copy_view(text, sizeof text, message);
-        wgprof__log(WGPROF_LOG_ERROR, "wgprof: device lost (reason %d): %s", (int)reason, text);
+        wgprof__copy_view(text, sizeof text, message);
+        wgprof__log(WGPROF_LOG_ERROR, "device lost (reason %d): %s", (int)reason, text);
     }
 }
 
@@ -79,74 +57,8 @@ static void on_uncaptured_error(WGPUDevice const *device, WGPUErrorType type, WG
     (void)userdata1;
     (void)userdata2;
     char text[768];
-    copy_view(text, sizeof text, message);
-    wgprof__log(WGPROF_LOG_ERROR, "wgprof: WebGPU error (type %d): %s", (int)type, text);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-wgprof__waiter *wgprof__waiter_new(void)
-{
-    wgprof__waiter *w = wgprof__calloc(1, sizeof *w);
-    if (w) {
-        atomic_init(&w->done, false);
-        atomic_init(&w->released, false);
-    }
-    return w;
-}
-
-void wgprof__waiter_signal(wgprof__waiter *w)
-{
-    atomic_store(&w->done, true);
-    if (atomic_exchange(&w->released, true)) {
-        wgprof__free(w);
-    }
-}
-
-void wgprof__waiter_release(wgprof__waiter *w)
-{
-    if (w && atomic_exchange(&w->released, true)) {
-        wgprof__free(w);
-    }
-}
-
-/* Drives the implementation until w->done: wgpuDevicePoll where it exists (wgpu-native fires
- * callbacks from it), else wgpuInstanceProcessEvents, which every webgpu.h implementation has. */
-static wgprof_status wait_flag(WGPUInstance instance, WGPUDevice device, double timeout_s,
-                               wgprof__waiter *w, const atomic_bool *lost)
-{
-    const wgprof__ext *ext = wgprof__ext_get();
-    double deadline = now_s() + timeout_s;
-    unsigned spins = 0;
-    while (!atomic_load(&w->done)) {
-        if (device && ext->device_poll) {
-            ext->device_poll(device, 1, NULL);
-        }
-        wgpuInstanceProcessEvents(instance);
-        if (atomic_load(&w->done)) {
-            break;
-        }
-        if (lost && atomic_load(lost)) {
-            return WGPROF_ERR_DEVICE_LOST;
-        }
-        if ((++spins & 63u) == 0 && now_s() > deadline) {
-            return WGPROF_ERR_TIMEOUT;
-        }
-        if (!device || !ext->device_poll) {
-            thrd_yield();
-        }
-    }
-    return WGPROF_OK;
-}
-
-wgprof_status wgprof__device_wait(wgprof_device *device, wgprof__waiter *w)
-{
-    return wait_flag(device->instance, device->device, device->wait_timeout_s, w, &device->lost);
+    wgprof__copy_view(text, sizeof text, message);
+    wgprof__log(WGPROF_LOG_ERROR, "WebGPU error (type %d): %s", (int)type, text);
 }
 
 static const char *backend_name(WGPUBackendType t)
@@ -194,10 +106,10 @@ static void fill_adapter_info(wgprof_device *d)
     /* From the adapter only: wgpu-native 29 aborts in wgpuDeviceGetAdapterInfo. */
     WGPUAdapterInfo ai = {0};
     if (d->adapter && wgpuAdapterGetInfo(d->adapter, &ai) == WGPUStatus_Success) {
-        copy_view(d->info.adapter, sizeof d->info.adapter, ai.device);
-        copy_view(d->info.vendor, sizeof d->info.vendor, ai.vendor);
-        copy_view(d->info.architecture, sizeof d->info.architecture, ai.architecture);
-        copy_view(d->info.driver, sizeof d->info.driver, ai.description);
+        wgprof__copy_view(d->info.adapter, sizeof d->info.adapter, ai.device);
+        wgprof__copy_view(d->info.vendor, sizeof d->info.vendor, ai.vendor);
+        wgprof__copy_view(d->info.architecture, sizeof d->info.architecture, ai.architecture);
+        wgprof__copy_view(d->info.driver, sizeof d->info.driver, ai.description);
         d->info.backend = backend_name(ai.backendType);
         d->info.adapter_type = adapter_type_name(ai.adapterType);
         d->info.vendor_id = ai.vendorID;
@@ -228,10 +140,10 @@ static wgprof_status request_device(wgprof_device *d, const WGPUFeatureName *fea
     cb.callback = on_device;
     cb.userdata1 = w;
     wgpuAdapterRequestDevice(d->adapter, &dd, cb);
-    wgprof_status s = wait_flag(d->instance, NULL, d->wait_timeout_s, w, NULL);
+    wgprof_status s = wgprof__wait_flag(d->instance, NULL, d->wait_timeout_s, w, NULL);
     if (s == WGPROF_OK) {
         if (w->status != (int)WGPURequestDeviceStatus_Success || !w->handle) {
-            wgprof__log(WGPROF_LOG_ERROR, "wgprof: the adapter created no device: %s", w->message);
+            wgprof__log(WGPROF_LOG_ERROR, "the adapter created no device: %s", w->message);
             s = WGPROF_ERR_NO_DEVICE;
         } else {
             d->device = w->handle;
@@ -255,11 +167,11 @@ static wgprof_status request_adapter(wgprof_device *d, const wgprof_device_desc 
     cb.callback = on_adapter;
     cb.userdata1 = w;
     wgpuInstanceRequestAdapter(d->instance, &opts, cb);
-    wgprof_status s = wait_flag(d->instance, NULL, d->wait_timeout_s, w, NULL);
+    wgprof_status s = wgprof__wait_flag(d->instance, NULL, d->wait_timeout_s, w, NULL);
     if (s == WGPROF_OK) {
         if (w->status != (int)WGPURequestAdapterStatus_Success || !w->handle) {
             wgprof__log(WGPROF_LOG_ERROR,
-                        "wgprof: no WebGPU adapter: %s (on Linux without a GPU, install Mesa's "
+                        "no WebGPU adapter: %s (on Linux without a GPU, install Mesa's "
                         "lavapipe: apt-get install mesa-vulkan-drivers)",
                         w->message[0] ? w->message : "none offered");
             s = WGPROF_ERR_NO_ADAPTER;
@@ -299,12 +211,12 @@ wgprof_status wgprof_device_create(const wgprof_device_desc *desc, wgprof_device
     if (!d) {
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
-    d->wait_timeout_s = desc->wait_timeout_s > 0 ? desc->wait_timeout_s : 60.0;
+    d->wait_timeout_s = desc->wait_timeout_s > 0 ? desc->wait_timeout_s : WGPROF__DEFAULT_WAIT_TIMEOUT_S;
     wgprof_status s = WGPROF_OK;
 
     d->instance = create_instance();
     if (!d->instance) {
-        wgprof__log(WGPROF_LOG_ERROR, "wgprof: wgpuCreateInstance failed");
+        wgprof__log(WGPROF_LOG_ERROR, "wgpuCreateInstance failed");
         s = WGPROF_ERR_NO_ADAPTER;
         goto fail;
     }
@@ -316,7 +228,7 @@ wgprof_status wgprof_device_create(const wgprof_device_desc *desc, wgprof_device
     fill_adapter_info(d);
 
     const wgprof__ext *ext = wgprof__ext_get();
-    bool disabled = desc->disable_timestamps || wgprof__env_flag("WGPROF_DISABLE_TIMESTAMPS");
+    bool disabled = desc->disable_timestamps || wgprof__env_read().disable_timestamps;
     bool has_ts = wgpuAdapterHasFeature(d->adapter, WGPUFeatureName_TimestampQuery) != 0;
     bool extensions = has_ts && !desc->core_timestamps_only;
     bool has_enc = extensions && wgpuAdapterHasFeature(d->adapter, wgprof__feature_inside_encoders) != 0;
@@ -365,7 +277,7 @@ static void fill_device_state(wgprof_device *d, bool disabled)
                  disabled ? "timestamp queries disabled by request (WGPROF_DISABLE_TIMESTAMPS)"
                  : adapter_has_ts ? "the device was created without the TimestampQuery feature"
                           : "the adapter has no TimestampQuery feature");
-        wgprof__log(WGPROF_LOG_WARN, "wgprof: profiling unavailable on %s: %s; work runs unprofiled",
+        wgprof__log(WGPROF_LOG_WARN, "profiling unavailable on %s: %s; work runs unprofiled",
                     d->info.adapter, d->info.unavailable_reason);
     }
     d->info.period_from_implementation = ext->queue_timestamp_period != NULL;
@@ -388,7 +300,7 @@ wgprof_status wgprof_device_wrap(WGPUInstance instance, WGPUAdapter adapter, WGP
     if (!d) {
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
-    d->wait_timeout_s = 60.0;
+    d->wait_timeout_s = WGPROF__DEFAULT_WAIT_TIMEOUT_S;
     wgpuInstanceAddRef(instance);
     wgpuDeviceAddRef(device);
     if (adapter) {
@@ -429,176 +341,5 @@ void wgprof_device_destroy(wgprof_device *d)
 WGPUInstance wgprof_device_instance(const wgprof_device *d) { return d ? d->instance : NULL; }
 WGPUDevice wgprof_device_webgpu(const wgprof_device *d) { return d ? d->device : NULL; }
 WGPUQueue wgprof_device_queue(const wgprof_device *d) { return d ? d->queue : NULL; }
-const wgprof_device_info *wgprof_device_get_info(const wgprof_device *d) { return d ? &d->info : NULL; }
+const wgprof_device_info *wgprof_device_describe(const wgprof_device *d) { return d ? &d->info : NULL; }
 bool wgprof_device_is_lost(const wgprof_device *d) { return d && atomic_load(&d->lost); }
-
-void wgprof_device_lose(wgprof_device *d)
-{
-    if (d && d->device) {
-        wgpuDeviceDestroy(d->device);
-        atomic_store(&d->lost, true);
-    }
-}
-
-static void on_work_done(WGPUQueueWorkDoneStatus status, WGPUStringView message, void *userdata1,
-                         void *userdata2)
-{
-    (void)userdata2;
-    wgprof__waiter *w = userdata1;
-    w->status = (int)status;
-    copy_view(w->message, sizeof w->message, message);
-    wgprof__waiter_signal(w);
-}
-
-wgprof_status wgprof_device_wait_idle(wgprof_device *d)
-{
-    if (!d) {
-        return WGPROF_ERR_INVALID_ARGUMENT;
-    }
-    if (atomic_load(&d->lost)) {
-        return WGPROF_ERR_DEVICE_LOST;
-    }
-    wgprof__waiter *w = wgprof__waiter_new();
-    if (!w) {
-        return WGPROF_ERR_OUT_OF_MEMORY;
-    }
-    WGPUQueueWorkDoneCallbackInfo cb = {0};
-    cb.mode = WGPUCallbackMode_AllowProcessEvents;
-    cb.callback = on_work_done;
-    cb.userdata1 = w;
-    wgpuQueueOnSubmittedWorkDone(d->queue, cb);
-    wgprof_status s = wgprof__device_wait(d, w);
-    if (s == WGPROF_OK && w->status != (int)WGPUQueueWorkDoneStatus_Success) {
-        s = atomic_load(&d->lost) ? WGPROF_ERR_DEVICE_LOST : WGPROF_ERR_WEBGPU;
-    }
-    wgprof__waiter_release(w);
-    return s;
-}
-
-static void on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *userdata1, void *userdata2)
-{
-    (void)userdata2;
-    wgprof__waiter *w = userdata1;
-    w->status = (int)status;
-    copy_view(w->message, sizeof w->message, message);
-    wgprof__waiter_signal(w);
-}
-
-static wgprof__waiter *map_start(WGPUBuffer buffer, size_t offset, size_t size)
-{
-    wgprof__waiter *w = wgprof__waiter_new();
-    if (w) {
-        WGPUBufferMapCallbackInfo cb = {0};
-        cb.mode = WGPUCallbackMode_AllowProcessEvents;
-        cb.callback = on_map;
-        cb.userdata1 = w;
-        wgpuBufferMapAsync(buffer, WGPUMapMode_Read, offset, size, cb);
-    }
-    return w;
-}
-
-wgprof__waiter *wgprof__map_read_start(wgprof_device *d, WGPUBuffer buffer, size_t size)
-{
-    (void)d;
-    return map_start(buffer, 0, size);
-}
-
-wgprof_status wgprof__map_result(wgprof_device *d, const wgprof__waiter *w)
-{
-    if (w->status == (int)WGPUMapAsyncStatus_Success) {
-        return WGPROF_OK;
-    }
-    wgprof__log(WGPROF_LOG_ERROR, "wgprof: mapping a buffer failed (status %d): %s", w->status, w->message);
-    return atomic_load(&d->lost) ? WGPROF_ERR_DEVICE_LOST : WGPROF_ERR_MAP_FAILED;
-}
-
-void wgprof__device_poll(wgprof_device *d)
-{
-    const wgprof__ext *ext = wgprof__ext_get();
-    if (ext->device_poll) {
-        ext->device_poll(d->device, 0, NULL);
-    }
-    wgpuInstanceProcessEvents(d->instance);
-}
-
-wgprof_status wgprof__map_read(wgprof_device *d, WGPUBuffer buffer, size_t offset, size_t size)
-{
-    if (atomic_load(&d->lost)) {
-        return WGPROF_ERR_DEVICE_LOST;
-    }
-    wgprof__waiter *w = map_start(buffer, offset, size);
-    if (!w) {
-        return WGPROF_ERR_OUT_OF_MEMORY;
-    }
-    wgprof_status s = wgprof__device_wait(d, w);
-    if (s == WGPROF_OK) {
-        s = wgprof__map_result(d, w);
-    }
-    wgprof__waiter_release(w);
-    return s;
-}
-
-wgprof_status wgprof_device_map_read(wgprof_device *d, WGPUBuffer buffer, size_t offset, size_t size)
-{
-    if (!d || !buffer) {
-        return WGPROF_ERR_INVALID_ARGUMENT;
-    }
-    return wgprof__map_read(d, buffer, offset, size);
-}
-
-void wgprof_device_push_error_scope(wgprof_device *d)
-{
-    if (d) {
-        wgpuDevicePushErrorScope(d->device, WGPUErrorFilter_OutOfMemory);
-        wgpuDevicePushErrorScope(d->device, WGPUErrorFilter_Validation);
-    }
-}
-
-static void on_pop_error_scope(WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message,
-                               void *userdata1, void *userdata2)
-{
-    (void)userdata2;
-    wgprof__waiter *w = userdata1;
-    w->status = status == WGPUPopErrorScopeStatus_Success ? (int)type : -1;
-    copy_view(w->message, sizeof w->message, message);
-    wgprof__waiter_signal(w);
-}
-
-static wgprof_status pop_one_scope(wgprof_device *d, char *message, size_t capacity)
-{
-    wgprof__waiter *w = wgprof__waiter_new();
-    if (!w) {
-        return WGPROF_ERR_OUT_OF_MEMORY;
-    }
-    WGPUPopErrorScopeCallbackInfo cb = {0};
-    cb.mode = WGPUCallbackMode_AllowProcessEvents;
-    cb.callback = on_pop_error_scope;
-    cb.userdata1 = w;
-    wgpuDevicePopErrorScope(d->device, cb);
-    wgprof_status s = wait_flag(d->instance, NULL, d->wait_timeout_s, w, &d->lost);
-    if (s == WGPROF_OK && w->status != (int)WGPUErrorType_NoError) {
-        if (message && capacity) {
-            snprintf(message, capacity, "%s%s", w->status == (int)WGPUErrorType_OutOfMemory ? "out of memory: " : "",
-                     w->message[0] ? w->message : "validation error");
-        }
-        s = atomic_load(&d->lost) ? WGPROF_ERR_DEVICE_LOST
-            : w->status == (int)WGPUErrorType_OutOfMemory ? WGPROF_ERR_OUT_OF_MEMORY
-                                                          : WGPROF_ERR_WEBGPU;
-    }
-    wgprof__waiter_release(w);
-    return s;
-}
-
-wgprof_status wgprof_device_pop_error_scope(wgprof_device *d, char *message, size_t capacity)
-{
-    if (message && capacity) {
-        message[0] = '\0';
-    }
-    if (!d) {
-        return WGPROF_ERR_INVALID_ARGUMENT;
-    }
-    /* Both scopes are always popped, validation (pushed last) first; the first error wins. */
-    wgprof_status validation = pop_one_scope(d, message, capacity);
-    wgprof_status memory = pop_one_scope(d, validation == WGPROF_OK ? message : NULL, capacity);
-    return validation != WGPROF_OK ? validation : memory;
-}

@@ -9,14 +9,13 @@
  * goes around each dispatch, keeping the pass layout; the chain strategy writes one timestamp
  * per dispatch, at the end of its pass, or after it inside a single pass.
  */
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
-#include "querypool_internal.h"
-
-/* Blocking executes re-fit the clocks this often. */
-static const uint64_t RECALIBRATE_NS = 10000000000ull;
+#include "config.h"
+#include "device_internal.h"
+#include "recorder.h"
+#include "wgprof/device_util.h"
 
 typedef struct node {
     WGPUComputePipeline pipeline;
@@ -36,9 +35,8 @@ typedef struct scope_event {
 
 struct wgprof_graph {
     wgprof_device *device;
-    wgprof_layout layout;
+    wgprof_graph_desc settings; /* defaults filled, profiling and strategy as it runs */
     bool profiling;
-    wgprof_strategy strategy;
     char note[200];
     wgprof_pool *pool;
     uint32_t sites_interned;   /* nodes [0, sites_interned) have a site in this generation */
@@ -48,47 +46,8 @@ struct wgprof_graph {
     scope_event *events;
     uint32_t event_count, event_cap;
     uint32_t open_scopes;      /* while building */
-    uint32_t sample_every;
     uint64_t executes;         /* executes and submits so far, profiled or not */
-    uint32_t calibration_samples;
-    bool calibrate;
 };
-
-const char *wgprof_strategy_str(wgprof_strategy s)
-{
-    switch (s) {
-    case WGPROF_STRATEGY_PASS: return "pass";
-    case WGPROF_STRATEGY_INSIDE: return "inside";
-    case WGPROF_STRATEGY_CHAIN: return "chain";
-    case WGPROF_STRATEGY_AUTO:
-    case WGPROF_STRATEGY_DEFAULT: return "auto";
-    }
-    return "unknown";
-}
-
-bool wgprof_strategy_from_str(const char *name, wgprof_strategy *out)
-{
-    static const wgprof_strategy named[] = {WGPROF_STRATEGY_AUTO, WGPROF_STRATEGY_PASS, WGPROF_STRATEGY_INSIDE,
-                                            WGPROF_STRATEGY_CHAIN};
-    for (size_t i = 0; name && out && i < sizeof named / sizeof named[0]; i++) {
-        if (strcmp(name, wgprof_strategy_str(named[i])) == 0 || (!name[0] && i == 0)) {
-            *out = named[i];
-            return true;
-        }
-    }
-    return false;
-}
-
-static wgprof_status strategy_from_env(wgprof_strategy *out)
-{
-    const char *v = getenv("WGPROF_STRATEGY");
-    if (!v || wgprof_strategy_from_str(v, out)) {
-        *out = v ? *out : WGPROF_STRATEGY_AUTO;
-        return WGPROF_OK;
-    }
-    wgprof__log(WGPROF_LOG_ERROR, "wgprof: WGPROF_STRATEGY=%s: expected auto, pass, inside or chain", v);
-    return WGPROF_ERR_INVALID_ARGUMENT;
-}
 
 wgprof_status wgprof_graph_create(wgprof_device *device, const wgprof_graph_desc *desc, wgprof_graph **out)
 {
@@ -96,31 +55,20 @@ wgprof_status wgprof_graph_create(wgprof_device *device, const wgprof_graph_desc
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     *out = NULL;
-    wgprof_graph_desc defaults = {0};
-    if (!desc) {
-        desc = &defaults;
+    wgprof_graph_desc settings;
+    wgprof_status s = wgprof__graph_desc_defaults(desc, &settings);
+    if (s != WGPROF_OK) {
+        return s;
     }
-    if ((unsigned)desc->layout > WGPROF_LAYOUT_SINGLE_PASS || (unsigned)desc->strategy > WGPROF_STRATEGY_CHAIN ||
-        (unsigned)desc->profiling > WGPROF_PROFILING_OFF) {
-        return WGPROF_ERR_INVALID_ARGUMENT;
-    }
-    wgprof_strategy strategy = desc->strategy;
-    if (strategy == WGPROF_STRATEGY_DEFAULT) {
-        wgprof_status s = strategy_from_env(&strategy);
-        if (s != WGPROF_OK) {
-            return s;
-        }
-    }
-    bool want = desc->profiling == WGPROF_PROFILING_ON ||
-                (desc->profiling == WGPROF_PROFILING_DEFAULT && wgprof__env_flag("WEBGPU_TIMESTAMP_QUERY"));
+    bool want = settings.profiling == WGPROF_PROFILING_ON;
     const wgprof_device_info *info = &device->info;
     if (want && info->profiling_available) {
-        if (strategy == WGPROF_STRATEGY_AUTO) {
+        if (settings.strategy == WGPROF_STRATEGY_AUTO) {
             /* The cheapest: one timestamp per dispatch (bench_phases measures each way). */
-            strategy = WGPROF_STRATEGY_CHAIN;
-        } else if (strategy == WGPROF_STRATEGY_INSIDE && !info->timestamp_inside_passes) {
+            settings.strategy = WGPROF_STRATEGY_CHAIN;
+        } else if (settings.strategy == WGPROF_STRATEGY_INSIDE && !info->timestamp_inside_passes) {
             wgprof__log(WGPROF_LOG_ERROR,
-                        "wgprof: the inside strategy needs in-pass timestamps, which %s lacks; "
+                        "the inside strategy needs in-pass timestamps, which %s lacks; "
                         "use the pass, chain or auto strategy",
                         info->adapter);
             return WGPROF_ERR_UNAVAILABLE;
@@ -132,27 +80,29 @@ wgprof_status wgprof_graph_create(wgprof_device *device, const wgprof_graph_desc
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
     g->device = device;
-    g->layout = desc->layout == WGPROF_LAYOUT_DEFAULT ? WGPROF_LAYOUT_PASS_PER_DISPATCH : desc->layout;
-    g->sample_every = desc->sample_every ? desc->sample_every : 1;
-    g->calibration_samples = desc->calibration_samples ? desc->calibration_samples : 8;
-    g->calibrate = !desc->no_calibration;
     if (!want) {
         snprintf(g->note, sizeof g->note, "profiling off (set WEBGPU_TIMESTAMP_QUERY=1 to turn it on)");
     } else if (!info->profiling_available) {
         /* The device already said so once; the graph only keeps the reason for reports. */
         snprintf(g->note, sizeof g->note, "%s", info->unavailable_reason);
     } else {
-        wgprof_status s = wgprof_pool_create(device, &desc->pool, &g->pool);
+        s = wgprof_pool_create(device, &settings.pool, &g->pool);
         if (s != WGPROF_OK) {
             wgprof__free(g);
             return s;
         }
         g->profiling = true;
-        g->strategy = strategy;
     }
+    if (!g->profiling) {
+        settings.profiling = WGPROF_PROFILING_OFF;
+        settings.strategy = WGPROF_STRATEGY_DEFAULT;
+    }
+    g->settings = settings;
     *out = g;
     return WGPROF_OK;
 }
+
+wgprof_graph_desc wgprof_graph_settings(const wgprof_graph *g) { return g ? g->settings : (wgprof_graph_desc){0}; }
 
 void wgprof_graph_destroy(wgprof_graph *g)
 {
@@ -255,7 +205,7 @@ wgprof_status wgprof_graph_scope_end(wgprof_graph *g)
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     if (!g->open_scopes) {
-        wgprof__log(WGPROF_LOG_ERROR, "wgprof: wgprof_graph_scope_end without an open scope");
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof_graph_scope_end without an open scope");
         return WGPROF_ERR_STATE;
     }
     wgprof_status s = add_scope_event(g, NULL);
@@ -283,8 +233,7 @@ wgprof_status wgprof_graph_node(const wgprof_graph *g, uint32_t index, wgprof_no
     out->flops = n->desc.flops;
     return WGPROF_OK;
 }
-bool wgprof_graph_profiling(const wgprof_graph *g) { return g && g->profiling; }
-wgprof_strategy wgprof_graph_strategy(const wgprof_graph *g) { return g ? g->strategy : WGPROF_STRATEGY_DEFAULT; }
+
 const char *wgprof_graph_profiling_note(const wgprof_graph *g) { return g ? g->note : ""; }
 wgprof_pool *wgprof_graph_pool(wgprof_graph *g) { return g ? g->pool : NULL; }
 
@@ -332,7 +281,7 @@ static wgprof_status submit_plain(wgprof_graph *g)
     if (!enc) {
         return WGPROF_ERR_WEBGPU;
     }
-    if (g->layout == WGPROF_LAYOUT_SINGLE_PASS) {
+    if (g->settings.layout == WGPROF_LAYOUT_SINGLE_PASS) {
         WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, NULL);
         for (uint32_t i = 0; i < g->count; i++) {
             encode_dispatch(pass, &g->nodes[i]);
@@ -350,13 +299,14 @@ static wgprof_status submit_plain(wgprof_graph *g)
 
 static wgprof_status intern_sites(wgprof_graph *g)
 {
-    if (g->site_generation != g->pool->generation) {
-        g->site_generation = g->pool->generation;
+    wgprof__store *store = wgprof__pool_store(g->pool);
+    if (g->site_generation != wgprof__store_generation(store)) {
+        g->site_generation = wgprof__store_generation(store);
         g->sites_interned = 0;
     }
     for (; g->sites_interned < g->count; g->sites_interned++) {
         node *n = &g->nodes[g->sites_interned];
-        wgprof_status s = wgprof__pool_site(g->pool, &n->desc, &n->site);
+        wgprof_status s = wgprof__store_site(store, &n->desc, &n->site);
         if (s != WGPROF_OK) {
             return s;
         }
@@ -370,7 +320,7 @@ static wgprof_status apply_scopes(wgprof_graph *g, uint32_t before, uint32_t *ne
     wgprof_status s = WGPROF_OK;
     for (; *next_event < g->event_count && g->events[*next_event].before == before && s == WGPROF_OK; (*next_event)++) {
         const char *name = g->events[*next_event].name;
-        s = name ? wgprof_scope_begin(g->pool, name) : wgprof_scope_end(g->pool);
+        s = name ? wgprof_pool_scope_begin(g->pool, name) : wgprof_pool_scope_end(g->pool);
     }
     return s;
 }
@@ -379,7 +329,7 @@ static wgprof_status apply_scopes(wgprof_graph *g, uint32_t before, uint32_t *ne
 static wgprof_status encode_timed(wgprof_graph *g, WGPUComputePassEncoder pass, const node *n, bool first)
 {
     wgprof_status s = WGPROF_OK;
-    if (g->strategy == WGPROF_STRATEGY_INSIDE) {
+    if (g->settings.strategy == WGPROF_STRATEGY_INSIDE) {
         s = wgprof__pool_begin_site(g->pool, pass, n->site, n->desc.dispatch_id);
         if (s == WGPROF_OK) {
             encode_dispatch(pass, n);
@@ -403,11 +353,13 @@ static wgprof_status encode_profiled(wgprof_graph *g, WGPUCommandEncoder enc)
      * measured a pass's end-of-pass write as the cheapest of all on the H200); one pass keeps
      * them inside, where the device can. */
     bool in_pass = g->device->info.timestamp_inside_passes;
-    bool split = g->strategy == WGPROF_STRATEGY_PASS || g->layout != WGPROF_LAYOUT_SINGLE_PASS ||
-                 (g->strategy == WGPROF_STRATEGY_CHAIN && !in_pass);
-    bool pass_writes = split && g->strategy != WGPROF_STRATEGY_INSIDE;
+    wgprof_strategy strategy = g->settings.strategy;
+    bool split = strategy == WGPROF_STRATEGY_PASS || g->settings.layout != WGPROF_LAYOUT_SINGLE_PASS ||
+                 (strategy == WGPROF_STRATEGY_CHAIN && !in_pass);
+    bool pass_writes = split && strategy != WGPROF_STRATEGY_INSIDE;
     WGPUComputePassEncoder pass = split ? NULL : wgpuCommandEncoderBeginComputePass(enc, NULL);
-    uint32_t depth = g->pool->scope_depth, event = 0;
+    const wgprof__store *store = wgprof__pool_store(g->pool);
+    uint32_t depth = wgprof__store_scope_depth(store), event = 0;
     wgprof_status s = WGPROF_OK;
     for (uint32_t i = 0; i < g->count && s == WGPROF_OK; i++) {
         const node *n = &g->nodes[i];
@@ -415,7 +367,7 @@ static wgprof_status encode_profiled(wgprof_graph *g, WGPUCommandEncoder enc)
         if (s == WGPROF_OK && pass_writes) {
             WGPUPassTimestampWrites tw;
             WGPUComputePassDescriptor pd = {0};
-            s = g->strategy == WGPROF_STRATEGY_PASS
+            s = strategy == WGPROF_STRATEGY_PASS
                     ? wgprof__pool_pass_writes_site(g->pool, n->site, n->desc.dispatch_id, &tw)
                     : wgprof__pool_chain_pass_writes_site(g->pool, n->site, n->desc.dispatch_id, &tw);
             pd.timestampWrites = &tw; /* read by BeginComputePass only */
@@ -436,8 +388,8 @@ static wgprof_status encode_profiled(wgprof_graph *g, WGPUCommandEncoder enc)
         s = apply_scopes(g, g->count, &event);
     }
     /* Scopes still open close with the graph; after a failure, the ones this execute opened. */
-    while (g->pool->scope_depth > depth) {
-        wgprof_scope_end(g->pool);
+    while (wgprof__store_scope_depth(store) > depth) {
+        wgprof_pool_scope_end(g->pool);
     }
     if (!split) {
         end_pass(pass);
@@ -482,17 +434,17 @@ static wgprof_status submit_profiled(wgprof_graph *g)
 
 static bool sampled(wgprof_graph *g)
 {
-    return g->executes++ % g->sample_every == 0;
+    return g->executes++ % g->settings.sample_every == 0;
 }
 
 /* Fits the clocks at the first profiled execute, and again when the last fit is old. */
 static wgprof_status calibrate_if_due(wgprof_graph *g, bool periodic)
 {
-    uint64_t last = g->pool->clock.last_calibration_ns;
-    if (!g->calibrate || (last && (!periodic || wgprof__now_ns() - last < RECALIBRATE_NS))) {
+    uint64_t last = wgprof__pool_last_calibration_ns(g->pool);
+    if (g->settings.no_calibration || (last && (!periodic || wgprof__now_ns() - last < WGPROF__RECALIBRATE_NS))) {
         return WGPROF_OK;
     }
-    return wgprof_pool_calibrate(g->pool, g->calibration_samples);
+    return wgprof_pool_calibrate(g->pool, g->settings.calibration_samples);
 }
 
 /* Whether the graph can run, and whether this execute (or submit) is one to profile. */
@@ -521,7 +473,7 @@ wgprof_status wgprof_graph_execute(wgprof_graph *g)
     }
     /* Blocking anyway: earlier batches in flight are read first, and the queue is idle for a
      * calibration. */
-    wgprof_status s = g->pool->in_flight ? wgprof_pool_flush(g->pool) : WGPROF_OK;
+    wgprof_status s = wgprof_pool_in_flight(g->pool) ? wgprof_pool_collect(g->pool) : WGPROF_OK;
     if (s == WGPROF_OK) {
         s = calibrate_if_due(g, true);
     }
@@ -529,7 +481,7 @@ wgprof_status wgprof_graph_execute(wgprof_graph *g)
         s = submit_profiled(g);
     }
     /* Mapping the readback waits for the submission, so no separate wait is needed. */
-    wgprof_status c = g->pool->in_flight ? wgprof_pool_flush(g->pool) : WGPROF_OK;
+    wgprof_status c = wgprof_pool_in_flight(g->pool) ? wgprof_pool_collect(g->pool) : WGPROF_OK;
     return s != WGPROF_OK ? s : c;
 }
 
@@ -549,19 +501,18 @@ wgprof_status wgprof_graph_submit(wgprof_graph *g)
     }
     if (!wgprof__pool_frame_free(g->pool)) {
         /* Every frame is in flight: this execute runs unprofiled and counts as dropped. */
-        g->pool->dropped_batches++;
-        g->pool->dropped_dispatches += g->count;
+        wgprof__store_count_dropped(wgprof__pool_store(g->pool), g->count);
         return submit_plain(g);
     }
     return submit_profiled(g);
 }
 
-wgprof_status wgprof_graph_flush(wgprof_graph *g)
+wgprof_status wgprof_graph_collect(wgprof_graph *g)
 {
     if (!g) {
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
-    wgprof_status s = g->profiling ? wgprof_pool_flush(g->pool) : WGPROF_OK;
+    wgprof_status s = wgprof_pool_in_flight(g->pool) ? wgprof_pool_collect(g->pool) : WGPROF_OK;
     /* Unprofiled submits may follow the last batch read. */
     wgprof_status w = wgprof_device_wait_idle(g->device);
     return s != WGPROF_OK ? s : w;

@@ -1,33 +1,14 @@
 /*
  * The JSON report: version, adapter, period, strategy, iterations, every dispatch, the
  * per-kernel summary, the scopes (aggregated and each instance), the batches with their CPU
- * spans, and the clock fit. Invalid records carry null times and their reason; without a pool
+ * spans and the period each was converted with, and the clock fit. Invalid records carry null times and their reason; without a pool
  * the report says why there are no timings.
  */
 #include <math.h>
 
 #include "report_internal.h"
 
-void wgprof__json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '\t': fputs("\\t", out); break;
-        default:
-            if (*p < 0x20) {
-                fprintf(out, "\\u%04x", *p);
-            } else {
-                fputc(*p, out);
-            }
-        }
-    }
-    fputc('"', out);
-}
+static void json_string(FILE *out, const char *s) { wgprof__json_string(out, s, WGPROF__JSON_PLAIN); }
 
 static void json_number(FILE *out, double v)
 {
@@ -60,17 +41,17 @@ static void write_adapter(const wgprof_device_info *d, FILE *out)
         return;
     }
     fputs("{\"name\": ", out);
-    wgprof__json_string(out, d->adapter);
+    json_string(out, d->adapter);
     fputs(", \"vendor\": ", out);
-    wgprof__json_string(out, d->vendor);
+    json_string(out, d->vendor);
     fputs(", \"architecture\": ", out);
-    wgprof__json_string(out, d->architecture);
+    json_string(out, d->architecture);
     fputs(", \"driver\": ", out);
-    wgprof__json_string(out, d->driver);
+    json_string(out, d->driver);
     fputs(", \"backend\": ", out);
-    wgprof__json_string(out, d->backend);
+    json_string(out, d->backend);
     fputs(", \"type\": ", out);
-    wgprof__json_string(out, d->adapter_type);
+    json_string(out, d->adapter_type);
     fprintf(out, ", \"vendor_id\": %u, \"device_id\": %u, \"timestamp_query\": ", d->vendor_id, d->device_id);
     json_bool(out, d->timestamp_query);
     fputs(", \"timestamp_inside_passes\": ", out);
@@ -89,9 +70,10 @@ static void dims(FILE *out, const char *key, const uint32_t v[3])
 
 static void write_dispatch(const wgprof_record *rec, FILE *out)
 {
-    fprintf(out, "    {\"iteration\": %u, \"index\": %u, \"dispatch_id\": %llu, \"kernel\": ", rec->iteration, rec->index,
+    fprintf(out, "    {\"iteration\": %u, \"index\": %u, \"dispatch_id\": %llu, \"kernel\": ", rec->batch, rec->index,
             (unsigned long long)rec->dispatch_id);
-    wgprof__json_string(out, rec->kernel);
+    json_string(out, rec->kernel);
+    fprintf(out, ", \"kernel_id\": %u, \"scope\": %d", rec->kernel_id, rec->scope);
     fprintf(out, ", \"global_size\": [%llu, %llu, %llu], ", (unsigned long long)rec->global_size[0],
             (unsigned long long)rec->global_size[1], (unsigned long long)rec->global_size[2]);
     dims(out, "local_size", rec->workgroup_size);
@@ -113,7 +95,7 @@ static void write_dispatch(const wgprof_record *rec, FILE *out)
         fputs(", \"start_ns\": null, \"end_ns\": null, \"duration_ns\": null, \"exclusive_ns\": null"
               ", \"valid\": false, \"invalid_reason\": ",
               out);
-        wgprof__json_string(out, wgprof_invalid_reason_str(rec->invalid_reason));
+        json_string(out, wgprof_invalid_reason_str(rec->invalid_reason));
     }
     fputs(", \"cpu_start_ns\": ", out);
     json_number(out, rec->cpu_start_ns);
@@ -143,14 +125,14 @@ static void write_scope_path(const wgprof_summary *s, size_t i, FILE *out)
         int n = snprintf(path + used, sizeof path - used, "%s%s", used ? "/" : "", names[depth]);
         used += n > 0 ? (size_t)n : 0;
     }
-    wgprof__json_string(out, path);
+    json_string(out, path);
 }
 
 static void write_scope_stats(const wgprof_summary *s, size_t i, FILE *out)
 {
     const wgprof_scope_stats *sc = &s->scopes[i];
     fputs("    {\"name\": ", out);
-    wgprof__json_string(out, sc->name);
+    json_string(out, sc->name);
     fputs(", \"path\": ", out);
     write_scope_path(s, i, out);
     fprintf(out, ", \"depth\": %u, \"parent\": %d, \"count\": %u, \"invalid\": %u", sc->depth, sc->parent,
@@ -164,10 +146,10 @@ static void write_scope_stats(const wgprof_summary *s, size_t i, FILE *out)
 static void write_scope_instance(const wgprof_scope_record *sc, FILE *out)
 {
     fputs("    {\"name\": ", out);
-    wgprof__json_string(out, sc->name);
+    json_string(out, sc->name);
     fprintf(out, ", \"node\": %u, \"parent_node\": %d, \"depth\": %u, \"iteration\": %u, \"first_record\": %u, "
                  "\"end_record\": %u, \"valid\": %s",
-            sc->node, sc->parent_node, sc->depth, sc->iteration, sc->first_record, sc->end_record,
+            sc->node, sc->parent_node, sc->depth, sc->batch, sc->first_record, sc->end_record,
             sc->valid ? "true" : "false");
     const char *const keys[] = {"start_ns", "end_ns", "duration_ns", "dispatch_ns", "cpu_start_ns", "cpu_end_ns"};
     const double values[] = {sc->start_ns, sc->end_ns, sc->duration_ns, sc->dispatch_ns, sc->cpu_start_ns,
@@ -187,19 +169,24 @@ static void json_cpu_time(FILE *out, const char *key, uint64_t ns)
     }
 }
 
-static void write_batches(const wgprof_pool *pool, FILE *out)
+static void write_batches(const wgprof__report *r, FILE *out)
 {
-    uint32_t n = wgprof_pool_batches(pool);
+    uint32_t n = wgprof__store_batch_count(r->store);
     fputs(",\n  \"batches\": [", out);
     for (uint32_t i = 0; i < n; i++) {
         wgprof_batch_info b;
-        if (wgprof_pool_batch(pool, i, &b) != WGPROF_OK) {
+        if (wgprof__store_batch(r->store, i, &b) != WGPROF_OK) {
             continue;
         }
         fprintf(out, "%s    {\"iteration\": %u, \"first_record\": %u, \"records\": %u, \"collected\": %s, "
-                     "\"waited\": %s, \"chained\": %s",
-                i ? ",\n" : "\n", b.iteration, b.first_record, b.records, b.collected ? "true" : "false",
+                     "\"waited\": %s, \"chained\": %s, \"period_ns\": ",
+                i ? ",\n" : "\n", b.index, b.first_record, b.records, b.collected ? "true" : "false",
                 b.waited ? "true" : "false", b.chained ? "true" : "false");
+        if (b.collected) {
+            fprintf(out, "%.9g", b.period_ns);
+        } else {
+            fputs("null", out);
+        }
         json_cpu_time(out, "cpu_encode_ns", b.cpu_encode_ns);
         json_cpu_time(out, "cpu_submit_ns", b.cpu_submit_ns);
         json_cpu_time(out, "cpu_submitted_ns", b.cpu_submitted_ns);
@@ -207,14 +194,16 @@ static void write_batches(const wgprof_pool *pool, FILE *out)
         fputs("}", out);
     }
     fputs(n ? "\n  ]" : "]", out);
-    const wgprof_clock_info *c = wgprof_pool_clock(pool);
+    const wgprof_clock_info *c = r->clock;
     fprintf(out, ",\n  \"clock\": {\"calibrated\": %s, \"consistent\": %s, \"samples\": %u",
             c->calibrated ? "true" : "false", c->consistent ? "true" : "false", c->samples);
     if (c->calibrated) {
-        fprintf(out, ", \"ref_ticks\": %llu, \"ref_cpu_ns\": %.3f, \"drift_ppm\": %.6f, \"uncertainty_ns\": %.3f",
-                (unsigned long long)c->ref_ticks, c->ref_cpu_ns, c->drift_ppm, c->uncertainty_ns);
+        fprintf(out,
+                ", \"ref_ticks\": %llu, \"ref_gpu_ns\": %.3f, \"ref_cpu_ns\": %.3f, \"drift_ppm\": %.6f, "
+                "\"uncertainty_ns\": %.3f",
+                (unsigned long long)c->ref_ticks, c->ref_gpu_ns, c->ref_cpu_ns, c->drift_ppm, c->uncertainty_ns);
     }
-    uint64_t dropped_dispatches = 0, dropped = wgprof_pool_dropped(pool, &dropped_dispatches);
+    uint64_t dropped_dispatches = 0, dropped = wgprof__store_dropped(r->store, &dropped_dispatches);
     fprintf(out, "},\n  \"dropped_batches\": %llu,\n  \"dropped_dispatches\": %llu", (unsigned long long)dropped,
             (unsigned long long)dropped_dispatches);
 }
@@ -222,8 +211,8 @@ static void write_batches(const wgprof_pool *pool, FILE *out)
 static void write_kernel(const wgprof__report *r, const wgprof_kernel_stats *k, FILE *out)
 {
     fputs("    {\"name\": ", out);
-    wgprof__json_string(out, k->name);
-    fprintf(out, ", \"count\": %u, \"invalid\": %u", k->count, k->invalid);
+    json_string(out, k->name);
+    fprintf(out, ", \"id\": %u, \"count\": %u, \"invalid\": %u", k->id, k->count, k->invalid);
     const char *const keys[] = {"total_ns", "exclusive_total_ns", "mean_ns", "min_ns", "max_ns",
                                 "median_ns", "p95_ns", "stddev_ns"};
     const double values[] = {k->total_ns, k->exclusive_total_ns, k->mean_ns, k->min_ns, k->max_ns,
@@ -261,23 +250,31 @@ void wgprof__write_json(const wgprof__report *r, FILE *out)
     const wgprof_report_desc *d = r->desc;
     fputs("{\n  \"wgprof_version\": \"" WGPROF_VERSION_STRING "\",\n  \"adapter\": ", out);
     write_adapter(d->device, out);
+    /* The period the collected batches were converted with when they all agree (the batches
+     * give each one); the device's where none was collected; null where they differ. */
+    const wgprof_summary *s = r->summary;
     fputs(",\n  \"timestamp_period_ns\": ", out);
-    if (d->device) {
+    if (s && s->period_min_ns > 0) {
+        if (s->period_min_ns == s->period_max_ns) {
+            fprintf(out, "%.9g", s->period_min_ns);
+        } else {
+            fputs("null", out);
+        }
+    } else if (d->device) {
         fprintf(out, "%.9g", d->device->timestamp_period_ns);
     } else {
         fputs("null", out);
     }
     fputs(",\n  \"strategy\": ", out);
-    wgprof__json_string(out, r->strategy);
+    json_string(out, r->strategy);
     fprintf(out, ",\n  \"iterations\": %u,\n  \"profiling\": ", r->iterations);
     json_bool(out, d->pool != NULL);
     if (!d->pool || !r->summary) {
         fputs(",\n  \"unavailable_reason\": ", out);
-        wgprof__json_string(out, d->unavailable_reason ? d->unavailable_reason : "profiling off");
+        json_string(out, d->unavailable_reason ? d->unavailable_reason : "profiling off");
         fputs(",\n  \"dispatches\": [],\n  \"kernels\": []\n}\n", out);
         return;
     }
-    const wgprof_summary *s = r->summary;
     fprintf(out, ",\n  \"records\": %zu,\n  \"invalid\": %zu,\n  \"invalid_by_reason\": {", s->records, s->invalid);
     bool first = true;
     for (int reason = 1; reason < WGPROF_INVALID_REASON_COUNT; reason++) {
@@ -292,10 +289,10 @@ void wgprof__write_json(const wgprof__report *r, FILE *out)
     fputs(",\n  \"exclusive_total_ns\": ", out);
     json_number(out, s->exclusive_total_ns);
     fputs(",\n  \"dispatches\": [", out);
-    size_t n = wgprof_pool_count(d->pool);
+    size_t n = wgprof__store_count(r->store);
     for (size_t i = 0; i < n; i++) {
         wgprof_record rec;
-        if (wgprof_pool_record(d->pool, i, &rec) == WGPROF_OK) {
+        if (wgprof__store_record(r->store, r->clock, i, &rec) == WGPROF_OK) {
             fputs(i ? ",\n" : "\n", out);
             write_dispatch(&rec, out);
         }
@@ -312,16 +309,16 @@ void wgprof__write_json(const wgprof__report *r, FILE *out)
         write_scope_stats(s, i, out);
     }
     fputs(s->scope_count ? "\n  ]" : "]", out);
-    size_t instances = wgprof_pool_scope_count(d->pool);
+    size_t instances = wgprof__store_scope_count(r->store);
     fputs(",\n  \"scope_instances\": [", out);
     for (size_t i = 0; i < instances; i++) {
         wgprof_scope_record sc;
-        if (wgprof_pool_scope(d->pool, i, &sc) == WGPROF_OK) {
+        if (wgprof__store_scope(r->store, r->clock, i, &sc) == WGPROF_OK) {
             fputs(i ? ",\n" : "\n", out);
             write_scope_instance(&sc, out);
         }
     }
     fputs(instances ? "\n  ]" : "]", out);
-    write_batches(d->pool, out);
+    write_batches(r, out);
     fputs("\n}\n", out);
 }

@@ -12,17 +12,17 @@ static void write_header(const wgprof__report *r, FILE *out)
     const wgprof_device_info *d = r->desc->device;
     fprintf(out, "wgprof %s", WGPROF_VERSION_STRING);
     if (d) {
-        fprintf(out, " | %s (%s, %s) | period %.6g ns/tick%s", d->adapter, d->backend, d->adapter_type,
-                d->timestamp_period_ns, d->period_from_implementation ? "" : " (assumed)");
+        char period[96];
+        wgprof__period_text(r, period, sizeof period);
+        fprintf(out, " | %s (%s, %s) | period %s", d->adapter, d->backend, d->adapter_type, period);
     }
     fprintf(out, " | strategy %s | %u iteration%s\n", r->strategy, r->iterations, r->iterations == 1 ? "" : "s");
-    const wgprof_pool *pool = r->desc->pool;
-    uint64_t dropped_dispatches = 0, dropped = wgprof_pool_dropped(pool, &dropped_dispatches);
+    uint64_t dropped_dispatches = 0, dropped = r->store ? wgprof__store_dropped(r->store, &dropped_dispatches) : 0;
     if (dropped) {
         fprintf(out, "%llu execute%s (%llu dispatches) not timed: every readback frame was in flight\n",
                 (unsigned long long)dropped, dropped == 1 ? "" : "s", (unsigned long long)dropped_dispatches);
     }
-    const wgprof_clock_info *clock = wgprof_pool_clock(pool);
+    const wgprof_clock_info *clock = r->clock;
     if (clock && clock->calibrated) {
         fprintf(out, "GPU clock on the CPU clock: within +-%.3f us%s, drift %.3f ppm, %u bounds\n",
                 clock->uncertainty_ns / 1e3, clock->consistent ? "" : " (bounds disagree)", clock->drift_ppm,
@@ -57,14 +57,14 @@ static void format_dims(char *buf, size_t cap, const uint32_t v[3])
     snprintf(buf, cap, "%u,%u,%u", v[0], v[1], v[2]);
 }
 
-static void write_dispatches(const wgprof_pool *pool, FILE *out)
+static void write_dispatches(const wgprof__report *r, FILE *out)
 {
     fprintf(out, "\n%6s %5s  %-28s %-16s %-12s %-20s %14s %14s\n", "#", "iter", "kernel", "workgroups", "local",
             "global", "duration_us", "exclusive_us");
-    size_t n = wgprof_pool_count(pool);
+    size_t n = wgprof__store_count(r->store);
     for (size_t i = 0; i < n; i++) {
         wgprof_record rec;
-        if (wgprof_pool_record(pool, i, &rec) != WGPROF_OK) {
+        if (wgprof__store_record(r->store, r->clock, i, &rec) != WGPROF_OK) {
             continue;
         }
         char wg[40], ls[40], gs[64];
@@ -72,7 +72,7 @@ static void write_dispatches(const wgprof_pool *pool, FILE *out)
         format_dims(ls, sizeof ls, rec.workgroup_size);
         snprintf(gs, sizeof gs, "%llu,%llu,%llu", (unsigned long long)rec.global_size[0],
                  (unsigned long long)rec.global_size[1], (unsigned long long)rec.global_size[2]);
-        fprintf(out, "%6zu %5u  %-28s %-16s %-12s %-20s ", i, rec.iteration, rec.kernel, wg, ls, gs);
+        fprintf(out, "%6zu %5u  %-28s %-16s %-12s %-20s ", i, rec.batch, rec.kernel, wg, ls, gs);
         if (rec.valid) {
             fprintf(out, "%14.3f %14.3f\n", rec.duration_ns / 1e3, rec.exclusive_ns / 1e3);
         } else {
@@ -148,7 +148,7 @@ void wgprof__write_table(const wgprof__report *r, FILE *out)
         return;
     }
     if (!r->desc->omit_dispatches) {
-        write_dispatches(r->desc->pool, out);
+        write_dispatches(r, out);
     }
     write_kernels(r->summary, out);
     write_scopes(r->summary, out);

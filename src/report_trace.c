@@ -12,11 +12,15 @@
 
 #include "report_internal.h"
 
+static void json_string(FILE *out, const char *s) { wgprof__json_string(out, s, WGPROF__JSON_PLAIN); }
+
 enum { PID_CPU = 1, PID_GPU = 2, TID_QUEUE = 1, TID_ITERATIONS = 2, TID_SCOPES = 3 };
 
 /* The time axis: CPU-clock ns when `cpu`, else ns on the pool's epoch; `origin` is subtracted
  * so that the trace starts near 0 and keeps its precision. */
 typedef struct timeline {
+    const wgprof__store *store;
+    const wgprof_clock_info *clock;
     bool cpu;
     double origin;
 } timeline;
@@ -26,14 +30,14 @@ static double us(const timeline *t, double ns) { return (ns - t->origin) / 1e3; 
 static void write_metadata(FILE *out, const char *what, int pid, int tid, const char *name)
 {
     fprintf(out, "    {\"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"name\": \"%s\", \"args\": {\"name\": ", pid, tid, what);
-    wgprof__json_string(out, name);
+    json_string(out, name);
     fputs("}},\n", out);
 }
 
 static void write_span(FILE *out, int pid, int tid, const char *cat, const char *name, double ts_us, double dur_us)
 {
     fprintf(out, "    {\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"cat\": \"%s\", \"name\": ", pid, tid, cat);
-    wgprof__json_string(out, name);
+    json_string(out, name);
     fprintf(out, ", \"ts\": %.3f, \"dur\": %.3f", ts_us, dur_us);
 }
 
@@ -45,7 +49,7 @@ static void write_dispatch(FILE *out, const timeline *t, const wgprof_record *re
             ", \"args\": {\"iteration\": %u, \"index\": %u, \"dispatch_id\": %llu, "
             "\"workgroups\": [%u, %u, %u], \"local_size\": [%u, %u, %u], \"global_size\": [%llu, %llu, %llu], "
             "\"duration_ns\": %.3f, \"exclusive_ns\": %.3f, \"valid\": true}},\n",
-            rec->iteration, rec->index, (unsigned long long)rec->dispatch_id, rec->workgroups[0], rec->workgroups[1],
+            rec->batch, rec->index, (unsigned long long)rec->dispatch_id, rec->workgroups[0], rec->workgroups[1],
             rec->workgroups[2], rec->workgroup_size[0], rec->workgroup_size[1], rec->workgroup_size[2],
             (unsigned long long)rec->global_size[0], (unsigned long long)rec->global_size[1],
             (unsigned long long)rec->global_size[2], rec->duration_ns, rec->exclusive_ns);
@@ -63,26 +67,26 @@ static void write_iteration(FILE *out, const timeline *t, uint32_t iteration, do
 /* The dispatches and one span per iteration around them; on the CPU clock also the end of each
  * submit's flow arrow (write_cpu starts it) at the iteration's first dispatch. Returns how
  * many records were invalid. */
-static size_t write_gpu(const wgprof_pool *pool, const timeline *t, FILE *out)
+static size_t write_gpu(const timeline *t, FILE *out)
 {
-    size_t n = wgprof_pool_count(pool), invalid = 0, in_iteration = 0;
+    size_t n = wgprof__store_count(t->store), invalid = 0, in_iteration = 0;
     bool open = false;
     uint32_t iteration = 0;
     double first = 0, last = 0;
     for (size_t i = 0; i < n; i++) {
         wgprof_record rec;
-        if (wgprof_pool_record(pool, i, &rec) != WGPROF_OK || !rec.valid) {
+        if (wgprof__store_record(t->store, t->clock, i, &rec) != WGPROF_OK || !rec.valid) {
             invalid++;
             continue;
         }
         double start = t->cpu ? rec.cpu_start_ns : rec.start_ns, end = t->cpu ? rec.cpu_end_ns : rec.end_ns;
-        if (open && rec.iteration != iteration) {
+        if (open && rec.batch != iteration) {
             write_iteration(out, t, iteration, first, last, in_iteration);
             open = false;
         }
         if (!open) {
             open = true;
-            iteration = rec.iteration;
+            iteration = rec.batch;
             first = start;
             last = end;
             in_iteration = 0;
@@ -104,28 +108,28 @@ static size_t write_gpu(const wgprof_pool *pool, const timeline *t, FILE *out)
     return invalid;
 }
 
-static void write_scopes(const wgprof_pool *pool, const timeline *t, FILE *out)
+static void write_scopes(const timeline *t, FILE *out)
 {
-    size_t n = wgprof_pool_scope_count(pool);
+    size_t n = wgprof__store_scope_count(t->store);
     for (size_t i = 0; i < n; i++) {
         wgprof_scope_record sc;
-        if (wgprof_pool_scope(pool, i, &sc) != WGPROF_OK || !sc.valid) {
+        if (wgprof__store_scope(t->store, t->clock, i, &sc) != WGPROF_OK || !sc.valid) {
             continue;
         }
         double start = t->cpu ? sc.cpu_start_ns : sc.start_ns, end = t->cpu ? sc.cpu_end_ns : sc.end_ns;
         write_span(out, PID_GPU, TID_SCOPES, "scope", sc.name, us(t, start), (end - start) / 1e3);
         fprintf(out, ", \"args\": {\"iteration\": %u, \"depth\": %u, \"dispatches\": %u, \"dispatch_ns\": %.3f}},\n",
-                sc.iteration, sc.depth, sc.valid_records, sc.dispatch_ns);
+                sc.batch, sc.depth, sc.valid_records, sc.dispatch_ns);
     }
 }
 
 /* Each batch's CPU spans: encode, submit, and the wait for its readback when the CPU blocked. */
-static void write_cpu(const wgprof_pool *pool, const timeline *t, FILE *out)
+static void write_cpu(const timeline *t, FILE *out)
 {
-    uint32_t n = wgprof_pool_batches(pool);
+    uint32_t n = wgprof__store_batch_count(t->store);
     for (uint32_t i = 0; i < n; i++) {
         wgprof_batch_info b;
-        if (wgprof_pool_batch(pool, i, &b) != WGPROF_OK) {
+        if (wgprof__store_batch(t->store, i, &b) != WGPROF_OK) {
             continue;
         }
         const struct {
@@ -139,34 +143,34 @@ static void write_cpu(const wgprof_pool *pool, const timeline *t, FILE *out)
             if (spans[k].shown && spans[k].to >= spans[k].from) {
                 write_span(out, PID_CPU, 1, "cpu", spans[k].name, us(t, (double)spans[k].from),
                            (double)(spans[k].to - spans[k].from) / 1e3);
-                fprintf(out, ", \"args\": {\"iteration\": %u, \"dispatches\": %u}},\n", b.iteration, b.records);
+                fprintf(out, ", \"args\": {\"iteration\": %u, \"dispatches\": %u}},\n", b.index, b.records);
             }
         }
         if (b.cpu_submit_ns) {
             fprintf(out,
                     "    {\"ph\": \"s\", \"id\": %u, \"pid\": %d, \"tid\": 1, \"cat\": \"submit\", \"name\": \"submit\", "
                     "\"ts\": %.3f},\n",
-                    b.iteration, PID_CPU, us(t, (double)b.cpu_submit_ns));
+                    b.index, PID_CPU, us(t, (double)b.cpu_submit_ns));
         }
     }
 }
 
 /* The earliest time the trace shows, so that it can start near 0. */
-static double origin_of(const wgprof_pool *pool, bool cpu)
+static double origin_of(const timeline *t)
 {
     double origin = INFINITY;
-    if (!cpu) {
+    if (!t->cpu) {
         return 0; /* the epoch is already the first valid begin */
     }
-    for (uint32_t i = 0; i < wgprof_pool_batches(pool); i++) {
+    for (uint32_t i = 0; i < wgprof__store_batch_count(t->store); i++) {
         wgprof_batch_info b;
-        if (wgprof_pool_batch(pool, i, &b) == WGPROF_OK && b.cpu_encode_ns) {
+        if (wgprof__store_batch(t->store, i, &b) == WGPROF_OK && b.cpu_encode_ns) {
             origin = fmin(origin, (double)b.cpu_encode_ns);
         }
     }
-    for (size_t i = 0; i < wgprof_pool_count(pool); i++) {
+    for (size_t i = 0; i < wgprof__store_count(t->store); i++) {
         wgprof_record rec;
-        if (wgprof_pool_record(pool, i, &rec) == WGPROF_OK && rec.valid) {
+        if (wgprof__store_record(t->store, t->clock, i, &rec) == WGPROF_OK && rec.valid) {
             origin = fmin(origin, rec.cpu_start_ns);
             break; /* records come in submission order: the first valid one starts earliest */
         }
@@ -177,10 +181,9 @@ static double origin_of(const wgprof_pool *pool, bool cpu)
 void wgprof__write_trace(const wgprof__report *r, FILE *out)
 {
     const wgprof_device_info *d = r->desc->device;
-    const wgprof_pool *pool = r->desc->pool;
-    const wgprof_clock_info *clock = wgprof_pool_clock(pool);
-    timeline t = {clock && clock->calibrated, 0};
-    t.origin = pool ? origin_of(pool, t.cpu) : 0;
+    const wgprof_clock_info *clock = r->clock;
+    timeline t = {r->store, clock, clock && clock->calibrated, 0};
+    t.origin = r->store ? origin_of(&t) : 0;
     char process[300];
     snprintf(process, sizeof process, "GPU: %s", d ? d->adapter : "unknown adapter");
     fputs("{\n  \"displayTimeUnit\": \"ns\",\n  \"traceEvents\": [\n", out);
@@ -189,30 +192,30 @@ void wgprof__write_trace(const wgprof__report *r, FILE *out)
     write_metadata(out, "thread_name", PID_GPU, TID_ITERATIONS, "iterations");
     write_metadata(out, "thread_name", PID_GPU, TID_SCOPES, "scopes");
     size_t invalid = 0;
-    if (pool) {
+    if (r->store) {
         if (t.cpu) {
             write_metadata(out, "process_name", PID_CPU, 0, "CPU");
             write_metadata(out, "thread_name", PID_CPU, 1, "graph: encode, submit, wait");
-            write_cpu(pool, &t, out);
+            write_cpu(&t, out);
         }
-        invalid = write_gpu(pool, &t, out);
-        write_scopes(pool, &t, out);
+        invalid = write_gpu(&t, out);
+        write_scopes(&t, out);
     }
     /* A last metadata event closes the array without a dangling comma. */
     fprintf(out,
             "    {\"ph\": \"M\", \"pid\": %d, \"tid\": 1, \"name\": \"thread_sort_index\", \"args\": {\"sort_index\": 0}}\n",
             PID_GPU);
     fprintf(out, "  ],\n  \"otherData\": {\"wgprof_version\": \"%s\", \"strategy\": ", WGPROF_VERSION_STRING);
-    wgprof__json_string(out, r->strategy);
+    json_string(out, r->strategy);
     fprintf(out, ", \"iterations\": %u, \"dispatches\": %zu, \"invalid_dispatches\": %zu, \"timeline\": \"%s\"",
-            r->iterations, wgprof_pool_count(pool), invalid, t.cpu ? "cpu clock" : "gpu epoch");
+            r->iterations, r->store ? wgprof__store_count(r->store) : 0, invalid, t.cpu ? "cpu clock" : "gpu epoch");
     if (t.cpu) {
         fprintf(out, ", \"timeline_origin_cpu_ns\": %.3f, \"clock_uncertainty_ns\": %.3f, \"clock_drift_ppm\": %.6f",
                 t.origin, clock->uncertainty_ns, clock->drift_ppm);
     }
-    if (!pool) {
+    if (!r->store) {
         fputs(", \"unavailable_reason\": ", out);
-        wgprof__json_string(out, r->desc->unavailable_reason ? r->desc->unavailable_reason : "profiling off");
+        json_string(out, r->desc->unavailable_reason ? r->desc->unavailable_reason : "profiling off");
     }
     fputs("}\n}\n", out);
 }

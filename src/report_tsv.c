@@ -1,6 +1,6 @@
 /*
  * Tab-separated values: a header row, then one row per dispatch, the same columns as the CSV
- * (report_csv.c writes both).
+ * (report_rows.c writes both).
  */
 #include "report_internal.h"
 

@@ -1,5 +1,5 @@
 /*
- * Per-kernel aggregation of a pool's records: count, invalid count, total, mean, min, max,
+ * Per-kernel aggregation of a pool's finished results (read from its results store): count, invalid count, total, mean, min, max,
  * median, p95, standard deviation and share, all in floating point. Invalid records are counted
  * and excluded from every figure.
  *
@@ -13,8 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
-#include "querypool_internal.h"
+#include "recorder.h"
 #include "summary_internal.h"
 
 enum { BUCKETS = 2048 };
@@ -219,9 +218,9 @@ typedef struct kernel_acc {
 
 /* Scope instances aggregated per node, laid out depth first (each node before its children,
  * siblings in order of first appearance). */
-static wgprof_status summarize_scopes(const wgprof_pool *pool, wgprof_summary *sum)
+static wgprof_status summarize_scopes(const wgprof__store *store, wgprof_summary *sum)
 {
-    uint32_t nodes = pool->scope_node_count;
+    uint32_t nodes = wgprof__store_scope_node_count(store);
     if (!nodes) {
         return WGPROF_OK;
     }
@@ -234,9 +233,19 @@ static wgprof_status summarize_scopes(const wgprof_pool *pool, wgprof_summary *s
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
     /* Depth-first numbering: a node's children are the later nodes naming it as parent. */
+    uint32_t *parents = wgprof__calloc(nodes, sizeof *parents);
+    if (!parents) {
+        wgprof__free(order);
+        wgprof__free(stack);
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    for (uint32_t n = 0; n < nodes; n++) {
+        uint32_t name, depth;
+        wgprof__store_scope_node(store, n, &name, &parents[n], &depth);
+    }
     uint32_t placed = 0;
     for (uint32_t root = 0; root < nodes; root++) {
-        if (pool->scope_nodes[root].parent != WGPROF__NONE) {
+        if (parents[root] != WGPROF__NONE) {
             continue;
         }
         uint32_t top = 0;
@@ -245,21 +254,24 @@ static wgprof_status summarize_scopes(const wgprof_pool *pool, wgprof_summary *s
             uint32_t n = stack[--top];
             order[n] = placed;
             wgprof_scope_stats *st = &sum->scopes[placed++];
-            const wgprof__scope_node *sn = &pool->scope_nodes[n];
-            st->name = pool->names[sn->name];
-            st->depth = sn->depth;
-            st->parent = sn->parent == WGPROF__NONE ? -1 : (int32_t)order[sn->parent];
+            uint32_t name, parent, depth;
+            wgprof__store_scope_node(store, n, &name, &parent, &depth);
+            st->name = wgprof__store_name(store, name);
+            st->depth = depth;
+            st->parent = parent == WGPROF__NONE ? -1 : (int32_t)order[parent];
             for (uint32_t c = nodes; c-- > n + 1;) { /* pushed last to first: popped in order */
-                if (pool->scope_nodes[c].parent == n) {
+                if (parents[c] == n) {
                     stack[top++] = c;
                 }
             }
         }
     }
+    wgprof__free(parents);
     sum->scope_count = placed;
-    for (size_t i = 0; i < pool->scope_count; i++) {
+    size_t instances = wgprof__store_scope_count(store);
+    for (size_t i = 0; i < instances; i++) {
         wgprof_scope_record sc;
-        if (wgprof_pool_scope(pool, i, &sc) != WGPROF_OK) {
+        if (wgprof__store_scope(store, NULL, i, &sc) != WGPROF_OK) {
             continue;
         }
         wgprof_scope_stats *st = &sum->scopes[order[sc.node]];
@@ -283,23 +295,43 @@ static wgprof_status summarize_scopes(const wgprof_pool *pool, wgprof_summary *s
     return WGPROF_OK;
 }
 
+/* The collected batches and the range of periods they were converted with. */
+static void summarize_periods(const wgprof__store *store, wgprof_summary *sum)
+{
+    sum->batches = wgprof__store_collected(store);
+    for (uint32_t i = 0; i < sum->batches; i++) {
+        wgprof_batch_info b;
+        if (wgprof__store_batch(store, i, &b) != WGPROF_OK || b.period_ns <= 0) {
+            continue;
+        }
+        bool first = sum->period_min_ns == 0;
+        sum->period_min_ns = first || b.period_ns < sum->period_min_ns ? b.period_ns : sum->period_min_ns;
+        sum->period_max_ns = first || b.period_ns > sum->period_max_ns ? b.period_ns : sum->period_max_ns;
+    }
+}
+
 wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **out)
 {
     if (!pool || !out) {
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     *out = NULL;
+    const wgprof__store *store = wgprof__pool_store_const(pool);
+    const wgprof__result *results = wgprof__store_results(store);
+    const wgprof__site *sites = wgprof__store_sites(store);
+    size_t count = wgprof__store_count(store);
+    uint32_t names = wgprof__store_name_count(store);
     wgprof_summary *sum = wgprof__calloc(1, sizeof *sum);
-    kernel_acc *acc = wgprof__calloc((size_t)pool->name_count + 1, sizeof *acc);
-    double *durations = wgprof__calloc(pool->count + 1, sizeof *durations);
+    kernel_acc *acc = wgprof__calloc((size_t)names + 1, sizeof *acc);
+    double *durations = wgprof__calloc(count + 1, sizeof *durations);
     wgprof_status status = WGPROF_ERR_OUT_OF_MEMORY;
     if (!sum || !acc || !durations) {
         goto done;
     }
     /* Counting sort by kernel name: count, prefix-sum, place. */
-    for (size_t i = 0; i < pool->count; i++) {
-        const wgprof__slot *r = &pool->slots[i];
-        uint32_t name = pool->sites[r->site].name;
+    for (size_t i = 0; i < count; i++) {
+        const wgprof__result *r = &results[i];
+        uint32_t name = sites[r->site].name;
         if (r->reason == WGPROF_VALID) {
             acc[name + 1].start++;
         } else {
@@ -309,23 +341,21 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
         }
     }
     size_t kernels = 0;
-    for (uint32_t n = 0; n < pool->name_count; n++) {
+    for (uint32_t n = 0; n < names; n++) {
         kernels += (acc[n + 1].start || acc[n].invalid) ? 1 : 0;
         acc[n + 1].start += acc[n].start;
         acc[n].fill = acc[n].start;
     }
-    for (size_t i = 0; i < pool->count; i++) {
-        const wgprof__slot *r = &pool->slots[i];
+    for (size_t i = 0; i < count; i++) {
+        const wgprof__result *r = &results[i];
         if (r->reason != WGPROF_VALID) {
             continue;
         }
-        const wgprof__site *site = &pool->sites[r->site];
+        const wgprof__site *site = &sites[r->site];
         kernel_acc *a = &acc[site->name];
-        double p = pool->batches[r->batch].period_ns;
-        double d = (double)(r->end - r->begin) * p;
-        durations[a->fill++] = d;
-        running_add(&a->run, d);
-        a->exclusive += (double)(r->end - r->clamped_begin) * p;
+        durations[a->fill++] = r->duration_ns;
+        running_add(&a->run, r->duration_ns);
+        a->exclusive += r->exclusive_ns;
         a->bytes += site->bytes;
         a->flops += site->flops;
     }
@@ -333,13 +363,14 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
     if (!sum->kernels) {
         goto done;
     }
-    for (uint32_t n = 0; n < pool->name_count; n++) {
+    for (uint32_t n = 0; n < names; n++) {
         const kernel_acc *a = &acc[n];
         if (!a->run.count && !a->invalid) {
             continue;
         }
         wgprof_kernel_stats *k = &sum->kernels[sum->kernel_count++];
-        k->name = pool->names[n];
+        k->name = wgprof__store_name(store, n);
+        k->id = n;
         finish_stats(&a->run, durations + a->start, k);
         k->invalid = a->invalid;
         k->exclusive_total_ns = a->exclusive;
@@ -351,8 +382,9 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
     for (size_t i = 0; i < sum->kernel_count; i++) {
         sum->kernels[i].share = sum->total_ns > 0 ? sum->kernels[i].total_ns / sum->total_ns : 0;
     }
-    sum->records = pool->count;
-    if (summarize_scopes(pool, sum) != WGPROF_OK) {
+    sum->records = count;
+    summarize_periods(store, sum);
+    if (summarize_scopes(store, sum) != WGPROF_OK) {
         goto done;
     }
     *out = sum;

@@ -10,14 +10,7 @@
 #include <dlfcn.h>
 #include <threads.h>
 
-#include "internal.h"
-
-#if defined(__has_include)
-#if __has_include(<webgpu/wgpu.h>)
-#include <webgpu/wgpu.h>
-#define WGPROF__HAVE_WGPU_H 1
-#endif
-#endif
+#include "webgpu_ext.h"
 
 /* wgpu-native's native feature names. Where its header is at hand, take them from it. */
 #ifdef WGPROF__HAVE_WGPU_H

@@ -3,6 +3,7 @@
 #ifndef WGPROF_TEST_SUPPORT_H
 #define WGPROF_TEST_SUPPORT_H
 
+#include <wgprof/device_util.h>
 #include <wgprof/wgprof.h>
 
 /* Creates a device (exits the test with status 1 when none can be made: nothing to test). */

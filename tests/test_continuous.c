@@ -39,7 +39,7 @@ static void check_timeline(const wgprof_pool *pool, const char *what)
     CHECK_MSG(clock->uncertainty_ns > 0 && clock->uncertainty_ns < 5e6, "%s: uncertainty %.0f ns", what,
               clock->uncertainty_ns);
     size_t early = 0, late = 0;
-    for (uint32_t i = 0; i < wgprof_pool_batches(pool); i++) {
+    for (uint32_t i = 0; i < wgprof_pool_batch_count(pool); i++) {
         wgprof_batch_info b;
         CHECK_OK(wgprof_pool_batch(pool, i, &b));
         CHECK(b.collected && b.cpu_encode_ns <= b.cpu_submit_ns && b.cpu_submit_ns <= b.cpu_submitted_ns);
@@ -64,11 +64,11 @@ static void test_continuous_loop(wgprof_device *dev, const ts_busy *b)
         CHECK_OK(wgprof_graph_submit(g));
         plain_throttle_after_submit(&t);
     }
-    uint32_t before_flush = wgprof_pool_iterations(pool);
-    CHECK_OK(wgprof_graph_flush(g));
+    uint32_t before_flush = wgprof_pool_collected_batches(pool);
+    CHECK_OK(wgprof_graph_collect(g));
     uint64_t dropped = wgprof_pool_dropped(pool, NULL);
-    CHECK_MSG(wgprof_pool_iterations(pool) == LOOP_EXECUTES && dropped == 0, "%u collected, %llu dropped",
-              wgprof_pool_iterations(pool), (unsigned long long)dropped);
+    CHECK_MSG(wgprof_pool_collected_batches(pool) == LOOP_EXECUTES && dropped == 0, "%u collected, %llu dropped",
+              wgprof_pool_collected_batches(pool), (unsigned long long)dropped);
     /* Results were taken while the loop ran, not all at the end. */
     CHECK_MSG(before_flush >= LOOP_EXECUTES - 4, "only %u of %d collected before the flush", before_flush,
               LOOP_EXECUTES);
@@ -84,7 +84,7 @@ static void test_continuous_loop(wgprof_device *dev, const ts_busy *b)
     check_timeline(pool, "continuous loop");
     /* And on lavapipe, whose timestamps are read from CLOCK_MONOTONIC itself, the truth is
      * known: GPU tick t is CPU ns t, so the fitted offset must contain 0. */
-    const wgprof_device_info *info = wgprof_device_get_info(dev);
+    const wgprof_device_info *info = wgprof_device_describe(dev);
     if (strncmp(info->adapter, "llvmpipe", 8) == 0) {
         const wgprof_clock_info *c = wgprof_pool_clock(pool);
         double offset = c->ref_cpu_ns - (double)c->ref_ticks * info->timestamp_period_ns;
@@ -132,14 +132,14 @@ static void test_ring_full(wgprof_device *dev, const ts_busy *b)
     uint64_t dispatches = 0;
     CHECK(wgprof_pool_dropped(pool, &dispatches) == 3 && dispatches == 3);
     CHECK(wgprof_pool_count(pool) == 2); /* the dropped batches' records are gone */
-    CHECK_OK(wgprof_pool_flush(pool));
-    CHECK(wgprof_pool_iterations(pool) == 2 && wgprof_pool_invalid_count(pool) == 0);
+    CHECK_OK(wgprof_pool_collect(pool));
+    CHECK(wgprof_pool_collected_batches(pool) == 2 && wgprof_pool_invalid_count(pool) == 0);
     wgprof_batch_info info;
     CHECK_OK(wgprof_pool_batch(pool, 1, &info));
     CHECK(info.first_record == 1 && info.records == 1 && info.collected);
     pool_batch(dev, pool, b); /* room again */
-    CHECK_OK(wgprof_pool_flush(pool));
-    CHECK(wgprof_pool_iterations(pool) == 3 && wgprof_pool_dropped(pool, NULL) == 3);
+    CHECK_OK(wgprof_pool_collect(pool));
+    CHECK(wgprof_pool_collected_batches(pool) == 3 && wgprof_pool_dropped(pool, NULL) == 3);
     wgprof_pool_destroy(pool);
 }
 
@@ -154,16 +154,16 @@ static void test_graph_unthrottled(wgprof_device *dev, const ts_busy *slow)
         CHECK_OK(wgprof_graph_submit(g));
         CHECK(wgprof_pool_in_flight(wgprof_graph_pool(g)) <= 2);
     }
-    CHECK_OK(wgprof_graph_flush(g));
+    CHECK_OK(wgprof_graph_collect(g));
     const wgprof_pool *pool = wgprof_graph_pool(g);
     uint64_t dispatches = 0, dropped = wgprof_pool_dropped(pool, &dispatches);
-    CHECK_MSG(wgprof_pool_iterations(pool) + dropped == SUBMITS, "%u collected, %llu dropped",
-              wgprof_pool_iterations(pool), (unsigned long long)dropped);
+    CHECK_MSG(wgprof_pool_collected_batches(pool) + dropped == SUBMITS, "%u collected, %llu dropped",
+              wgprof_pool_collected_batches(pool), (unsigned long long)dropped);
     CHECK(dispatches == 2 * dropped && wgprof_pool_invalid_count(pool) == 0);
     float out[64];
     CHECK(ts_read(dev, slow->data, sizeof out, out));
     CHECK(out[3] == ts_busy_expected(3, 3000, 2 * SUBMITS));
-    printf("unthrottled submits: %u collected, %llu dropped\n", wgprof_pool_iterations(pool),
+    printf("unthrottled submits: %u collected, %llu dropped\n", wgprof_pool_collected_batches(pool),
            (unsigned long long)dropped);
     wgprof_graph_destroy(g);
 }
@@ -183,13 +183,13 @@ static void test_pool_async(wgprof_device *dev, const ts_busy *b)
         CHECK_OK(wgprof_pool_collect_ready(pool, &collected));
         total += collected;
     }
-    CHECK_OK(wgprof_pool_flush(pool));
+    CHECK_OK(wgprof_pool_collect(pool));
     uint64_t dropped = wgprof_pool_dropped(pool, NULL);
-    CHECK_MSG(wgprof_pool_iterations(pool) + dropped == BATCHES && wgprof_pool_iterations(pool) >= 3,
-              "%u collected, %llu dropped", wgprof_pool_iterations(pool), (unsigned long long)dropped);
-    CHECK(wgprof_pool_batches(pool) == wgprof_pool_iterations(pool) && total <= wgprof_pool_iterations(pool));
+    CHECK_MSG(wgprof_pool_collected_batches(pool) + dropped == BATCHES && wgprof_pool_collected_batches(pool) >= 3,
+              "%u collected, %llu dropped", wgprof_pool_collected_batches(pool), (unsigned long long)dropped);
+    CHECK(wgprof_pool_batch_count(pool) == wgprof_pool_collected_batches(pool) && total <= wgprof_pool_collected_batches(pool));
     CHECK(wgprof_pool_in_flight(pool) == 0 && wgprof_pool_invalid_count(pool) == 0);
-    CHECK_OK(wgprof_pool_flush(pool)); /* nothing left: fine */
+    CHECK_OK(wgprof_pool_collect(pool)); /* nothing left: fine */
     wgprof_pool_destroy(pool);
 }
 
@@ -202,7 +202,7 @@ static void test_sampling(wgprof_device *dev, const ts_busy *b)
         CHECK_OK(wgprof_graph_execute(g));
     }
     const wgprof_pool *pool = wgprof_graph_pool(g);
-    CHECK_MSG(wgprof_pool_iterations(pool) == 3, "%u iterations", wgprof_pool_iterations(pool)); /* 0, 4, 8 */
+    CHECK_MSG(wgprof_pool_collected_batches(pool) == 3, "%u iterations", wgprof_pool_collected_batches(pool)); /* 0, 4, 8 */
     CHECK(wgprof_pool_count(pool) == 9 && wgprof_pool_invalid_count(pool) == 0);
     check_timeline(pool, "sampled executes");
     CHECK_OK(wgprof_graph_scope_end(g)); /* closes "step" */

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "support.h"
+#include "testing.h"
 
 static void test_out_of_order(wgprof_device *dev)
 {
@@ -72,7 +73,7 @@ static void test_lost_between_submit_and_collect(void)
     wgpuQueueSubmit(wgprof_device_queue(dev), 1, &cb);
     wgpuCommandBufferRelease(cb);
     wgpuCommandEncoderRelease(enc);
-    wgprof_device_lose(dev);
+    wgprof__device_lose(dev);
     CHECK(wgprof_device_is_lost(dev));
     CHECK(wgprof_pool_collect(pool) == WGPROF_ERR_DEVICE_LOST);
     CHECK(wgprof_pool_count(pool) == 2);

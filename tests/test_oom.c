@@ -58,7 +58,7 @@ static wgprof_status full_run(void)
     }
     if (s == WGPROF_OK) {
         FILE *f = fopen("/dev/null", "w");
-        wgprof_report_desc desc = {.device = wgprof_device_get_info(dev), .pool = wgprof_graph_pool(g)};
+        wgprof_report_desc desc = {.device = wgprof_device_describe(dev), .pool = wgprof_graph_pool(g)};
         s = wgprof_report_write(&desc, WGPROF_FORMAT_JSON, f);
         fclose(f);
     }

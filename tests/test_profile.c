@@ -36,8 +36,8 @@ static void run(wgprof_device *dev, wgprof_strategy strategy, wgprof_layout layo
     wgprof_graph_desc gd = {.layout = layout, .profiling = WGPROF_PROFILING_ON, .strategy = strategy};
     wgprof_graph *g = NULL;
     CHECK_OK(wgprof_graph_create(dev, &gd, &g));
-    CHECK_MSG(wgprof_graph_profiling(g), "%s: not profiling: %s", what, wgprof_graph_profiling_note(g));
-    CHECK(wgprof_graph_strategy(g) == strategy);
+    CHECK_MSG(wgprof_graph_settings(g).profiling == WGPROF_PROFILING_ON, "%s: not profiling: %s", what, wgprof_graph_profiling_note(g));
+    CHECK(wgprof_graph_settings(g).strategy == strategy);
     wgprof_node_desc nd;
     ts_busy_node(&small, "work_1x", &nd);
     nd.dispatch_id = 41;
@@ -50,14 +50,14 @@ static void run(wgprof_device *dev, wgprof_strategy strategy, wgprof_layout layo
     }
     const wgprof_pool *pool = wgprof_graph_pool(g);
     CHECK(wgprof_pool_count(pool) == 2 * EXECUTES);
-    CHECK(wgprof_pool_iterations(pool) == EXECUTES);
+    CHECK(wgprof_pool_collected_batches(pool) == EXECUTES);
     CHECK_MSG(wgprof_pool_invalid_count(pool) == 0, "%s: %zu invalid", what, wgprof_pool_invalid_count(pool));
     for (size_t i = 0; i < wgprof_pool_count(pool); i++) {
         wgprof_record r;
         CHECK_OK(wgprof_pool_record(pool, i, &r));
         CHECK(r.valid && r.duration_ns > 0 && r.end_ns > r.start_ns);
         CHECK(r.exclusive_ns >= 0 && r.exclusive_ns <= r.duration_ns);
-        CHECK(r.iteration == i / 2);
+        CHECK(r.batch == i / 2);
         CHECK(r.dispatch_id == (i % 2 ? 42u : 41u));
         CHECK(strcmp(r.kernel, i % 2 ? "work_4x" : "work_1x") == 0);
         CHECK(r.global_size[0] == WORKGROUPS * 64 && r.workgroup_size[0] == 64);
@@ -87,7 +87,7 @@ static void test_unprofiled_matches(wgprof_device *dev)
     wgprof_graph_desc gd = {.profiling = WGPROF_PROFILING_OFF};
     wgprof_graph *g = NULL;
     CHECK_OK(wgprof_graph_create(dev, &gd, &g));
-    CHECK(!wgprof_graph_profiling(g));
+    CHECK(wgprof_graph_settings(g).profiling != WGPROF_PROFILING_ON);
     wgprof_node_desc nd;
     ts_busy_node(&b, "work_1x", &nd);
     CHECK_OK(wgprof_graph_add(g, &nd, NULL));
@@ -105,13 +105,13 @@ static void test_env_switch(wgprof_device *dev)
     wgprof_graph *g = NULL;
     setenv("WEBGPU_TIMESTAMP_QUERY", "0", 1);
     CHECK_OK(wgprof_graph_create(dev, NULL, &g));
-    CHECK(!wgprof_graph_profiling(g));
+    CHECK(wgprof_graph_settings(g).profiling != WGPROF_PROFILING_ON);
     wgprof_graph_destroy(g);
     setenv("WEBGPU_TIMESTAMP_QUERY", "1", 1);
     setenv("WGPROF_STRATEGY", "pass", 1);
     CHECK_OK(wgprof_graph_create(dev, NULL, &g));
-    CHECK(wgprof_graph_profiling(g));
-    CHECK(wgprof_graph_strategy(g) == WGPROF_STRATEGY_PASS);
+    CHECK(wgprof_graph_settings(g).profiling == WGPROF_PROFILING_ON);
+    CHECK(wgprof_graph_settings(g).strategy == WGPROF_STRATEGY_PASS);
     wgprof_graph_destroy(g);
     setenv("WGPROF_STRATEGY", "sideways", 1);
     g = NULL;
@@ -121,7 +121,7 @@ static void test_env_switch(wgprof_device *dev)
     unsetenv("WGPROF_STRATEGY");
     unsetenv("WEBGPU_TIMESTAMP_QUERY");
     CHECK_OK(wgprof_graph_create(dev, NULL, &g));
-    CHECK(!wgprof_graph_profiling(g)); /* off by default */
+    CHECK(wgprof_graph_settings(g).profiling != WGPROF_PROFILING_ON); /* off by default */
     wgprof_graph_destroy(g);
 }
 
@@ -131,7 +131,7 @@ int main(void)
     wgprof_device *dev = ts_device(true);
     run(dev, WGPROF_STRATEGY_PASS, WGPROF_LAYOUT_PASS_PER_DISPATCH);
     run(dev, WGPROF_STRATEGY_PASS, WGPROF_LAYOUT_SINGLE_PASS);
-    if (wgprof_device_get_info(dev)->timestamp_inside_passes) {
+    if (wgprof_device_describe(dev)->timestamp_inside_passes) {
         run(dev, WGPROF_STRATEGY_INSIDE, WGPROF_LAYOUT_PASS_PER_DISPATCH);
         run(dev, WGPROF_STRATEGY_INSIDE, WGPROF_LAYOUT_SINGLE_PASS);
         run(dev, WGPROF_STRATEGY_CHAIN, WGPROF_LAYOUT_PASS_PER_DISPATCH);
@@ -147,7 +147,7 @@ int main(void)
      * layout, a one-pass graph being split; inside needs what is missing. */
     wgprof_device_desc core = {.core_timestamps_only = true};
     CHECK_OK(wgprof_device_create(&core, &dev));
-    const wgprof_device_info *info = wgprof_device_get_info(dev);
+    const wgprof_device_info *info = wgprof_device_describe(dev);
     CHECK(info->profiling_available && !info->timestamp_inside_passes && !info->timestamp_inside_encoders);
     run(dev, WGPROF_STRATEGY_CHAIN, WGPROF_LAYOUT_PASS_PER_DISPATCH);
     run(dev, WGPROF_STRATEGY_CHAIN, WGPROF_LAYOUT_SINGLE_PASS);
@@ -156,7 +156,7 @@ int main(void)
     CHECK(wgprof_graph_create(dev, &gd, &g) == WGPROF_ERR_UNAVAILABLE && g == NULL);
     gd.strategy = WGPROF_STRATEGY_AUTO;
     CHECK_OK(wgprof_graph_create(dev, &gd, &g));
-    CHECK(wgprof_graph_strategy(g) == WGPROF_STRATEGY_CHAIN);
+    CHECK(wgprof_graph_settings(g).strategy == WGPROF_STRATEGY_CHAIN);
     wgprof_graph_destroy(g);
     wgprof_device_destroy(dev);
     return check_summary();

@@ -6,26 +6,19 @@
 #include <string.h>
 
 #include "check.h"
-#include "internal.h"
-#include "querypool_internal.h"
+#include "clock_fit.h"
 #include "summary_internal.h"
+#include "testing.h"
 
 static void test_classify(void)
 {
-    wgprof__reading ok = {100, 200, true};
-    wgprof__reading same = {100, 100, true};
-    wgprof__reading none = {0, 0, true};
-    wgprof__reading unissued = {100, 200, false};
-    wgprof__reading zero_begin = {0, 200, true};
-    wgprof__reading zero_end = {100, 0, true};
-    wgprof__reading backwards = {300, 200, true};
-    CHECK(wgprof__classify(&ok) == WGPROF_VALID);
-    CHECK(wgprof__classify(&same) == WGPROF_VALID);
-    CHECK(wgprof__classify(&none) == WGPROF_INVALID_NOT_WRITTEN);
-    CHECK(wgprof__classify(&unissued) == WGPROF_INVALID_NOT_WRITTEN);
-    CHECK(wgprof__classify(&zero_begin) == WGPROF_INVALID_ZERO);
-    CHECK(wgprof__classify(&zero_end) == WGPROF_INVALID_ZERO);
-    CHECK(wgprof__classify(&backwards) == WGPROF_INVALID_BACKWARDS);
+    CHECK(wgprof__classify(100, 200, true) == WGPROF_VALID);
+    CHECK(wgprof__classify(100, 100, true) == WGPROF_VALID);
+    CHECK(wgprof__classify(0, 0, true) == WGPROF_INVALID_NOT_WRITTEN);
+    CHECK(wgprof__classify(100, 200, false) == WGPROF_INVALID_NOT_WRITTEN);
+    CHECK(wgprof__classify(0, 200, true) == WGPROF_INVALID_ZERO);
+    CHECK(wgprof__classify(100, 0, true) == WGPROF_INVALID_ZERO);
+    CHECK(wgprof__classify(300, 200, true) == WGPROF_INVALID_BACKWARDS);
     for (int r = 0; r < WGPROF_INVALID_REASON_COUNT; r++) {
         CHECK(strcmp(wgprof_invalid_reason_str((wgprof_invalid_reason)r), "unknown") != 0);
     }
@@ -132,10 +125,10 @@ static void synthetic_init(synthetic *s, double period)
     CHECK(s->pool != NULL);
     wgprof_dispatch_desc a = {.kernel = "matmul", .workgroups = {4, 2, 1}, .workgroup_size = {64, 1, 1}, .bytes = 1e6};
     wgprof_dispatch_desc b = {.kernel = "softmax", .workgroups = {1, 1, 1}, .workgroup_size = {256, 1, 1}};
-    CHECK_OK(wgprof__pool_site(s->pool, &a, &s->site_a));
-    CHECK_OK(wgprof__pool_site(s->pool, &b, &s->site_b));
+    CHECK_OK(wgprof__host_site(s->pool, &a, &s->site_a));
+    CHECK_OK(wgprof__host_site(s->pool, &b, &s->site_b));
     uint32_t again;
-    CHECK_OK(wgprof__pool_site(s->pool, &a, &again));
+    CHECK_OK(wgprof__host_site(s->pool, &a, &again));
     CHECK(again == s->site_a);
     const uint64_t base = 1000000000000ull; /* large ticks, as real counters give */
     const reading readings[] = {
@@ -148,17 +141,17 @@ static void synthetic_init(synthetic *s, double period)
         {false, base + 1000, base + 1001, true}, /* 6: one tick */
     };
     size_t n = sizeof readings / sizeof readings[0], first = 0;
-    CHECK_OK(wgprof__pool_host_batch(s->pool, n, s->site_a, period, &first));
+    uint32_t sites[sizeof readings / sizeof readings[0]], batch = 0;
     for (size_t i = 0; i < n; i++) {
-        s->pool->slots[first + i].site = readings[i].a ? s->site_a : s->site_b;
-        s->pool->slots[first + i].end_issued = readings[i].end_issued;
+        sites[i] = readings[i].a ? s->site_a : s->site_b;
         s->ticks[2 * i] = readings[i].begin;
         s->ticks[2 * i + 1] = readings[i].end;
     }
-    wgprof__extent extent = {0, 0};
-    wgprof__take_readings(s->pool, 0, 3, s->ticks, 2, &extent); /* as two sets of one batch */
-    wgprof__take_readings(s->pool, 3, n - 3, s->ticks + 6, 2, &extent);
-    wgprof__pool_host_collected(s->pool);
+    CHECK_OK(wgprof__host_batch(s->pool, n, sites, n, false, &first, &batch));
+    wgprof__extent extent = {0};
+    wgprof__host_readings(s->pool, batch, 0, 3, s->ticks, period, &extent); /* as two sets of one batch */
+    wgprof__host_readings(s->pool, batch, 3, n - 3, s->ticks + 6, period, &extent);
+    wgprof__host_collected(s->pool, batch, period);
 }
 
 static void synthetic_free(synthetic *s)
@@ -350,16 +343,17 @@ static void test_clock_fit(void)
     uint64_t seed = 7;
     for (int drifting = 0; drifting < 2; drifting++) {
         const double drift = drifting ? 40e-6 : 0.0, period = drifting ? 1.0 : 0.5;
-        wgprof__clock *c = calloc(1, sizeof *c);
+        wgprof__clock_fit *c = calloc(1, sizeof *c);
         /* 200 samples over 20 s; each bound 5..60 us away from the truth, one side at times. */
         for (int i = 0; i < 200; i++) {
             uint64_t ticks = start + (uint64_t)(i * 1e8 / period);
             double truth = offset + (double)(ticks - start) * period * (1 + drift);
             double lo = truth - 5e3 - 55e3 * lcg_unit(&seed), hi = truth + 5e3 + 55e3 * lcg_unit(&seed);
             int kind = i % 3; /* two-sided, lower only, upper only */
-            wgprof__clock_add(c, ticks, period, kind == 2 ? -INFINITY : lo, kind == 1 ? INFINITY : hi);
+            double gpu_ns = (double)(ticks - start) * period; /* as the store converts, its origin at start */
+            wgprof__clock_add(c, ticks, gpu_ns, kind == 2 ? -INFINITY : lo, kind == 1 ? INFINITY : hi);
         }
-        wgprof__clock_fit(c);
+        wgprof__clock_refit(c);
         const wgprof_clock_info *info = &c->info;
         CHECK(info->calibrated && info->consistent);
         double truth_at_ref = offset + (double)(info->ref_ticks - start) * period * (1 + drift);
@@ -372,13 +366,13 @@ static void test_clock_fit(void)
         free(c);
     }
     /* Lower bounds alone say nothing about the offset. */
-    wgprof__clock *c = calloc(1, sizeof *c);
-    wgprof__clock_add(c, 1000, 1.0, 5000, INFINITY);
-    wgprof__clock_fit(c);
+    wgprof__clock_fit *c = calloc(1, sizeof *c);
+    wgprof__clock_add(c, 1000, 1000.0, 5000, INFINITY);
+    wgprof__clock_refit(c);
     CHECK(!c->info.calibrated);
     /* Bounds that cannot all hold: said so, with how far apart they are. */
-    wgprof__clock_add(c, 1000, 1.0, -INFINITY, 4000);
-    wgprof__clock_fit(c);
+    wgprof__clock_add(c, 1000, 1000.0, -INFINITY, 4000);
+    wgprof__clock_refit(c);
     CHECK(c->info.calibrated && !c->info.consistent && c->info.uncertainty_ns == 500);
     free(c);
 }
@@ -390,20 +384,21 @@ static void test_scopes(void)
     wgprof_pool *p = wgprof__pool_new_host();
     uint32_t site;
     wgprof_dispatch_desc d = {.kernel = "k"};
-    CHECK_OK(wgprof__pool_site(p, &d, &site));
-    CHECK(wgprof_scope_end(p) == WGPROF_ERR_STATE);
+    CHECK_OK(wgprof__host_site(p, &d, &site));
+    CHECK(wgprof_pool_scope_end(p) == WGPROF_ERR_STATE);
     size_t first = 0;
     uint64_t ticks[12];
     for (int it = 0; it < 2; it++) {
-        CHECK_OK(wgprof_scope_begin(p, "layer"));
-        CHECK_OK(wgprof_scope_begin(p, "attention"));
-        CHECK_OK(wgprof__pool_host_batch(p, 2, site, 1.0, &first));
-        CHECK_OK(wgprof_scope_end(p));
-        CHECK_OK(wgprof_scope_begin(p, "mlp"));
+        CHECK_OK(wgprof_pool_scope_begin(p, "layer"));
+        CHECK_OK(wgprof_pool_scope_begin(p, "attention"));
+        uint32_t batch = 0, more_batch = 0;
+        CHECK_OK(wgprof__host_batch(p, 2, &site, 1, false, &first, &batch));
+        CHECK_OK(wgprof_pool_scope_end(p));
+        CHECK_OK(wgprof_pool_scope_begin(p, "mlp"));
         size_t more = 0;
-        CHECK_OK(wgprof__pool_host_batch(p, 1, site, 1.0, &more));
-        CHECK_OK(wgprof_scope_end(p));
-        CHECK_OK(wgprof_scope_end(p));
+        CHECK_OK(wgprof__host_batch(p, 1, &site, 1, false, &more, &more_batch));
+        CHECK_OK(wgprof_pool_scope_end(p));
+        CHECK_OK(wgprof_pool_scope_end(p));
         /* Dispatches of 100 ticks with 10 idle ticks between them; iteration 1 twice as long. */
         uint64_t t = 1000000 + 10000 * (uint64_t)it;
         for (int r = 0; r < 3; r++) {
@@ -411,11 +406,12 @@ static void test_scopes(void)
             ticks[2 * r + 1] = t + 100 * (uint64_t)(it + 1);
             t += 100 * (uint64_t)(it + 1) + 10;
         }
-        wgprof__extent extent = {0, 0};
-        wgprof__take_readings(p, first, 2, ticks, 2, &extent);
-        wgprof__take_readings(p, more, 1, ticks + 4, 2, &extent);
-        wgprof__pool_host_collected(p);
-        wgprof__pool_host_collected(p);
+        wgprof__extent extent = {0};
+        wgprof__host_readings(p, batch, first, 2, ticks, 1.0, &extent);
+        wgprof__host_collected(p, batch, 1.0);
+        extent = (wgprof__extent){0};
+        wgprof__host_readings(p, more_batch, more, 1, ticks + 4, 1.0, &extent);
+        wgprof__host_collected(p, more_batch, 1.0);
     }
     CHECK(wgprof_pool_scope_count(p) == 6);
     wgprof_scope_record sc;
@@ -425,7 +421,7 @@ static void test_scopes(void)
     CHECK_OK(wgprof_pool_scope(p, 2, &sc));
     CHECK(strcmp(sc.name, "mlp") == 0 && sc.depth == 1 && sc.first_record == 2 && sc.end_record == 3);
     CHECK_OK(wgprof_pool_scope(p, 3, &sc));
-    CHECK(sc.node == 0 && sc.iteration == 2); /* the same node as the first "layer" */
+    CHECK(sc.node == 0 && sc.batch == 2); /* the same node as the first "layer" */
     wgprof_summary *sum = NULL;
     CHECK_OK(wgprof_summary_create(p, &sum));
     CHECK(sum->scope_count == 3);
@@ -440,7 +436,7 @@ static void test_scopes(void)
     free(table);
     wgprof_summary_destroy(sum);
     /* A scope left open is reported as open, up to the last record. */
-    CHECK_OK(wgprof_scope_begin(p, "open"));
+    CHECK_OK(wgprof_pool_scope_begin(p, "open"));
     CHECK_OK(wgprof_pool_scope(p, 6, &sc));
     CHECK(sc.open && !sc.valid && sc.first_record == 6 && sc.end_record == 6);
     wgprof_pool_destroy(p);

@@ -177,7 +177,7 @@ static int check_device_limits(wgprof_device *dev, const demo_config *c)
     }
     char why[256];
     if (!demo_fits_device(c, &limits, why, sizeof why)) {
-        fprintf(stderr, "wgprof demo: the model does not fit %s: %s\n", wgprof_device_get_info(dev)->adapter, why);
+        fprintf(stderr, "wgprof demo: the model does not fit %s: %s\n", wgprof_device_describe(dev)->adapter, why);
         return CLI_USAGE;
     }
     return CLI_OK;
@@ -261,11 +261,11 @@ static int compare_with_cpu(demo_model *model, wgprof_device *dev, const demo_co
 
 static wgprof_report_desc report_desc(wgprof_device *dev, wgprof_graph *graph, uint32_t iterations)
 {
-    bool profiled = wgprof_graph_profiling(graph);
+    bool profiled = wgprof_graph_settings(graph).profiling == WGPROF_PROFILING_ON;
     return (wgprof_report_desc){
-        .device = wgprof_device_get_info(dev),
+        .device = wgprof_device_describe(dev),
         .pool = profiled ? wgprof_graph_pool(graph) : NULL,
-        .strategy = profiled ? wgprof_strategy_str(wgprof_graph_strategy(graph)) : NULL,
+        .strategy = profiled ? wgprof_strategy_str(wgprof_graph_settings(graph).strategy) : NULL,
         .iterations = iterations,
         .unavailable_reason = profiled ? NULL : wgprof_graph_profiling_note(graph),
     };
@@ -275,7 +275,7 @@ static int write_reports(const demo_options *o, wgprof_device *dev, wgprof_graph
 {
     wgprof_report_desc desc = report_desc(dev, graph, o->iterations);
     int rc = CLI_OK;
-    if (wgprof_graph_profiling(graph) && !o->quiet) {
+    if (wgprof_graph_settings(graph).profiling == WGPROF_PROFILING_ON && !o->quiet) {
         putchar('\n');
         wgprof_status s = wgprof_report_write(&desc, WGPROF_FORMAT_TABLE, stdout);
         if (s != WGPROF_OK) {
@@ -312,7 +312,7 @@ static int run_on_device(const demo_options *o, wgprof_device *dev)
         s = demo_model_build(model, dev, graph);
     }
     if (s == WGPROF_OK) {
-        if (!wgprof_graph_profiling(graph)) {
+        if (wgprof_graph_settings(graph).profiling != WGPROF_PROFILING_ON) {
             fprintf(stderr, "wgprof demo: %s\n", wgprof_graph_profiling_note(graph));
         }
         what = "running the decode step";

@@ -15,20 +15,6 @@ static const char info_usage[] =
 
 static const char *yes_no(bool b) { return b ? "yes" : "no"; }
 
-static void print_json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') {
-            putchar('\\');
-        }
-        if ((unsigned char)*s >= 0x20) {
-            putchar(*s);
-        }
-    }
-    putchar('"');
-}
-
 int cmd_info(int argc, char **argv)
 {
     bool json = false;
@@ -48,27 +34,13 @@ int cmd_info(int argc, char **argv)
     if (s != WGPROF_OK) {
         return cli_fail("creating the WebGPU device", s);
     }
-    const wgprof_device_info *d = wgprof_device_get_info(dev);
+    const wgprof_device_info *d = wgprof_device_describe(dev);
     if (json) {
-        printf("{\"wgprof_version\": \"%s\", \"adapter\": ", wgprof_version());
-        print_json_string(d->adapter);
-        printf(", \"vendor\": ");
-        print_json_string(d->vendor);
-        printf(", \"architecture\": ");
-        print_json_string(d->architecture);
-        printf(", \"driver\": ");
-        print_json_string(d->driver);
-        printf(", \"backend\": \"%s\", \"adapter_type\": \"%s\", \"vendor_id\": %u, \"device_id\": %u, "
-               "\"timestamp_query\": %s, \"timestamp_inside_passes\": %s, \"timestamp_inside_encoders\": %s, "
-               "\"profiling_available\": %s, \"unavailable_reason\": ",
-               d->backend, d->adapter_type, d->vendor_id, d->device_id, d->timestamp_query ? "true" : "false",
-               d->timestamp_inside_passes ? "true" : "false", d->timestamp_inside_encoders ? "true" : "false",
-               d->profiling_available ? "true" : "false");
-        print_json_string(d->unavailable_reason);
-        printf(", \"timestamp_period_ns\": %.9g, \"period_from_implementation\": %s, "
-               "\"max_workgroups_per_dimension\": %u}\n",
-               d->timestamp_period_ns, d->period_from_implementation ? "true" : "false",
-               d->max_workgroups_per_dimension);
+        s = wgprof_device_info_write_json(d, stdout);
+        if (s != WGPROF_OK) {
+            wgprof_device_destroy(dev);
+            return cli_fail("writing the device description", s);
+        }
     } else {
         printf("adapter:                  %s\n", d->adapter);
         printf("vendor:                   %s (0x%04x), device 0x%04x\n", d->vendor[0] ? d->vendor : "-",

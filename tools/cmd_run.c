@@ -129,8 +129,8 @@ static int parse_args(int argc, char **argv, run_options *o)
         } else if (strcmp(a, "--layout") == 0) {
             o->graph.layout = strcmp(v, "pass") == 0     ? WGPROF_LAYOUT_PASS_PER_DISPATCH
                               : strcmp(v, "single") == 0 ? WGPROF_LAYOUT_SINGLE_PASS
-                                                         : WGPROF_LAYOUT_DEFAULT;
-            if (o->graph.layout == WGPROF_LAYOUT_DEFAULT) {
+                                                         : WGPROF_LAYOUT_PASS_PER_DISPATCH;
+            if (o->graph.layout == WGPROF_LAYOUT_PASS_PER_DISPATCH) {
                 fprintf(stderr, "wgprof run: --layout %s: expected pass or single\n", v);
                 ok = false;
             }
@@ -246,9 +246,9 @@ int cmd_run(int argc, char **argv)
     if (code == CLI_OK) {
         wgprof_graph *g = gpu.graph;
         wgprof_report_desc report = {0};
-        report.device = wgprof_device_get_info(dev);
+        report.device = wgprof_device_describe(dev);
         report.pool = wgprof_graph_pool(g);
-        report.strategy = wgprof_graph_profiling(g) ? wgprof_strategy_str(wgprof_graph_strategy(g)) : "none";
+        report.strategy = wgprof_graph_settings(g).profiling == WGPROF_PROFILING_ON ? wgprof_strategy_str(wgprof_graph_settings(g).strategy) : "none";
         report.iterations = (uint32_t)o.iterations;
         report.unavailable_reason = wgprof_graph_profiling_note(g);
         report.omit_dispatches = o.summary_only;

@@ -14,6 +14,7 @@
 
 #include "demo_kernels.h"
 #include "demo_model.h"
+#include "wgprof/device_util.h"
 
 static const uint64_t WEIGHT_SEED = 0x5eed5eed2024ull;
 static const float RMS_EPS = 1e-5f;

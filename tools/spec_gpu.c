@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "spec.h"
+#include "wgprof/device_util.h"
 
 static wgprof_status reject(char *error, size_t cap, const spec *s, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -4,12 +4,20 @@
  * Three parts, usable together or alone:
  *   - a device context (wgprof_device_*): adapter and device set-up that detects the timestamp
  *     features, requests exactly those that exist, and fails open where they are missing;
- *   - a query pool (wgprof_pool_*): one record per timed dispatch, ticks converted to
- *     nanoseconds with the implementation's real period, as many query sets as needed;
+ *   - a query pool (wgprof_pool_*): writes a timestamp query around (or after) each timed
+ *     dispatch, reads the timestamps back, and keeps one finished record per dispatch, its
+ *     ticks converted to nanoseconds once, with the period the implementation reported for
+ *     that batch;
  *   - a graph executor (wgprof_graph_*): an ordered list of labelled compute dispatches whose
- *     execute() brackets each dispatch with timestamps when profiling is on, and makes exactly
- *     the WebGPU calls of a plain executor when it is off.
- * Summaries (wgprof_summary_*) and report writers (wgprof_report_write) read the pool.
+ *     execute() times each dispatch when profiling is on, and makes exactly the WebGPU calls of
+ *     a plain executor when it is off.
+ * Summaries (wgprof_summary_*) and report writers (wgprof_report_write) read the pool's records.
+ * The WebGPU helpers wgprof uses itself (waits, blocking maps, error scopes) are declared apart,
+ * in wgprof/device_util.h.
+ *
+ * Words. A batch is the dispatches recorded between two resolves, read back together (one
+ * profiled execute of a graph). An iteration is one run of the caller's own loop, as reports
+ * count them.
  *
  * Continuous work. A pool keeps a ring of readback frames (3 by default): a batch of timed
  * dispatches is read back while later ones run, and collected when ready, so that a serving or
@@ -19,6 +27,11 @@
  * One timeline. GPU timestamps are mapped onto the CPU clock of wgprof_cpu_now_ns() through a
  * fit that small synchronous submissions and every collected batch feed (wgprof_pool_clock), so
  * that CPU spans (encode, submit, wait) and GPU dispatches share one time axis.
+ *
+ * Defaults. A zeroed descriptor means "every default"; wgprof_pool_settings() and
+ * wgprof_graph_settings() give back the values in force. The environment variables that change
+ * defaults (WEBGPU_TIMESTAMP_QUERY, WGPROF_STRATEGY, WGPROF_DISABLE_TIMESTAMPS) are read when a
+ * device or a graph is created; README.md lists them.
  *
  * Errors. Every fallible call returns a wgprof_status; wgprof_status_str() names it. Details go
  * to the log callback set with wgprof_set_logger() (silent by default). The library never
@@ -165,33 +178,17 @@ WGPROF_API void wgprof_device_destroy(wgprof_device *device);
 WGPROF_API WGPUInstance wgprof_device_instance(const wgprof_device *device);
 WGPROF_API WGPUDevice wgprof_device_webgpu(const wgprof_device *device);
 WGPROF_API WGPUQueue wgprof_device_queue(const wgprof_device *device);
-WGPROF_API const wgprof_device_info *wgprof_device_get_info(const wgprof_device *device);
+/* What the device is and offers for timing; borrowed, valid until wgprof_device_destroy(). */
+WGPROF_API const wgprof_device_info *wgprof_device_describe(const wgprof_device *device);
+/* Writes `info` as one JSON object (the adapter, its timing features and the period) followed
+ * by a newline: what `wgprof info --json` prints. */
+WGPROF_API wgprof_status wgprof_device_info_write_json(const wgprof_device_info *info, FILE *out);
 
 /* The period (ns per tick) the implementation reports now; 1.0 where it reports none. */
 WGPROF_API double wgprof_device_timestamp_period(const wgprof_device *device);
 
 /* True once the device was lost or destroyed. Thread-safe. */
 WGPROF_API bool wgprof_device_is_lost(const wgprof_device *device);
-
-/* Blocks until all work submitted to the queue so far has finished. */
-WGPROF_API wgprof_status wgprof_device_wait_idle(wgprof_device *device);
-
-/* Maps `size` bytes of `buffer` (MapRead usage) at `offset` for reading and blocks until the
- * map completes or fails. On WGPROF_OK the caller reads with wgpuBufferGetConstMappedRange and
- * unmaps with wgpuBufferUnmap. */
-WGPROF_API wgprof_status wgprof_device_map_read(wgprof_device *device, WGPUBuffer buffer,
-                                                size_t offset, size_t size);
-
-/* Collects the WebGPU validation and out-of-memory errors of the calls made between push and
- * pop: pop returns WGPROF_OK when there were none, else WGPROF_ERR_WEBGPU (validation) or
- * WGPROF_ERR_OUT_OF_MEMORY with the implementation's message copied into `message` (may be
- * NULL). Scopes nest; push and pop on the same thread. */
-WGPROF_API void wgprof_device_push_error_scope(wgprof_device *device);
-WGPROF_API wgprof_status wgprof_device_pop_error_scope(wgprof_device *device, char *message, size_t capacity);
-
-/* Destroys the underlying WebGPU device (wgpuDeviceDestroy), as a lost device would be.
- * Meant for testing how callers handle device loss. */
-WGPROF_API void wgprof_device_lose(wgprof_device *device);
 
 /* ---- query pool ------------------------------------------------------------------------- */
 
@@ -203,6 +200,9 @@ typedef struct wgprof_pool_desc {
                                   than this returns WGPROF_ERR_CAPACITY and records nothing */
     uint32_t readback_frames;  /* batches that may be in flight at once; 0: 3 */
 } wgprof_pool_desc;
+
+/* The pool's descriptor with every default filled in. */
+WGPROF_API wgprof_pool_desc wgprof_pool_settings(const wgprof_pool *pool);
 
 /* What one timed dispatch is. Strings are copied. */
 typedef struct wgprof_dispatch_desc {
@@ -229,21 +229,24 @@ typedef enum wgprof_invalid_reason {
 /* A short lower-case name ("not-written", ...); "valid" for WGPROF_VALID. */
 WGPROF_API const char *wgprof_invalid_reason_str(wgprof_invalid_reason reason);
 
-/* One timed dispatch, as read back. Times are in ns; start_ns and end_ns count from the first
- * valid begin timestamp the pool holds (its epoch), so that they keep full precision. */
+/* One timed dispatch, as read back. Times are in ns, converted from ticks once, when its batch
+ * was collected; start_ns and end_ns count from the first valid begin timestamp the pool holds
+ * (its epoch), so that they keep full precision. */
 typedef struct wgprof_record {
     uint32_t index;              /* position in the pool, from 0 */
-    uint32_t iteration;          /* its batch (the dispatches between two resolves), from 0 */
+    uint32_t batch;              /* its batch, from 0 */
     uint64_t dispatch_id;
     const char *kernel;          /* borrowed from the pool; valid until reset or destroy */
+    uint32_t kernel_id;          /* the pool's index of `kernel`: equal names, equal ids, from 0
+                                    (wgprof_kernel_stats.id); valid until reset */
+    int32_t scope;               /* the innermost scope instance it belongs to
+                                    (wgprof_pool_scope()), -1 for none */
     uint32_t workgroups[3];
     uint32_t workgroup_size[3];
     uint64_t global_size[3];     /* threads: workgroups * workgroup_size */
-    uint32_t begin_query;        /* query indices across the pool's query sets */
-    uint32_t end_query;
-    uint64_t begin_ticks;        /* raw timestamps as resolved */
+    uint64_t begin_ticks;        /* raw timestamps as resolved, 0 before collect */
     uint64_t end_ticks;
-    double period_ns;            /* ns per tick used for this record */
+    double period_ns;            /* ns per tick its batch was converted with, 0 before collect */
     double start_ns;
     double end_ns;
     double duration_ns;          /* (end - begin) * period */
@@ -252,7 +255,8 @@ typedef struct wgprof_record {
     double bytes;
     double flops;
     double cpu_start_ns;         /* start and end on the CPU clock (wgprof_cpu_now_ns) through the
-                                    pool's clock fit; NAN while there is none, or when invalid */
+                                    pool's current clock fit; NAN while there is none, or when
+                                    invalid */
     double cpu_end_ns;
     bool valid;
     wgprof_invalid_reason invalid_reason;
@@ -279,7 +283,8 @@ WGPROF_API wgprof_status wgprof_pool_pass_writes(wgprof_pool *pool,
 
 /* Inside strategy (the device must have in-pass timestamps): writes the begin timestamp into
  * `pass` and adds a record; wgprof_pool_end() writes the end timestamp of the open record.
- * Call them right before and after the dispatch. */
+ * Call them right before and after the dispatch. A record whose end was never written (resolve
+ * came first) reads not-written. */
 WGPROF_API wgprof_status wgprof_pool_begin(wgprof_pool *pool, WGPUComputePassEncoder pass,
                                            const wgprof_dispatch_desc *dispatch);
 WGPROF_API wgprof_status wgprof_pool_end(wgprof_pool *pool, WGPUComputePassEncoder pass);
@@ -312,21 +317,21 @@ WGPROF_API wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const 
  * never stalls the caller. */
 WGPROF_API wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder);
 
-/* After the caller submitted the resolving encoder: waits for the readback of that batch and
- * of every earlier one in flight, converts ticks to ns with the current period, validates
- * every record and clamps overlap. On a failed map or a lost device the records are kept,
- * marked invalid with the reason, and the status says what happened. */
+/* After the caller submitted the resolving encoder: blocks until that batch and every earlier
+ * one in flight are read back (a resolved batch whose read was not started is started), and
+ * turns their timestamps into records: ticks to ns with the period the implementation reports
+ * now, validity, overlap clamped. On a failed map or a lost device the records are kept,
+ * marked invalid with the reason, and the status says what happened. Nothing in flight: returns
+ * at once (WGPROF_ERR_STATE when no batch was resolved since the pool was created or reset). */
 WGPROF_API wgprof_status wgprof_pool_collect(wgprof_pool *pool);
 
 /* After the caller submitted the resolving encoder: starts reading that batch back and returns
- * at once; the batch is in flight until wgprof_pool_collect_ready() or wgprof_pool_flush()
+ * at once; the batch is in flight until wgprof_pool_collect_ready() or wgprof_pool_collect()
  * takes it. Does nothing after a dropped batch. */
 WGPROF_API wgprof_status wgprof_pool_read_async(wgprof_pool *pool);
 /* Takes, oldest first and without blocking, every batch in flight whose readback is complete;
  * *collected (may be NULL) receives how many. Returns the first failure among them. */
 WGPROF_API wgprof_status wgprof_pool_collect_ready(wgprof_pool *pool, uint32_t *collected);
-/* Blocks until every batch in flight is read (a resolved one not yet started is started). */
-WGPROF_API wgprof_status wgprof_pool_flush(wgprof_pool *pool);
 /* Batches resolved and not yet read. */
 WGPROF_API uint32_t wgprof_pool_in_flight(const wgprof_pool *pool);
 /* Batches dropped because every readback frame was in flight; *dispatches (may be NULL)
@@ -338,12 +343,13 @@ WGPROF_API uint64_t wgprof_pool_dropped(const wgprof_pool *pool, uint64_t *dispa
  * still in flight are abandoned: their frames come back once their readback completes. */
 WGPROF_API void wgprof_pool_reset(wgprof_pool *pool);
 
+/* Records: every timed dispatch since the last reset, pending, valid or invalid. */
 WGPROF_API size_t wgprof_pool_count(const wgprof_pool *pool);
 WGPROF_API size_t wgprof_pool_invalid_count(const wgprof_pool *pool);
-/* Batches read back (collected). */
-WGPROF_API uint32_t wgprof_pool_iterations(const wgprof_pool *pool);
 /* Batches resolved: read back, in flight, or resolved and not yet started. */
-WGPROF_API uint32_t wgprof_pool_batches(const wgprof_pool *pool);
+WGPROF_API uint32_t wgprof_pool_batch_count(const wgprof_pool *pool);
+/* Batches read back (collected): always the oldest ones, [0, this). */
+WGPROF_API uint32_t wgprof_pool_collected_batches(const wgprof_pool *pool);
 /* Capacity in dispatches: the fixed capacity, or the query sets prepared so far when growing. */
 WGPROF_API size_t wgprof_pool_capacity(const wgprof_pool *pool);
 
@@ -353,13 +359,13 @@ WGPROF_API wgprof_status wgprof_pool_record(const wgprof_pool *pool, size_t inde
 
 /* A batch and its CPU spans. Times are on the CPU clock (wgprof_cpu_now_ns); 0 where unknown. */
 typedef struct wgprof_batch_info {
-    uint32_t iteration;
+    uint32_t index;
     uint32_t first_record;
     uint32_t records;
     bool collected;
     bool waited;               /* the CPU blocked until it was read (collect, flush) */
     bool chained;
-    double period_ns;          /* ns per tick it was converted with */
+    double period_ns;          /* ns per tick it was converted with; 0 before collect */
     uint64_t cpu_encode_ns;    /* encoding began: the graph's stamp, else the first record */
     uint64_t cpu_submit_ns;    /* the submit was called: the graph's stamp, else the resolve
                                   (which precedes the submit) */
@@ -367,18 +373,19 @@ typedef struct wgprof_batch_info {
     uint64_t cpu_ready_ns;     /* the readback was seen complete */
 } wgprof_batch_info;
 
-/* Fills `*out` with batch `iteration` (< wgprof_pool_batches()). */
-WGPROF_API wgprof_status wgprof_pool_batch(const wgprof_pool *pool, uint32_t iteration, wgprof_batch_info *out);
+/* Fills `*out` with batch `index` (< wgprof_pool_batch_count()). */
+WGPROF_API wgprof_status wgprof_pool_batch(const wgprof_pool *pool, uint32_t index, wgprof_batch_info *out);
 
-/* The fit of the GPU clock to the CPU clock: cpu_ns = ref_cpu_ns + (ticks - ref_ticks) *
- * period * (1 + drift_ppm / 1e6). Each sample bounds when the GPU wrote a timestamp (after
- * its submit was called, before its completion was seen); the offset lies where all the
- * bounds meet. */
+/* The fit of the GPU clock to the CPU clock: cpu_ns = ref_cpu_ns + (gpu_ns - ref_gpu_ns) *
+ * (1 + drift_ppm / 1e6), where gpu_ns is a GPU time in ns (on the pool's own origin, which
+ * reset keeps). Each sample bounds when the GPU wrote a timestamp (after its submit was
+ * called, before its completion was seen); the offset lies where all the bounds meet. */
 typedef struct wgprof_clock_info {
     bool calibrated;       /* bounds on both sides exist: the fields below mean something */
     bool consistent;       /* the bounds meet; false: the clocks jumped, or drift more than fitted */
     uint32_t samples;      /* bounds in the fit */
-    uint64_t ref_ticks;
+    uint64_t ref_ticks;    /* the raw timestamp of the reference sample */
+    double ref_gpu_ns;     /* the same, in ns on the pool's origin */
     double ref_cpu_ns;
     double drift_ppm;      /* fitted once calibration samples span a second; 0 before */
     double uncertainty_ns; /* the offset is known to within +- this: half the width of the
@@ -386,7 +393,7 @@ typedef struct wgprof_clock_info {
                               they lack) */
 } wgprof_clock_info;
 
-/* Fits the clocks with `samples` small synchronous submissions (0: 16), each writing one
+/* Fits the clocks with `samples` small synchronous submissions (0: 8), each writing one
  * timestamp; blocks for as long (some tens of us each on a discrete GPU). Collected batches
  * refine the fit on their own; calling this again re-estimates it. */
 WGPROF_API wgprof_status wgprof_pool_calibrate(wgprof_pool *pool, uint32_t samples);
@@ -398,9 +405,9 @@ WGPROF_API const wgprof_clock_info *wgprof_pool_clock(const wgprof_pool *pool);
 /* Named groups of dispatches (a layer, an attention block), nestable: the records added between
  * a begin and its end belong to the scope. A scope's time is the GPU span from its first
  * dispatch's begin to its last dispatch's end. `name` is copied. */
-WGPROF_API wgprof_status wgprof_scope_begin(wgprof_pool *pool, const char *name);
+WGPROF_API wgprof_status wgprof_pool_scope_begin(wgprof_pool *pool, const char *name);
 /* Closes the innermost open scope; WGPROF_ERR_STATE when none is open. */
-WGPROF_API wgprof_status wgprof_scope_end(wgprof_pool *pool);
+WGPROF_API wgprof_status wgprof_pool_scope_end(wgprof_pool *pool);
 
 /* One instance of a scope, as read back. */
 typedef struct wgprof_scope_record {
@@ -410,7 +417,7 @@ typedef struct wgprof_scope_record {
     uint32_t depth;          /* 0 at the top */
     uint32_t first_record;   /* its records: [first_record, end_record) */
     uint32_t end_record;
-    uint32_t iteration;      /* of its first record */
+    uint32_t batch;          /* of its first record */
     bool open;               /* not ended yet */
     bool valid;              /* it holds at least one valid record; the times below need one */
     uint32_t valid_records;
@@ -432,14 +439,14 @@ WGPROF_API wgprof_status wgprof_pool_scope(const wgprof_pool *pool, size_t index
 typedef struct wgprof_graph wgprof_graph;
 
 typedef enum wgprof_layout {
-    WGPROF_LAYOUT_DEFAULT = 0,       /* one compute pass per dispatch */
-    WGPROF_LAYOUT_PASS_PER_DISPATCH, /* one pass per dispatch; pass ends act as barriers */
-    WGPROF_LAYOUT_SINGLE_PASS        /* all dispatches in one pass, as batching engines do */
+    WGPROF_LAYOUT_PASS_PER_DISPATCH = 0, /* the default: one pass per dispatch; pass ends act as
+                                            barriers */
+    WGPROF_LAYOUT_SINGLE_PASS            /* all dispatches in one pass, as batching engines do */
 } wgprof_layout;
 
 typedef enum wgprof_strategy {
     WGPROF_STRATEGY_DEFAULT = 0, /* WGPROF_STRATEGY from the environment, else auto */
-    WGPROF_STRATEGY_AUTO,        /* chain */
+    WGPROF_STRATEGY_AUTO,        /* the cheapest the device offers: chain */
     WGPROF_STRATEGY_PASS,        /* each dispatch its own pass with timestampWrites */
     WGPROF_STRATEGY_INSIDE,      /* WriteTimestamp before and after each dispatch, layout unchanged */
     WGPROF_STRATEGY_CHAIN        /* one timestamp per dispatch (and one before the first): half
@@ -450,7 +457,8 @@ typedef enum wgprof_strategy {
 } wgprof_strategy;
 
 typedef enum wgprof_profiling {
-    WGPROF_PROFILING_DEFAULT = 0, /* on when WEBGPU_TIMESTAMP_QUERY is set and not "0" */
+    WGPROF_PROFILING_DEFAULT = 0, /* on when WEBGPU_TIMESTAMP_QUERY is set and not "0" (how an
+                                     engine turns profiling on without a rebuild) */
     WGPROF_PROFILING_ON,
     WGPROF_PROFILING_OFF
 } wgprof_profiling;
@@ -469,7 +477,7 @@ typedef struct wgprof_graph_desc {
                                    unprofiled, with a plain executor's calls. 0 or 1: every one */
     uint32_t calibration_samples; /* synchronous submissions fitting the CPU/GPU clocks at the
                                    first profiled execute (and again every 10 s of blocking
-                                   executes); 0: 8 */
+                                   executes); 0: 8, as wgprof_pool_calibrate() */
     bool no_calibration;        /* none: the fit then rests on the executes' own bounds */
 } wgprof_graph_desc;
 
@@ -489,6 +497,11 @@ typedef struct wgprof_node_desc {
  * a device without timestamp queries is not an error: the graph runs unprofiled and says so. */
 WGPROF_API wgprof_status wgprof_graph_create(wgprof_device *device, const wgprof_graph_desc *desc,
                                              wgprof_graph **out);
+/* The graph's descriptor with every default filled in and the environment applied: profiling
+ * ON or OFF as it runs (OFF also where the device cannot time), the strategy it uses (never
+ * DEFAULT or AUTO while profiling; DEFAULT when not), layout, sample_every,
+ * calibration_samples and its pool's settings. */
+WGPROF_API wgprof_graph_desc wgprof_graph_settings(const wgprof_graph *graph);
 WGPROF_API void wgprof_graph_destroy(wgprof_graph *graph);
 
 /* Appends a dispatch; `*index` (may be NULL) receives its position. */
@@ -499,7 +512,7 @@ WGPROF_API uint32_t wgprof_graph_node_count(const wgprof_graph *graph);
  * kernel) are borrowed from the graph. For inspecting a graph, or replaying it elsewhere. */
 WGPROF_API wgprof_status wgprof_graph_node(const wgprof_graph *graph, uint32_t index, wgprof_node_desc *out);
 
-/* Opens a scope (see wgprof_scope_begin) around the nodes added until the matching end; each
+/* Opens a scope (see wgprof_pool_scope_begin) around the nodes added until the matching end; each
  * profiled execute records it in the graph's pool. Scopes still open when the graph runs close
  * at its end. */
 WGPROF_API wgprof_status wgprof_graph_scope_begin(wgprof_graph *graph, const char *name);
@@ -515,22 +528,21 @@ WGPROF_API wgprof_status wgprof_graph_execute(wgprof_graph *graph);
  * in flight (or, when every readback frame is in flight, the execute runs unprofiled and is
  * counted as dropped). Unprofiled, it makes a plain executor's calls without its wait. */
 WGPROF_API wgprof_status wgprof_graph_submit(wgprof_graph *graph);
-/* Waits for everything submitted and collects every batch in flight. */
-WGPROF_API wgprof_status wgprof_graph_flush(wgprof_graph *graph);
+/* Waits for everything submitted (profiled or not) and collects every batch in flight. */
+WGPROF_API wgprof_status wgprof_graph_collect(wgprof_graph *graph);
 
-/* Whether this graph profiles, and how (WGPROF_STRATEGY_PASS or _INSIDE when it does). */
-WGPROF_API bool wgprof_graph_profiling(const wgprof_graph *graph);
-WGPROF_API wgprof_strategy wgprof_graph_strategy(const wgprof_graph *graph);
 /* Why profiling is off ("" when on): disabled, or the device lacks the feature. */
 WGPROF_API const char *wgprof_graph_profiling_note(const wgprof_graph *graph);
 
-/* The graph's pool (NULL until a profiled execute made one); owned by the graph. */
+/* The graph's pool, owned by the graph: made by wgprof_graph_create when the graph profiles,
+ * NULL when it does not. */
 WGPROF_API wgprof_pool *wgprof_graph_pool(wgprof_graph *graph);
 
 /* ---- summaries -------------------------------------------------------------------------- */
 
 typedef struct wgprof_kernel_stats {
     const char *name;      /* borrowed from the pool */
+    uint32_t id;           /* the records' kernel_id */
     uint32_t count;        /* valid records */
     uint32_t invalid;      /* invalid records, excluded from every figure below */
     double total_ns;
@@ -562,7 +574,7 @@ typedef struct wgprof_scope_stats {
 } wgprof_scope_stats;
 
 typedef struct wgprof_summary {
-    size_t kernel_count;             /* in order of first appearance */
+    size_t kernel_count;             /* in order of first appearance, which is the order of ids */
     wgprof_kernel_stats *kernels;
     size_t scope_count;              /* depth first: each scope before its children */
     wgprof_scope_stats *scopes;
@@ -571,6 +583,9 @@ typedef struct wgprof_summary {
     size_t invalid_by_reason[WGPROF_INVALID_REASON_COUNT];
     double total_ns;                 /* sum of valid durations */
     double exclusive_total_ns;
+    uint32_t batches;                /* collected */
+    double period_min_ns;            /* the smallest and largest ns per tick the collected */
+    double period_max_ns;            /* batches were converted with; 0 when none */
 } wgprof_summary;
 
 /* Aggregates the pool's records per kernel name. The caller frees *out with
@@ -595,14 +610,17 @@ typedef struct wgprof_report_desc {
     const wgprof_pool *pool;          /* may be NULL: no timings (see unavailable_reason) */
     const wgprof_summary *summary;    /* may be NULL: computed from pool */
     const char *strategy;             /* e.g. wgprof_strategy_str(); NULL: "none" */
-    uint32_t iterations;              /* 0: the pool's */
+    uint32_t iterations;              /* the iterations the caller ran, for the header; 0: the
+                                         pool's collected batches */
     const char *unavailable_reason;   /* why there are no timings, when pool is NULL */
     bool omit_dispatches;             /* table: summary only */
     double peak_gbps;                 /* > 0: efficiency shown as a share of this bandwidth */
     double peak_gflops;               /* > 0: likewise for arithmetic */
 } wgprof_report_desc;
 
-/* Writes the report to `out`. Invalid records are shown with their reason, never a number. */
+/* Writes the report to `out`. Invalid records are shown with their reason, never a number. The
+ * period printed is the one the collected batches were converted with (the JSON gives it per
+ * batch). */
 WGPROF_API wgprof_status wgprof_report_write(const wgprof_report_desc *report, wgprof_format format,
                                              FILE *out);
 

@@ -1,0 +1,41 @@
+/*
+ * Defaults and the environment, in one place (config.c): every default value a zeroed
+ * descriptor stands for, the functions that fill descriptors with them, and the one reader of
+ * the environment variables that change behaviour without a rebuild.
+ */
+#ifndef WGPROF_CONFIG_H
+#define WGPROF_CONFIG_H
+
+#include "wgprof/wgprof.h"
+
+#define WGPROF__DEFAULT_WAIT_TIMEOUT_S 60.0
+enum {
+    WGPROF__DEFAULT_INITIAL_CAPACITY = 256,   /* dispatches a new pool prepares query sets for */
+    WGPROF__DEFAULT_READBACK_FRAMES = 3,      /* batches in flight at once */
+    WGPROF__DEFAULT_CALIBRATION_SAMPLES = 8,  /* synchronous submissions of a clock fit */
+    WGPROF__DEFAULT_SAMPLE_EVERY = 1          /* profile every execute */
+};
+/* Blocking executes re-fit the clocks this often. */
+#define WGPROF__RECALIBRATE_NS 10000000000ull
+
+/* What the environment says (README.md, "Environment"). */
+typedef struct wgprof__environment {
+    bool timestamp_query;       /* WEBGPU_TIMESTAMP_QUERY set and not "" or "0": profiling on */
+    bool disable_timestamps;    /* WGPROF_DISABLE_TIMESTAMPS likewise: request no timestamp feature */
+    bool strategy_set;          /* WGPROF_STRATEGY names a strategy: */
+    wgprof_strategy strategy;   /* that one */
+    const char *strategy_text;  /* WGPROF_STRATEGY as given (NULL: unset), for messages */
+} wgprof__environment;
+
+/* Reads every variable now. */
+wgprof__environment wgprof__env_read(void);
+
+/* `desc` (NULL: all defaults) with every zero replaced by its default. */
+wgprof_pool_desc wgprof__pool_desc_defaults(const wgprof_pool_desc *desc);
+/* `desc` with its own zeros replaced; the profiling switch and the strategy resolved against
+ * the environment (DEFAULT becomes ON/OFF, and a strategy or AUTO); the pool's descriptor
+ * filled too. Fails with WGPROF_ERR_INVALID_ARGUMENT (and a log line) for values out of range
+ * or an unknown WGPROF_STRATEGY. */
+wgprof_status wgprof__graph_desc_defaults(const wgprof_graph_desc *desc, wgprof_graph_desc *out);
+
+#endif

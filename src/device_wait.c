@@ -1,0 +1,141 @@
+/*
+ * Waiting for WebGPU callbacks: the waiter a callback and a waiting thread meet at, the loop
+ * that drives the implementation until it fires (with a time-out and the device's loss), and
+ * the buffer maps that the query pool starts, polls and waits for.
+ */
+#include <string.h>
+#include <threads.h>
+
+#include "device_internal.h"
+#include "webgpu_ext.h"
+
+void wgprof__copy_view(char *dst, size_t cap, WGPUStringView v)
+{
+    size_t n = 0;
+    if (v.data) {
+        n = v.length == WGPU_STRLEN ? strlen(v.data) : v.length;
+    }
+    if (n >= cap) {
+        n = cap - 1;
+    }
+    if (n) {
+        memcpy(dst, v.data, n);
+    }
+    dst[n] = '\0';
+}
+
+wgprof__waiter *wgprof__waiter_new(void)
+{
+    wgprof__waiter *w = wgprof__calloc(1, sizeof *w);
+    if (w) {
+        atomic_init(&w->done, false);
+        atomic_init(&w->released, false);
+    }
+    return w;
+}
+
+void wgprof__waiter_signal(wgprof__waiter *w)
+{
+    atomic_store(&w->done, true);
+    if (atomic_exchange(&w->released, true)) {
+        wgprof__free(w);
+    }
+}
+
+void wgprof__waiter_release(wgprof__waiter *w)
+{
+    if (w && atomic_exchange(&w->released, true)) {
+        wgprof__free(w);
+    }
+}
+
+/* Drives the implementation until w->done (timed on the monotonic clock): wgpuDevicePoll where it exists (wgpu-native fires
+ * callbacks from it), else wgpuInstanceProcessEvents, which every webgpu.h implementation has. */
+wgprof_status wgprof__wait_flag(WGPUInstance instance, WGPUDevice device, double timeout_s,
+                               wgprof__waiter *w, const atomic_bool *lost)
+{
+    const wgprof__ext *ext = wgprof__ext_get();
+    uint64_t deadline = wgprof__now_ns() + (uint64_t)(timeout_s * 1e9);
+    unsigned spins = 0;
+    while (!atomic_load(&w->done)) {
+        if (device && ext->device_poll) {
+            ext->device_poll(device, 1, NULL);
+        }
+        wgpuInstanceProcessEvents(instance);
+        if (atomic_load(&w->done)) {
+            break;
+        }
+        if (lost && atomic_load(lost)) {
+            return WGPROF_ERR_DEVICE_LOST;
+        }
+        if ((++spins & 63u) == 0 && wgprof__now_ns() > deadline) {
+            return WGPROF_ERR_TIMEOUT;
+        }
+        if (!device || !ext->device_poll) {
+            thrd_yield();
+        }
+    }
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof__device_wait(wgprof_device *device, wgprof__waiter *w)
+{
+    return wgprof__wait_flag(device->instance, device->device, device->wait_timeout_s, w, &device->lost);
+}
+
+static void on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *userdata1, void *userdata2)
+{
+    (void)userdata2;
+    wgprof__waiter *w = userdata1;
+    w->status = (int)status;
+    wgprof__copy_view(w->message, sizeof w->message, message);
+    wgprof__waiter_signal(w);
+}
+
+wgprof__waiter *wgprof__map_read_start(WGPUBuffer buffer, size_t offset, size_t size)
+{
+    wgprof__waiter *w = wgprof__waiter_new();
+    if (w) {
+        WGPUBufferMapCallbackInfo cb = {0};
+        cb.mode = WGPUCallbackMode_AllowProcessEvents;
+        cb.callback = on_map;
+        cb.userdata1 = w;
+        wgpuBufferMapAsync(buffer, WGPUMapMode_Read, offset, size, cb);
+    }
+    return w;
+}
+
+wgprof_status wgprof__map_result(wgprof_device *d, const wgprof__waiter *w)
+{
+    if (w->status == (int)WGPUMapAsyncStatus_Success) {
+        return WGPROF_OK;
+    }
+    wgprof__log(WGPROF_LOG_ERROR, "mapping a buffer failed (status %d): %s", w->status, w->message);
+    return atomic_load(&d->lost) ? WGPROF_ERR_DEVICE_LOST : WGPROF_ERR_MAP_FAILED;
+}
+
+void wgprof__device_poll(wgprof_device *d)
+{
+    const wgprof__ext *ext = wgprof__ext_get();
+    if (ext->device_poll) {
+        ext->device_poll(d->device, 0, NULL);
+    }
+    wgpuInstanceProcessEvents(d->instance);
+}
+
+wgprof_status wgprof__map_read(wgprof_device *d, WGPUBuffer buffer, size_t offset, size_t size)
+{
+    if (atomic_load(&d->lost)) {
+        return WGPROF_ERR_DEVICE_LOST;
+    }
+    wgprof__waiter *w = wgprof__map_read_start(buffer, offset, size);
+    if (!w) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    wgprof_status s = wgprof__device_wait(d, w);
+    if (s == WGPROF_OK) {
+        s = wgprof__map_result(d, w);
+    }
+    wgprof__waiter_release(w);
+    return s;
+}

@@ -1,0 +1,460 @@
+/*
+ * The recorder: the WebGPU query sets that hold the timestamps, the strategies that write them
+ * around or after each dispatch, and the resolve that copies them into a readback frame. Each
+ * timed dispatch adds a pending result to the pool's store; recorder_readback.c finishes it.
+ *
+ * Query sets and their resolve buffers are shared by every batch (the dispatches between two
+ * resolves): a batch always starts at query 0 of the first set (recorder_layout.c), so each
+ * set resolves from index 0 into offset 0 of its own buffer and the 256-byte alignment rule of
+ * ResolveQuerySet always holds; queue order keeps a batch's copy ahead of the next batch's
+ * writes. Only the readback buffers, mapped while a batch is in flight, come one per frame of
+ * the ring (recorder_frames.c).
+ */
+#include <string.h>
+
+#include "config.h"
+#include "recorder_internal.h"
+#include "webgpu_ext.h"
+
+/* ---- creation, capacity ---- */
+
+static wgprof_status add_query_set(wgprof_pool *pool)
+{
+    wgprof_status s = wgprof__reserve((void **)&pool->sets, &pool->set_cap, pool->set_count + 1, sizeof *pool->sets, 4);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    WGPUDevice dev = pool->device->device;
+    wgprof__qset *q = &pool->sets[pool->set_count];
+    WGPUQuerySetDescriptor qd = {0};
+    qd.label = (WGPUStringView){"wgprof timestamps", WGPU_STRLEN};
+    qd.type = WGPUQueryType_Timestamp;
+    qd.count = WGPROF__QUERIES_PER_SET;
+    q->set = wgpuDeviceCreateQuerySet(dev, &qd);
+    WGPUBufferDescriptor rd = {0};
+    rd.label = (WGPUStringView){"wgprof resolve", WGPU_STRLEN};
+    rd.size = WGPROF__QUERIES_PER_SET * sizeof(uint64_t);
+    rd.usage = WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc;
+    q->resolve = wgpuDeviceCreateBuffer(dev, &rd);
+    if (!q->set || !q->resolve) {
+        if (q->set) wgpuQuerySetRelease(q->set);
+        if (q->resolve) wgpuBufferRelease(q->resolve);
+        memset(q, 0, sizeof *q);
+        wgprof__log(WGPROF_LOG_ERROR, "creating a timestamp query set failed");
+        return WGPROF_ERR_WEBGPU;
+    }
+    pool->set_count++;
+    return WGPROF_OK;
+}
+
+static size_t batch_size(const wgprof_pool *pool)
+{
+    return wgprof__store_count(pool->store) - pool->batch_first;
+}
+
+wgprof_status wgprof_pool_reserve(wgprof_pool *pool, uint32_t count)
+{
+    if (!pool) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    size_t recorded = wgprof__store_count(pool->store);
+    uint32_t max = pool->settings.max_dispatches;
+    if (max && (uint64_t)recorded + count > max) {
+        wgprof__log(WGPROF_LOG_ERROR,
+                    "query pool capacity exceeded: %u more timed dispatches requested, "
+                    "%zu already recorded, fixed capacity %u; nothing was recorded",
+                    count, recorded, max);
+        return WGPROF_ERR_CAPACITY;
+    }
+    wgprof_status reserved = wgprof__store_reserve(pool->store, count);
+    if (reserved != WGPROF_OK) {
+        return reserved;
+    }
+    /* Sets for pairs; a chain needs no more (it also starts the set after a full one). */
+    uint64_t need_sets = (batch_size(pool) + count + WGPROF__PAIRS_PER_SET - 1) / WGPROF__PAIRS_PER_SET;
+    while (pool->set_count < need_sets || pool->set_count == 0) {
+        wgprof_status s = add_query_set(pool);
+        if (s != WGPROF_OK) {
+            return s;
+        }
+    }
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof_pool_create(wgprof_device *device, const wgprof_pool_desc *desc, wgprof_pool **out)
+{
+    if (!device || !out) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    if (!device->info.profiling_available) {
+        wgprof__log(WGPROF_LOG_WARN, "no query pool: %s", device->info.unavailable_reason);
+        return WGPROF_ERR_UNAVAILABLE;
+    }
+    wgprof_pool *pool = wgprof__calloc(1, sizeof *pool);
+    if (!pool) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    pool->device = device;
+    pool->settings = wgprof__pool_desc_defaults(desc);
+    pool->frames = wgprof__calloc(pool->settings.readback_frames, sizeof *pool->frames);
+    pool->store = wgprof__store_create();
+    wgprof_status s = pool->frames && pool->store ? wgprof_pool_reserve(pool, pool->settings.initial_capacity)
+                                                  : WGPROF_ERR_OUT_OF_MEMORY;
+    if (s != WGPROF_OK) {
+        wgprof_pool_destroy(pool);
+        return s;
+    }
+    *out = pool;
+    return WGPROF_OK;
+}
+
+void wgprof_pool_destroy(wgprof_pool *pool)
+{
+    if (!pool) {
+        return;
+    }
+    wgprof__free_frames(pool);
+    for (uint32_t i = 0; i < pool->set_count; i++) {
+        wgpuQuerySetRelease(pool->sets[i].set);
+        wgpuBufferRelease(pool->sets[i].resolve);
+    }
+    wgprof__calibration_release(&pool->calibration);
+    wgprof__store_destroy(pool->store);
+    wgprof__free(pool->sets);
+    wgprof__free(pool);
+}
+
+void wgprof_pool_reset(wgprof_pool *pool)
+{
+    if (!pool) {
+        return;
+    }
+    /* Batches in flight are abandoned: their frames come back when their maps complete. */
+    for (uint32_t i = 0; i < pool->settings.readback_frames; i++) {
+        if (pool->frames[i].state != WGPROF__FRAME_FREE) {
+            pool->frames[i].batch = WGPROF__NONE;
+        }
+    }
+    wgprof__pool_unresolve(pool);
+    wgprof__store_reset(pool->store);
+    pool->batch_first = 0;
+    pool->resolved = false;
+    pool->open_record = false;
+    pool->chain_open = false;
+    pool->batch_chained = false;
+}
+
+void wgprof__pool_unresolve(wgprof_pool *pool)
+{
+    if (!pool->resolved) {
+        return;
+    }
+    /* Nothing was mapped yet: the frame is free again, and the batch is recorded no more. */
+    uint32_t newest = wgprof__newest_frame(pool);
+    pool->frames[newest].state = WGPROF__FRAME_FREE;
+    pool->frames[newest].sets_used = 0;
+    pool->next_frame = newest;
+    pool->in_flight--;
+    pool->resolved = false;
+    uint32_t last = wgprof__store_batch_count(pool->store) - 1;
+    pool->batch_first = wgprof__store_batch_at(pool->store, last)->first;
+    wgprof__store_remove_last_batch(pool->store);
+    wgprof__pool_discard_batch(pool);
+}
+
+void wgprof__pool_discard_batch(wgprof_pool *pool)
+{
+    wgprof__store_truncate(pool->store, pool->batch_first);
+    pool->open_record = false;
+    pool->chain_open = false;
+    pool->batch_chained = false;
+}
+
+/* ---- recording ---- */
+
+/* Adds a pending record of the batch being recorded; *r receives its place in the batch. */
+static wgprof_status add_record(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, bool chained, uint32_t *r)
+{
+    if (pool->resolved) {
+        wgprof__log(WGPROF_LOG_ERROR, "a dispatch was recorded after resolve and before collect");
+        return WGPROF_ERR_STATE;
+    }
+    if ((batch_size(pool) > 0 || pool->chain_open) && pool->batch_chained != chained) {
+        wgprof__log(WGPROF_LOG_ERROR, "a batch holds pairs or a chain of timestamps, not both");
+        return WGPROF_ERR_STATE;
+    }
+    wgprof_status s = wgprof_pool_reserve(pool, 1);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    if (batch_size(pool) == 0 && !pool->chain_open) {
+        pool->batch_cpu_encode_ns = wgprof__now_ns();
+    }
+    pool->batch_chained = chained;
+    *r = (uint32_t)batch_size(pool);
+    wgprof__store_add(pool->store, site, dispatch_id);
+    return WGPROF_OK;
+}
+
+static WGPUQuerySet pair_set(const wgprof_pool *pool, uint32_t r) { return pool->sets[r / WGPROF__PAIRS_PER_SET].set; }
+static uint32_t pair_query(uint32_t r) { return 2 * (r % WGPROF__PAIRS_PER_SET); }
+
+wgprof_status wgprof__pool_pass_writes_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id,
+                                            WGPUPassTimestampWrites *writes)
+{
+    uint32_t r;
+    wgprof_status s = add_record(pool, site, dispatch_id, false, &r);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    memset(writes, 0, sizeof *writes);
+    writes->querySet = pair_set(pool, r);
+    writes->beginningOfPassWriteIndex = pair_query(r);
+    writes->endOfPassWriteIndex = pair_query(r) + 1;
+    return WGPROF_OK;
+}
+
+/* The public recording calls: check the arguments, intern the dispatch's site, then record
+ * through the site-taking form the graph calls directly. */
+typedef wgprof_status (*writes_at_site_fn)(wgprof_pool *, uint32_t, uint64_t, WGPUPassTimestampWrites *);
+typedef wgprof_status (*pass_at_site_fn)(wgprof_pool *, WGPUComputePassEncoder, uint32_t, uint64_t);
+
+static wgprof_status record_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
+                                   WGPUPassTimestampWrites *writes, writes_at_site_fn record)
+{
+    if (!pool || !dispatch || !writes) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    uint32_t site;
+    wgprof_status s = wgprof__store_site(pool->store, dispatch, &site);
+    return s != WGPROF_OK ? s : record(pool, site, dispatch->dispatch_id, writes);
+}
+
+static wgprof_status record_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pass,
+                                    const wgprof_dispatch_desc *dispatch, pass_at_site_fn record)
+{
+    if (!pool || !pass || !dispatch) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    uint32_t site;
+    wgprof_status s = wgprof__store_site(pool->store, dispatch, &site);
+    return s != WGPROF_OK ? s : record(pool, pass, site, dispatch->dispatch_id);
+}
+
+wgprof_status wgprof_pool_pass_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
+                                      WGPUPassTimestampWrites *writes)
+{
+    return record_writes(pool, dispatch, writes, wgprof__pool_pass_writes_site);
+}
+
+static wgprof_status need_inside(const wgprof_pool *pool)
+{
+    if (!pool->device->info.timestamp_inside_passes || !wgprof__ext_get()->pass_write_timestamp) {
+        wgprof__log(WGPROF_LOG_ERROR, "the device has no in-pass timestamps; use the pass strategy");
+        return WGPROF_ERR_UNAVAILABLE;
+    }
+    return WGPROF_OK;
+}
+
+static void write_timestamp(WGPUComputePassEncoder pass, WGPUQuerySet set, uint32_t query)
+{
+    wgprof__ext_get()->pass_write_timestamp(pass, set, query);
+}
+
+wgprof_status wgprof__pool_begin_site(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t site,
+                                      uint64_t dispatch_id)
+{
+    wgprof_status s = need_inside(pool);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    if (pool->open_record) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof_pool_begin called twice without wgprof_pool_end");
+        return WGPROF_ERR_STATE;
+    }
+    uint32_t r;
+    s = add_record(pool, site, dispatch_id, false, &r);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    write_timestamp(pass, pair_set(pool, r), pair_query(r));
+    pool->open_record = true;
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof_pool_begin(wgprof_pool *pool, WGPUComputePassEncoder pass,
+                                const wgprof_dispatch_desc *dispatch)
+{
+    return record_in_pass(pool, pass, dispatch, wgprof__pool_begin_site);
+}
+
+wgprof_status wgprof_pool_end(wgprof_pool *pool, WGPUComputePassEncoder pass)
+{
+    if (!pool || !pass) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    if (!pool->open_record) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof_pool_end without wgprof_pool_begin");
+        return WGPROF_ERR_STATE;
+    }
+    uint32_t r = (uint32_t)batch_size(pool) - 1;
+    write_timestamp(pass, pair_set(pool, r), pair_query(r) + 1);
+    pool->open_record = false;
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof_pool_chain_begin(wgprof_pool *pool, WGPUComputePassEncoder pass)
+{
+    if (!pool || !pass) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = need_inside(pool);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    if (pool->resolved || pool->chain_open || batch_size(pool) > 0) {
+        wgprof__log(WGPROF_LOG_ERROR, "a chain begins once per batch, before its first dispatch");
+        return WGPROF_ERR_STATE;
+    }
+    write_timestamp(pass, pool->sets[0].set, 0);
+    pool->chain_open = true;
+    pool->batch_chained = true;
+    pool->batch_cpu_encode_ns = wgprof__now_ns();
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t site,
+                                           uint64_t dispatch_id)
+{
+    if (!pool->chain_open) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof_pool_chain_next without wgprof_pool_chain_begin");
+        return WGPROF_ERR_STATE;
+    }
+    uint32_t r;
+    wgprof_status s = add_record(pool, site, dispatch_id, true, &r);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    uint32_t set = r / WGPROF__CHAIN_PER_SET, query = r % WGPROF__CHAIN_PER_SET + 1;
+    write_timestamp(pass, pool->sets[set].set, query);
+    if (query == WGPROF__QUERIES_PER_SET - 1) {
+        /* The set is full: the next set's chain starts where this one ends. */
+        write_timestamp(pass, pool->sets[set + 1].set, 0);
+    }
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id,
+                                                  WGPUPassTimestampWrites *writes)
+{
+    uint32_t r;
+    wgprof_status s = add_record(pool, site, dispatch_id, true, &r);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    uint32_t set = r / WGPROF__CHAIN_PER_SET, query = r % WGPROF__CHAIN_PER_SET + 1;
+    memset(writes, 0, sizeof *writes);
+    writes->querySet = pool->sets[set].set;
+    /* A set's first record also writes the start at its pass's beginning: a pass has one end,
+     * so a chain of passes cannot carry into the next set at the previous end as in-pass
+     * writes do. */
+    writes->beginningOfPassWriteIndex = query == 1 ? 0 : WGPU_QUERY_SET_INDEX_UNDEFINED;
+    writes->endOfPassWriteIndex = query;
+    pool->chain_open = true;
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
+                                            WGPUPassTimestampWrites *writes)
+{
+    return record_writes(pool, dispatch, writes, wgprof__pool_chain_pass_writes_site);
+}
+
+wgprof_status wgprof_pool_chain_next(wgprof_pool *pool, WGPUComputePassEncoder pass,
+                                     const wgprof_dispatch_desc *dispatch)
+{
+    return record_in_pass(pool, pass, dispatch, wgprof__pool_chain_next_site);
+}
+
+/* ---- resolve ---- */
+
+bool wgprof__pool_frame_free(const wgprof_pool *pool)
+{
+    return pool->frames[pool->next_frame].state == WGPROF__FRAME_FREE;
+}
+
+wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
+{
+    if (!pool || !encoder) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    if (pool->resolved) {
+        wgprof__log(WGPROF_LOG_ERROR, "resolve called twice before collect");
+        return WGPROF_ERR_STATE;
+    }
+    size_t records = batch_size(pool);
+    if (!wgprof__pool_frame_free(pool)) {
+        /* Every frame is in flight: drop this batch, never the older ones, and never wait. */
+        wgprof__store_count_dropped(pool->store, records);
+        wgprof__log(WGPROF_LOG_DEBUG, "%u readback frames in flight; a batch of %zu dispatches dropped",
+                    pool->settings.readback_frames, records);
+        wgprof__pool_discard_batch(pool);
+        return WGPROF_OK;
+    }
+    if (!pool->in_flight) {
+        /* An empty ring starts over: blocking use keeps to one frame's buffers. */
+        pool->next_frame = pool->oldest_frame = 0;
+    }
+    wgprof__frame *frame = &pool->frames[pool->next_frame];
+    bool chained = pool->batch_chained;
+    uint32_t sets = wgprof__sets_used(records, chained);
+    uint64_t now = wgprof__now_ns();
+    wgprof__batch b = {0};
+    b.first = (uint32_t)pool->batch_first;
+    b.count = (uint32_t)records;
+    b.chained = chained;
+    b.end_missing = pool->open_record;
+    b.cpu_encode_ns = records || chained ? pool->batch_cpu_encode_ns : now;
+    b.cpu_submit_ns = now; /* the submit comes later: an early but safe bound */
+    uint32_t index = 0;
+    wgprof_status s = wgprof__frame_readbacks(pool, frame, sets);
+    if (s == WGPROF_OK) {
+        s = wgprof__store_add_batch(pool->store, &b, &index);
+    }
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    for (uint32_t i = 0; i < sets; i++) {
+        uint32_t used = wgprof__queries_in_set(records, chained, i);
+        wgpuCommandEncoderResolveQuerySet(encoder, pool->sets[i].set, 0, used, pool->sets[i].resolve, 0);
+        wgpuCommandEncoderCopyBufferToBuffer(encoder, pool->sets[i].resolve, 0, frame->readbacks[i], 0,
+                                             used * sizeof(uint64_t));
+    }
+    frame->batch = index;
+    frame->sets_used = sets;
+    frame->state = WGPROF__FRAME_RESOLVED;
+    pool->next_frame = (pool->next_frame + 1) % pool->settings.readback_frames;
+    pool->in_flight++;
+    pool->resolved = true;
+    pool->batch_first = wgprof__store_count(pool->store);
+    pool->open_record = false;
+    pool->chain_open = false;
+    pool->batch_chained = false;
+    return WGPROF_OK;
+}
+
+void wgprof__pool_stamp_submit(wgprof_pool *pool, uint64_t encode_ns, uint64_t submit_ns, uint64_t submitted_ns)
+{
+    if (!pool->resolved) {
+        return; /* the batch was dropped: nothing to stamp */
+    }
+    wgprof__batch *b = wgprof__store_batch_at(pool->store, wgprof__store_batch_count(pool->store) - 1);
+    b->cpu_encode_ns = encode_ns;
+    b->cpu_submit_ns = submit_ns;
+    b->cpu_submitted_ns = submitted_ns;
+}
+
+uint64_t wgprof__pool_last_calibration_ns(const wgprof_pool *pool) { return pool->calibration.last_ns; }
+wgprof__store *wgprof__pool_store(wgprof_pool *pool) { return pool ? pool->store : NULL; }
+const wgprof__store *wgprof__pool_store_const(const wgprof_pool *pool) { return pool ? pool->store : NULL; }

@@ -1,0 +1,116 @@
+/*
+ * Calibration of the clock fit by small synchronous submissions: each writes one timestamp,
+ * bracketed by the CPU clock around its submit and its map. The fit itself is clock_fit.c's;
+ * collected batches add their own bounds in recorder_readback.c.
+ */
+#include <math.h>
+
+#include "config.h"
+#include "recorder_internal.h"
+
+
+static wgprof_status calibration_resources(wgprof_pool *pool)
+{
+    wgprof__calibration *c = &pool->calibration;
+    if (c->set) {
+        return WGPROF_OK;
+    }
+    WGPUDevice dev = pool->device->device;
+    WGPUQuerySetDescriptor qd = {0};
+    qd.label = (WGPUStringView){"wgprof clock", WGPU_STRLEN};
+    qd.type = WGPUQueryType_Timestamp;
+    qd.count = 2;
+    WGPUBufferDescriptor rd = {0};
+    rd.size = 2 * sizeof(uint64_t);
+    rd.usage = WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc;
+    WGPUBufferDescriptor md = {0};
+    md.size = rd.size;
+    md.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+    c->set = wgpuDeviceCreateQuerySet(dev, &qd);
+    c->resolve = wgpuDeviceCreateBuffer(dev, &rd);
+    c->readback = wgpuDeviceCreateBuffer(dev, &md);
+    if (!c->set || !c->resolve || !c->readback) {
+        wgprof__calibration_release(c);
+        wgprof__log(WGPROF_LOG_ERROR, "creating the clock calibration's query set failed");
+        return WGPROF_ERR_WEBGPU;
+    }
+    return WGPROF_OK;
+}
+
+/* One sample: a submission that writes one timestamp, bracketed by the CPU clock. */
+static wgprof_status sample_once(wgprof_pool *pool, bool *written)
+{
+    wgprof__calibration *c = &pool->calibration;
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(pool->device->device, NULL);
+    if (!enc) {
+        return WGPROF_ERR_WEBGPU;
+    }
+    if (pool->device->info.timestamp_inside_encoders) {
+        wgpuCommandEncoderWriteTimestamp(enc, c->set, 0);
+    } else {
+        /* Core WebGPU: an empty pass's beginning-of-pass write. */
+        WGPUPassTimestampWrites tw = {0};
+        tw.querySet = c->set;
+        tw.beginningOfPassWriteIndex = 0;
+        tw.endOfPassWriteIndex = 1;
+        WGPUComputePassDescriptor pd = {0};
+        pd.timestampWrites = &tw;
+        WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, &pd);
+        wgpuComputePassEncoderEnd(pass);
+        wgpuComputePassEncoderRelease(pass);
+    }
+    wgpuCommandEncoderResolveQuerySet(enc, c->set, 0, 1, c->resolve, 0);
+    wgpuCommandEncoderCopyBufferToBuffer(enc, c->resolve, 0, c->readback, 0, sizeof(uint64_t));
+    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
+    wgpuCommandEncoderRelease(enc);
+    if (!cb) {
+        return WGPROF_ERR_WEBGPU;
+    }
+    uint64_t lo = wgprof__now_ns();
+    wgpuQueueSubmit(pool->device->queue, 1, &cb);
+    wgpuCommandBufferRelease(cb);
+    wgprof_status s = wgprof__map_read(pool->device, c->readback, 0, sizeof(uint64_t));
+    uint64_t hi = wgprof__now_ns();
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    const uint64_t *ticks = wgpuBufferGetConstMappedRange(c->readback, 0, sizeof(uint64_t));
+    uint64_t t = ticks ? ticks[0] : 0;
+    wgpuBufferUnmap(c->readback);
+    *written = t != 0; /* a slot left unwritten reads 0: no sample */
+    if (*written) {
+        double gpu_ns = wgprof__store_gpu_ns(pool->store, t, wgprof_device_timestamp_period(pool->device));
+        wgprof__clock_add(&pool->clock, t, gpu_ns, (double)lo, (double)hi);
+    }
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof_pool_calibrate(wgprof_pool *pool, uint32_t samples)
+{
+    if (!pool || !pool->device) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = calibration_resources(pool);
+    uint32_t written = 0;
+    for (uint32_t i = 0; i < (samples ? samples : WGPROF__DEFAULT_CALIBRATION_SAMPLES) && s == WGPROF_OK; i++) {
+        bool ok = false;
+        s = sample_once(pool, &ok);
+        written += ok;
+    }
+    pool->calibration.last_ns = wgprof__now_ns();
+    wgprof__clock_refit(&pool->clock);
+    if (s == WGPROF_OK && !written) {
+        wgprof__log(WGPROF_LOG_WARN, "clock calibration read no timestamp; the timeline uses the "
+                                     "executes' own bounds only");
+    }
+    return s;
+}
+
+void wgprof__calibration_release(wgprof__calibration *c)
+{
+    if (c->set) wgpuQuerySetRelease(c->set);
+    if (c->resolve) wgpuBufferRelease(c->resolve);
+    if (c->readback) wgpuBufferRelease(c->readback);
+    c->set = NULL;
+    c->resolve = c->readback = NULL;
+}

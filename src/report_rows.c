@@ -1,0 +1,35 @@
+/*
+ * Per-dispatch rows, the CSV and TSV formats' common body: one header row, then a row per
+ * record. Invalid records leave the time columns empty and name their reason.
+ */
+#include "report_internal.h"
+
+void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep)
+{
+    static const char *const columns[] = {"iteration", "index", "dispatch_id", "kernel", "wg_x", "wg_y", "wg_z",
+                                          "local_x", "local_y", "local_z", "global_x", "global_y", "global_z",
+                                          "start_ns", "end_ns", "duration_ns", "exclusive_ns", "valid",
+                                          "invalid_reason"};
+    for (size_t c = 0; c < sizeof columns / sizeof *columns; c++) {
+        fprintf(out, "%s%c", columns[c], c + 1 < sizeof columns / sizeof *columns ? sep : '\n');
+    }
+    size_t n = r->store ? wgprof__store_count(r->store) : 0;
+    for (size_t i = 0; i < n; i++) {
+        wgprof_record rec;
+        if (wgprof__store_record(r->store, r->clock, i, &rec) != WGPROF_OK) {
+            continue;
+        }
+        fprintf(out, "%u%c%u%c%llu%c", rec.batch, sep, rec.index, sep, (unsigned long long)rec.dispatch_id, sep);
+        (sep == ',' ? wgprof__csv_field : wgprof__tsv_field)(out, rec.kernel);
+        fprintf(out, "%c%u%c%u%c%u%c%u%c%u%c%u%c%llu%c%llu%c%llu%c", sep, rec.workgroups[0], sep, rec.workgroups[1],
+                sep, rec.workgroups[2], sep, rec.workgroup_size[0], sep, rec.workgroup_size[1], sep,
+                rec.workgroup_size[2], sep, (unsigned long long)rec.global_size[0], sep,
+                (unsigned long long)rec.global_size[1], sep, (unsigned long long)rec.global_size[2], sep);
+        if (rec.valid) {
+            fprintf(out, "%.3f%c%.3f%c%.3f%c%.3f%c1%c\n", rec.start_ns, sep, rec.end_ns, sep, rec.duration_ns, sep,
+                    rec.exclusive_ns, sep, sep);
+        } else {
+            fprintf(out, "%c%c%c%c0%c%s\n", sep, sep, sep, sep, sep, wgprof_invalid_reason_str(rec.invalid_reason));
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/* Figures and phrases that several report writers print (report_internal.h). */
+#include "report_internal.h"
+
+double wgprof__gbps(const wgprof_kernel_stats *k)
+{
+    return k->bytes > 0 && k->total_ns > 0 ? k->bytes / k->total_ns : 0; /* bytes per ns = GB/s */
+}
+
+double wgprof__gflops(const wgprof_kernel_stats *k)
+{
+    return k->flops > 0 && k->total_ns > 0 ? k->flops / k->total_ns : 0;
+}
+
+void wgprof__invalid_breakdown(const wgprof_summary *s, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int reason = 1; reason < WGPROF_INVALID_REASON_COUNT && used < cap; reason++) {
+        if (s->invalid_by_reason[reason]) {
+            int n = snprintf(buf + used, cap - used, "%s%zu %s", used ? ", " : "", s->invalid_by_reason[reason],
+                             wgprof_invalid_reason_str((wgprof_invalid_reason)reason));
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+}
+
+void wgprof__period_text(const wgprof__report *r, char *buf, size_t cap)
+{
+    const wgprof_summary *s = r->summary;
+    const wgprof_device_info *d = r->desc->device;
+    if (s && s->period_min_ns > 0 && s->period_min_ns == s->period_max_ns) {
+        snprintf(buf, cap, "%.6g ns/tick", s->period_min_ns);
+    } else if (s && s->period_min_ns > 0) {
+        snprintf(buf, cap, "%.6g-%.6g ns/tick (varied by batch)", s->period_min_ns, s->period_max_ns);
+    } else if (d) {
+        snprintf(buf, cap, "%.6g ns/tick%s", d->timestamp_period_ns, d->period_from_implementation ? "" : " (assumed)");
+    } else {
+        snprintf(buf, cap, "unknown");
+    }
+}

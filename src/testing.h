@@ -1,0 +1,30 @@
+/*
+ * Hooks for tests, benchmarks and fuzzers only: compiled into the wgprof_testing library
+ * (device_testing.c, recorder_testing.c), never into libwgprof.
+ */
+#ifndef WGPROF_TESTING_H
+#define WGPROF_TESTING_H
+
+#include "store.h"
+
+/* Destroys the underlying WebGPU device (wgpuDeviceDestroy) and marks the device lost. */
+void wgprof__device_lose(wgprof_device *device);
+
+/* A pool with no device and no query set, its results store only, for the pure tests, the
+ * fuzzer and bench_host; wgprof_pool_destroy frees it. */
+wgprof_pool *wgprof__pool_new_host(void);
+/* Interns `dispatch` in the pool's store. */
+wgprof_status wgprof__host_site(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch, uint32_t *site);
+/* Appends `count` pending records, record i of site sites[i % site_count] with dispatch id
+ * i + 1, as one resolved batch (`end_missing`: its last record's end was never written);
+ * *first receives its first record and *batch its index. */
+wgprof_status wgprof__host_batch(wgprof_pool *pool, size_t count, const uint32_t *sites, size_t site_count,
+                                 bool end_missing, size_t *first, uint32_t *batch);
+/* What collect does with a readback: takes `count` readings (begin, end pairs) of records
+ * [first, first + count) of `batch`, converted with `period_ns`. */
+void wgprof__host_readings(wgprof_pool *pool, uint32_t batch, size_t first, size_t count, const uint64_t *ticks,
+                           double period_ns, wgprof__extent *extent);
+/* Marks the oldest batch not yet collected, `batch`, collected with `period_ns`. */
+void wgprof__host_collected(wgprof_pool *pool, uint32_t batch, double period_ns);
+
+#endif

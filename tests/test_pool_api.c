@@ -1,0 +1,186 @@
+/* The pool's own recording calls, as an engine without the graph uses them, on the real device:
+ * each strategy's calls time a busy kernel whose work grows with its loop count, the records
+ * come back valid and in order, a chain's durations add up to its span, the clock calibration
+ * places them on the CPU clock between submit and collect, and the settings read back with
+ * their defaults. */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "support.h"
+
+enum { DISPATCHES = 6 };
+
+typedef enum way { WAY_PASS, WAY_INSIDE, WAY_CHAIN_IN_PASS, WAY_CHAIN_PASSES, WAY_COUNT } way;
+static const char *const way_names[WAY_COUNT] = {"pass_writes", "begin/end", "chain_begin/next",
+                                                 "chain_pass_writes"};
+
+static double median3(const double v[3])
+{
+    double lo = fmin(v[0], v[1]), hi = fmax(v[0], v[1]);
+    return fmax(lo, fmin(hi, v[2]));
+}
+
+static void dispatch(WGPUComputePassEncoder pass, const ts_busy *b)
+{
+    wgpuComputePassEncoderSetPipeline(pass, b->pipeline);
+    wgpuComputePassEncoderSetBindGroup(pass, 0, b->group, 0, NULL);
+    wgpuComputePassEncoderDispatchWorkgroups(pass, b->workgroups, 1, 1);
+}
+
+static WGPUComputePassEncoder begin_pass(WGPUCommandEncoder enc, const WGPUPassTimestampWrites *tw)
+{
+    WGPUComputePassDescriptor pd = {.timestampWrites = tw};
+    return wgpuCommandEncoderBeginComputePass(enc, &pd);
+}
+
+static void end_pass(WGPUComputePassEncoder pass)
+{
+    wgpuComputePassEncoderEnd(pass);
+    wgpuComputePassEncoderRelease(pass);
+}
+
+/* One batch of DISPATCHES dispatches, alternating a short and a long busy kernel, recorded one
+ * way; submitted and collected. */
+static void record_batch(wgprof_device *dev, wgprof_pool *pool, way w, const ts_busy *shorter, const ts_busy *longer)
+{
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(wgprof_device_webgpu(dev), NULL);
+    bool one_pass = w == WAY_INSIDE || w == WAY_CHAIN_IN_PASS;
+    WGPUComputePassEncoder pass = one_pass ? begin_pass(enc, NULL) : NULL;
+    CHECK_OK(wgprof_pool_scope_begin(pool, way_names[w]));
+    if (w == WAY_CHAIN_IN_PASS) {
+        CHECK_OK(wgprof_pool_chain_begin(pool, pass));
+    }
+    for (int i = 0; i < DISPATCHES; i++) {
+        const ts_busy *b = i % 2 ? longer : shorter;
+        wgprof_dispatch_desc d = {.kernel = i % 2 ? "long" : "short", .dispatch_id = (uint64_t)i + 100,
+                                  .workgroups = {b->workgroups, 1, 1}, .workgroup_size = {64, 1, 1}};
+        WGPUPassTimestampWrites tw;
+        switch (w) {
+        case WAY_PASS:
+        case WAY_CHAIN_PASSES:
+            CHECK_OK(w == WAY_PASS ? wgprof_pool_pass_writes(pool, &d, &tw) : wgprof_pool_chain_pass_writes(pool, &d, &tw));
+            pass = begin_pass(enc, &tw);
+            dispatch(pass, b);
+            end_pass(pass);
+            break;
+        case WAY_INSIDE:
+            CHECK_OK(wgprof_pool_begin(pool, pass, &d));
+            dispatch(pass, b);
+            CHECK_OK(wgprof_pool_end(pool, pass));
+            break;
+        case WAY_CHAIN_IN_PASS:
+            dispatch(pass, b);
+            CHECK_OK(wgprof_pool_chain_next(pool, pass, &d));
+            break;
+        case WAY_COUNT: break;
+        }
+    }
+    CHECK_OK(wgprof_pool_scope_end(pool));
+    if (one_pass) {
+        end_pass(pass);
+    }
+    CHECK_OK(wgprof_pool_resolve(pool, enc));
+    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
+    wgpuCommandEncoderRelease(enc);
+    uint64_t submitted = wgprof_cpu_now_ns();
+    wgpuQueueSubmit(wgprof_device_queue(dev), 1, &cb);
+    wgpuCommandBufferRelease(cb);
+    CHECK_OK(wgprof_pool_collect(pool));
+    uint64_t collected = wgprof_cpu_now_ns();
+
+    size_t first = wgprof_pool_count(pool) - DISPATCHES;
+    double sum = 0, span_start = INFINITY, span_end = -INFINITY;
+    for (int i = 0; i < DISPATCHES; i++) {
+        wgprof_record r;
+        CHECK_OK(wgprof_pool_record(pool, first + (size_t)i, &r));
+        CHECK_MSG(r.valid, "%s: record %d invalid: %s", way_names[w], i, wgprof_invalid_reason_str(r.invalid_reason));
+        CHECK(r.dispatch_id == (uint64_t)i + 100 && strcmp(r.kernel, i % 2 ? "long" : "short") == 0);
+        CHECK(r.global_size[0] == 64ull * (i % 2 ? longer : shorter)->workgroups && r.scope >= 0);
+        CHECK(r.period_ns > 0 && r.end_ticks >= r.begin_ticks);
+        /* On the CPU clock, the GPU ran it after the submit and before the collect returned. */
+        CHECK_MSG(r.cpu_start_ns >= (double)submitted - 1e5 && r.cpu_end_ns <= (double)collected + 1e5,
+                  "%s: record %d on the CPU clock at [%.0f, %.0f], submitted %llu, collected %llu", way_names[w], i,
+                  r.cpu_start_ns, r.cpu_end_ns, (unsigned long long)submitted, (unsigned long long)collected);
+        sum += r.duration_ns;
+        span_start = fmin(span_start, r.start_ns);
+        span_end = fmax(span_end, r.end_ns);
+    }
+    /* Medians of three, since a pipeline's first dispatch may carry its compilation. */
+    double kind[2][DISPATCHES / 2];
+    for (int i = 0; i < DISPATCHES; i++) {
+        wgprof_record r;
+        CHECK_OK(wgprof_pool_record(pool, first + (size_t)i, &r));
+        kind[i % 2][i / 2] = r.duration_ns;
+    }
+    double short_ns = median3(kind[0]), long_ns = median3(kind[1]);
+    CHECK_MSG(long_ns > 4 * short_ns, "%s: long %.0f ns, short %.0f ns (medians)", way_names[w], long_ns, short_ns);
+    if (w == WAY_CHAIN_IN_PASS || w == WAY_CHAIN_PASSES) {
+        /* A chain's dispatches run from one timestamp to the next: together they are its span. */
+        CHECK_MSG(fabs(sum - (span_end - span_start)) < 1e-6 * sum, "%s: %.0f ns summed, %.0f ns span", way_names[w],
+                  sum, span_end - span_start);
+    }
+}
+
+int main(void)
+{
+    wgprof_device *dev = ts_device(true);
+    const wgprof_device_info *info = wgprof_device_describe(dev);
+    ts_busy shorter, longer;
+    CHECK(ts_busy_init(dev, &shorter, 4, 100));
+    CHECK(ts_busy_init(dev, &longer, 4, 100000));
+
+    wgprof_pool_desc want = {.max_dispatches = 1000};
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create(dev, &want, &pool));
+    wgprof_pool_desc got = wgprof_pool_settings(pool);
+    CHECK(got.max_dispatches == 1000 && got.initial_capacity == 256 && got.readback_frames == 3);
+    CHECK(wgprof_pool_capacity(pool) == 1000);
+
+    uint64_t before = wgprof_cpu_now_ns();
+    CHECK_OK(wgprof_pool_calibrate(pool, 0));
+    const wgprof_clock_info *clock = wgprof_pool_clock(pool);
+    CHECK(clock->calibrated && clock->consistent && clock->samples == 8);
+    CHECK(clock->ref_cpu_ns >= (double)before && clock->ref_cpu_ns <= (double)wgprof_cpu_now_ns());
+
+    for (int w = 0; w < WAY_COUNT; w++) {
+        bool in_pass = w == WAY_INSIDE || w == WAY_CHAIN_IN_PASS;
+        if (in_pass && !info->timestamp_inside_passes) {
+            printf("%s: skipped, no in-pass timestamps on %s\n", way_names[w], info->adapter);
+            continue;
+        }
+        record_batch(dev, pool, (way)w, &shorter, &longer);
+    }
+    uint32_t batches = wgprof_pool_batch_count(pool);
+    CHECK(batches == wgprof_pool_collected_batches(pool) && batches == wgprof_pool_scope_count(pool));
+    CHECK(wgprof_pool_count(pool) == (size_t)batches * DISPATCHES && wgprof_pool_invalid_count(pool) == 0);
+    for (uint32_t i = 0; i < batches; i++) {
+        wgprof_batch_info bi;
+        CHECK_OK(wgprof_pool_batch(pool, i, &bi));
+        CHECK(bi.index == i && bi.collected && bi.waited && bi.period_ns > 0 && bi.records == DISPATCHES);
+    }
+    wgprof_summary *s = NULL;
+    CHECK_OK(wgprof_summary_create(pool, &s));
+    CHECK(s->kernel_count == 2 && s->kernels[0].count == 3 * batches && s->batches == batches);
+    CHECK(s->period_min_ns > 0 && s->period_min_ns == s->period_max_ns);
+    wgprof_record r;
+    CHECK_OK(wgprof_pool_record(pool, 0, &r));
+    CHECK(s->kernels[0].id == r.kernel_id && strcmp(s->kernels[0].name, r.kernel) == 0);
+    wgprof_summary_destroy(s);
+    wgprof_pool_destroy(pool);
+
+    /* The graph's settings read back with every default filled and the environment applied. */
+    wgprof_graph_desc gd = {.profiling = WGPROF_PROFILING_ON, .strategy = WGPROF_STRATEGY_AUTO};
+    wgprof_graph *g = NULL;
+    CHECK_OK(wgprof_graph_create(dev, &gd, &g));
+    wgprof_graph_desc set = wgprof_graph_settings(g);
+    CHECK(set.profiling == WGPROF_PROFILING_ON && set.strategy == WGPROF_STRATEGY_CHAIN);
+    CHECK(set.layout == WGPROF_LAYOUT_PASS_PER_DISPATCH && set.sample_every == 1 && set.calibration_samples == 8);
+    CHECK(set.pool.readback_frames == 3 && set.pool.initial_capacity == 256);
+    wgprof_graph_destroy(g);
+
+    ts_busy_free(&shorter);
+    ts_busy_free(&longer);
+    wgprof_device_destroy(dev);
+    return check_summary();
+}
