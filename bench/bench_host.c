@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     /* GPU: the resolve buffer's 2 ticks, and 2 more in each readback frame in use (one when
      * every execute is collected before the next; up to readback_frames in flight). */
     printf("  \"bytes_per_record\": {\"host\": %zu, \"gpu_resolve\": %zu, \"gpu_readback_per_frame\": %zu},\n",
-           sizeof(wgprof__result), 2 * sizeof(uint64_t), 2 * sizeof(uint64_t));
+           sizeof(wgprof__result) + sizeof(wgprof__dispatch), 2 * sizeof(uint64_t), 2 * sizeof(uint64_t));
     printf("  \"checksum\": %.0f\n}\n", sink);
     free(ticks);
     wgprof_pool_destroy(pool);

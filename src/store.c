@@ -18,6 +18,7 @@ void wgprof__store_destroy(wgprof__store *store)
     }
     wgprof__free_interned(store);
     wgprof__free(store->results);
+    wgprof__free(store->dispatches);
     wgprof__free(store->batches);
     wgprof__free(store->scopes);
     wgprof__free(store->scope_stack);
@@ -63,6 +64,11 @@ wgprof_status wgprof__store_reserve(wgprof__store *store, size_t more)
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
     store->results = n;
+    wgprof__dispatch *d = wgprof__grow(store->dispatches, store->cap * sizeof *d, ncap * sizeof *d);
+    if (!d) {
+        return WGPROF_ERR_OUT_OF_MEMORY; /* results grown, capacity not: the next try grows both */
+    }
+    store->dispatches = d;
     store->cap = ncap;
     return WGPROF_OK;
 }
@@ -72,10 +78,11 @@ void wgprof__store_add(wgprof__store *store, uint32_t site, uint64_t dispatch_id
     wgprof__result *r = &store->results[store->count];
     memset(r, 0, sizeof *r);
     r->site = site;
-    r->dispatch_id = dispatch_id ? dispatch_id : store->count;
-    r->batch = store->batch_count;
-    r->scope = store->scope_depth ? store->scope_stack[store->scope_depth - 1] : WGPROF__NONE;
     r->reason = WGPROF_INVALID_PENDING;
+    wgprof__dispatch *d = &store->dispatches[store->count];
+    d->id = dispatch_id ? dispatch_id : store->count;
+    d->batch = store->batch_count;
+    d->scope = store->scope_depth ? store->scope_stack[store->scope_depth - 1] : WGPROF__NONE;
     store->count++;
 }
 
@@ -154,36 +161,44 @@ wgprof_invalid_reason wgprof__classify(uint64_t begin, uint64_t end, bool end_is
 void wgprof__store_take_readings(wgprof__store *store, const wgprof__batch *batch, size_t first, size_t count,
                                  const uint64_t *ticks, size_t stride, double period_ns, wgprof__extent *extent)
 {
-    /* One pass over the readback: validate each reading, convert it, then clamp its start to
+    /* One pass over the readback: validate each reading, convert it, then clamp its begin to
      * the largest end seen so far in the batch, in submission order, so that passes the
-     * driver overlapped are not counted twice. */
+     * driver overlapped are not counted twice. The running values live in locals: the results
+     * written in the loop could otherwise alias them, and every iteration would reload them. */
     size_t unissued = batch->end_missing ? (size_t)batch->first + batch->count - 1 : SIZE_MAX;
     if (!store->have_origin && count) {
         wgprof__store_gpu_ns(store, ticks[0], period_ns); /* sets the origin */
     }
     const uint64_t origin = store->origin_ticks;
+    uint64_t first_begin = extent->first_begin, last_end = extent->last_end;
+    double epoch = store->have_epoch ? store->epoch_ns : INFINITY;
+    size_t invalid = 0;
+    wgprof__result *results = store->results + first;
     for (size_t i = 0; i < count; i++) {
-        wgprof__result *r = &store->results[first + i];
+        wgprof__result *r = &results[i];
         uint64_t begin = ticks[stride * i], end = ticks[stride * i + 1];
         r->begin_ticks = begin;
         r->end_ticks = end;
         r->reason = (uint8_t)wgprof__classify(begin, end, first + i != unissued);
         if (r->reason != WGPROF_VALID) {
-            store->invalid++;
+            invalid++;
             continue;
         }
-        r->start_ns = (double)(int64_t)(begin - origin) * period_ns; /* as wgprof__store_gpu_ns */
-        r->duration_ns = (double)(end - begin) * period_ns;
-        uint64_t clamped = begin > extent->last_end ? begin : extent->last_end;
-        r->exclusive_ns = (double)(end - (clamped < end ? clamped : end)) * period_ns;
-        extent->last_end = end > extent->last_end ? end : extent->last_end;
-        if (!extent->first_begin || begin < extent->first_begin) {
-            extent->first_begin = begin;
-        }
-        if (!store->have_epoch || r->start_ns < store->epoch_ns) {
-            store->epoch_ns = r->start_ns;
-            store->have_epoch = true;
-        }
+        /* As wgprof__store_gpu_ns; differences of valid readings are small and not negative. */
+        r->start_ns = (double)(int64_t)(begin - origin) * period_ns;
+        r->duration_ns = (double)(int64_t)(end - begin) * period_ns;
+        uint64_t clamped = begin > last_end ? begin : last_end;
+        r->exclusive_ns = (double)(int64_t)(end - (clamped < end ? clamped : end)) * period_ns;
+        last_end = end > last_end ? end : last_end;
+        first_begin = !first_begin || begin < first_begin ? begin : first_begin;
+        epoch = r->start_ns < epoch ? r->start_ns : epoch;
+    }
+    extent->first_begin = first_begin;
+    extent->last_end = last_end;
+    store->invalid += invalid;
+    if (isfinite(epoch)) {
+        store->epoch_ns = epoch;
+        store->have_epoch = true;
     }
 }
 
@@ -219,14 +234,15 @@ wgprof_status wgprof__store_record(const wgprof__store *store, const wgprof_cloc
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     const wgprof__result *r = &store->results[index];
+    const wgprof__dispatch *d = &store->dispatches[index];
     const wgprof__site *site = &store->sites[r->site];
     memset(out, 0, sizeof *out);
     out->index = (uint32_t)index;
-    out->batch = r->batch;
-    out->dispatch_id = r->dispatch_id;
+    out->batch = d->batch;
+    out->dispatch_id = d->id;
     out->kernel = store->names[site->name];
     out->kernel_id = site->name;
-    out->scope = r->scope == WGPROF__NONE ? -1 : (int32_t)r->scope;
+    out->scope = d->scope == WGPROF__NONE ? -1 : (int32_t)d->scope;
     for (int k = 0; k < 3; k++) {
         out->workgroups[k] = site->workgroups[k];
         out->workgroup_size[k] = site->workgroup_size[k];
@@ -237,10 +253,10 @@ wgprof_status wgprof__store_record(const wgprof__store *store, const wgprof_cloc
     out->invalid_reason = (wgprof_invalid_reason)r->reason;
     out->valid = r->reason == WGPROF_VALID;
     out->cpu_start_ns = out->cpu_end_ns = NAN;
-    if (r->batch < store->batch_count && store->batches[r->batch].collected) {
+    if (d->batch < store->batch_count && store->batches[d->batch].collected) {
         out->begin_ticks = r->begin_ticks;
         out->end_ticks = r->end_ticks;
-        out->period_ns = store->batches[r->batch].period_ns;
+        out->period_ns = store->batches[d->batch].period_ns;
     }
     if (out->valid) {
         out->start_ns = r->start_ns - store->epoch_ns;

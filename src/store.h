@@ -27,8 +27,9 @@ typedef struct wgprof__site {
     double flops;
 } wgprof__site;
 
-/* One timed dispatch. Times mean something only for a valid result. Durations come from the
- * difference of ticks, converted once, so that they are as exact as the counter. */
+/* What one timed dispatch measured, filled when its batch is collected: what the summary reads,
+ * one cache-friendly array. Times mean something only for a valid result. Durations come from
+ * the difference of ticks, converted once, so that they are as exact as the counter. */
 typedef struct wgprof__result {
     double start_ns;         /* GPU ns on the store's origin (the first timestamp it ever
                                 converted; reset keeps it, so that the clock fit stays valid) */
@@ -36,12 +37,16 @@ typedef struct wgprof__result {
     double exclusive_ns;     /* from the begin clamped to the largest earlier end of its batch */
     uint64_t begin_ticks;    /* raw, as resolved; 0 before collect */
     uint64_t end_ticks;
-    uint64_t dispatch_id;
     uint32_t site;
-    uint32_t batch;
-    uint32_t scope;          /* innermost scope instance, WGPROF__NONE */
     uint8_t reason;          /* wgprof_invalid_reason */
 } wgprof__result;
+
+/* Which dispatch a result is, known when it was recorded: the array beside the results. */
+typedef struct wgprof__dispatch {
+    uint64_t id;             /* the caller's dispatch id */
+    uint32_t batch;
+    uint32_t scope;          /* innermost scope instance, WGPROF__NONE */
+} wgprof__dispatch;
 
 /* The dispatches between two resolves. */
 typedef struct wgprof__batch {

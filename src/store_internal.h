@@ -24,7 +24,8 @@ typedef struct wgprof__scope {
 } wgprof__scope;
 
 struct wgprof__store {
-    wgprof__result *results;
+    wgprof__result *results;     /* [cap], filled at collect */
+    wgprof__dispatch *dispatches; /* [cap], filled when recorded */
     size_t count, cap;
     size_t invalid;
 

@@ -90,7 +90,7 @@ wgprof_status wgprof__store_scope(const wgprof__store *store, const wgprof_clock
     out->first_record = sc->first;
     out->end_record = sc->end == WGPROF__NONE ? (uint32_t)store->count : sc->end;
     out->open = sc->end == WGPROF__NONE;
-    out->batch = sc->first < store->count ? store->results[sc->first].batch : store->batch_count;
+    out->batch = sc->first < store->count ? store->dispatches[sc->first].batch : store->batch_count;
     double start = INFINITY, end = -INFINITY;
     for (uint32_t r = out->first_record; r < out->end_record; r++) {
         const wgprof__result *res = &store->results[r];
