@@ -184,11 +184,12 @@ void wgprof__store_take_readings(wgprof__store *store, const wgprof__batch *batc
             invalid++;
             continue;
         }
-        /* As wgprof__store_gpu_ns; differences of valid readings are small and not negative. */
+        /* As wgprof__store_gpu_ns. A valid end is never before its begin, but the two may lie
+         * more than 2^63 ticks apart: the differences stay unsigned. */
         r->start_ns = (double)(int64_t)(begin - origin) * period_ns;
-        r->duration_ns = (double)(int64_t)(end - begin) * period_ns;
+        r->duration_ns = (double)(end - begin) * period_ns;
         uint64_t clamped = begin > last_end ? begin : last_end;
-        r->exclusive_ns = (double)(int64_t)(end - (clamped < end ? clamped : end)) * period_ns;
+        r->exclusive_ns = (double)(end - (clamped < end ? clamped : end)) * period_ns;
         last_end = end > last_end ? end : last_end;
         first_begin = !first_begin || begin < first_begin ? begin : first_begin;
         epoch = r->start_ns < epoch ? r->start_ns : epoch;
