@@ -4,26 +4,61 @@
  * structure, each time a device or a graph is created (so that a program may change them
  * between two creations).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config.h"
 #include "internal.h"
 
-static bool flag(const char *name)
+/* Each variable's warning is logged once per process, however often it is read. */
+enum { WARN_TIMESTAMP_QUERY, WARN_DISABLE_TIMESTAMPS, WARN_STRATEGY, WARN_COUNT };
+static atomic_bool g_warned[WARN_COUNT];
+
+static void warn_once(int which, const char *fmt, const char *name, const char *value)
 {
+    if (!atomic_exchange(&g_warned[which], true)) {
+        wgprof__log(WGPROF_LOG_WARN, fmt, name, value);
+    }
+}
+
+/* A switch: 1, true, yes, on; 0, false, no, off or unset (any case). Anything else is off,
+ * with a warning: a typo must not turn profiling on, nor stop the work. */
+static bool flag(const char *name, int which)
+{
+    static const char *const on[] = {"1", "true", "yes", "on"};
+    static const char *const off[] = {"", "0", "false", "no", "off"};
     const char *v = getenv(name);
-    return v && v[0] && strcmp(v, "0") != 0;
+    if (!v) {
+        return false;
+    }
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+        if (strcasecmp(v, on[i]) == 0) {
+            return true;
+        }
+    }
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+        if (strcasecmp(v, off[i]) == 0) {
+            return false;
+        }
+    }
+    warn_once(which, "%s=%s: expected 1, true, yes, on or 0, false, no, off; taken as off", name, v);
+    return false;
 }
 
 wgprof__environment wgprof__env_read(void)
 {
     wgprof__environment env = {0};
-    env.timestamp_query = flag("WEBGPU_TIMESTAMP_QUERY");
-    env.disable_timestamps = flag("WGPROF_DISABLE_TIMESTAMPS");
+    env.timestamp_query = flag("WEBGPU_TIMESTAMP_QUERY", WARN_TIMESTAMP_QUERY);
+    env.disable_timestamps = flag("WGPROF_DISABLE_TIMESTAMPS", WARN_DISABLE_TIMESTAMPS);
     env.strategy_text = getenv("WGPROF_STRATEGY");
     env.strategy = WGPROF_STRATEGY_AUTO;
-    env.strategy_set = env.strategy_text && wgprof_strategy_from_str(env.strategy_text, &env.strategy);
+    if (env.strategy_text && !wgprof_strategy_from_str(env.strategy_text, &env.strategy)) {
+        warn_once(WARN_STRATEGY, "%s=%s: expected auto, pass, inside or chain; auto is used", "WGPROF_STRATEGY",
+                  env.strategy_text);
+        env.strategy = WGPROF_STRATEGY_AUTO;
+    }
     return env;
 }
 
@@ -72,11 +107,6 @@ wgprof_status wgprof__graph_desc_defaults(const wgprof_graph_desc *desc, wgprof_
     }
     wgprof__environment env = wgprof__env_read();
     if (d.strategy == WGPROF_STRATEGY_DEFAULT) {
-        if (env.strategy_text && !env.strategy_set) {
-            wgprof__log(WGPROF_LOG_ERROR, "WGPROF_STRATEGY=%s: expected auto, pass, inside or chain",
-                        env.strategy_text);
-            return WGPROF_ERR_INVALID_ARGUMENT;
-        }
         d.strategy = env.strategy;
     }
     if (d.profiling == WGPROF_PROFILING_DEFAULT) {

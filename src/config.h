@@ -20,10 +20,9 @@ enum {
 
 /* What the environment says (README.md, "Environment"). */
 typedef struct wgprof__environment {
-    bool timestamp_query;       /* WEBGPU_TIMESTAMP_QUERY set and not "" or "0": profiling on */
+    bool timestamp_query;       /* WEBGPU_TIMESTAMP_QUERY is 1, true, yes or on: profiling on */
     bool disable_timestamps;    /* WGPROF_DISABLE_TIMESTAMPS likewise: request no timestamp feature */
-    bool strategy_set;          /* WGPROF_STRATEGY names a strategy: */
-    wgprof_strategy strategy;   /* that one */
+    wgprof_strategy strategy;   /* WGPROF_STRATEGY's, or auto (unset, or a name it is not) */
     const char *strategy_text;  /* WGPROF_STRATEGY as given (NULL: unset), for messages */
 } wgprof__environment;
 
@@ -34,8 +33,8 @@ wgprof__environment wgprof__env_read(void);
 wgprof_pool_desc wgprof__pool_desc_defaults(const wgprof_pool_desc *desc);
 /* `desc` with its own zeros replaced; the profiling switch and the strategy resolved against
  * the environment (DEFAULT becomes ON/OFF, and a strategy or AUTO); the pool's descriptor
- * filled too. Fails with WGPROF_ERR_INVALID_ARGUMENT (and a log line) for values out of range
- * or an unknown WGPROF_STRATEGY. */
+ * filled too. WGPROF_ERR_INVALID_ARGUMENT for enum values out of range; the environment never
+ * fails it (a value it cannot read is warned about once and taken as the default). */
 wgprof_status wgprof__graph_desc_defaults(const wgprof_graph_desc *desc, wgprof_graph_desc *out);
 
 #endif

@@ -54,8 +54,8 @@ static void on_uncaptured_error(WGPUDevice const *device, WGPUErrorType type, WG
                                 void *userdata1, void *userdata2)
 {
     (void)device;
-    (void)userdata1;
     (void)userdata2;
+    atomic_fetch_add(&((wgprof_device *)userdata1)->errors, 1);
     char text[768];
     wgprof__copy_view(text, sizeof text, message);
     wgprof__log(WGPROF_LOG_ERROR, "WebGPU error (type %d): %s", (int)type, text);
@@ -121,20 +121,46 @@ static void fill_adapter_info(wgprof_device *d)
     }
 }
 
+/* The limits compute work runs into, raised to what the adapter offers (WebGPU's defaults are
+ * far below most adapters': a 256 MiB buffer where lavapipe offers 2 GiB); the others keep
+ * their defaults. */
+static void compute_limits(WGPUAdapter adapter, WGPULimits *out)
+{
+    *out = WGPU_LIMITS_INIT;
+    WGPULimits a = WGPU_LIMITS_INIT;
+    if (wgpuAdapterGetLimits(adapter, &a) != WGPUStatus_Success) {
+        return;
+    }
+    out->maxBufferSize = a.maxBufferSize;
+    out->maxStorageBufferBindingSize = a.maxStorageBufferBindingSize;
+    out->maxUniformBufferBindingSize = a.maxUniformBufferBindingSize;
+    out->maxStorageBuffersPerShaderStage = a.maxStorageBuffersPerShaderStage;
+    out->maxComputeWorkgroupStorageSize = a.maxComputeWorkgroupStorageSize;
+    out->maxComputeInvocationsPerWorkgroup = a.maxComputeInvocationsPerWorkgroup;
+    out->maxComputeWorkgroupSizeX = a.maxComputeWorkgroupSizeX;
+    out->maxComputeWorkgroupSizeY = a.maxComputeWorkgroupSizeY;
+    out->maxComputeWorkgroupSizeZ = a.maxComputeWorkgroupSizeZ;
+    out->maxComputeWorkgroupsPerDimension = a.maxComputeWorkgroupsPerDimension;
+}
+
 static wgprof_status request_device(wgprof_device *d, const WGPUFeatureName *features, size_t count)
 {
     wgprof__waiter *w = wgprof__waiter_new();
     if (!w) {
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
+    WGPULimits limits;
+    compute_limits(d->adapter, &limits);
     WGPUDeviceDescriptor dd = {0};
     dd.label = (WGPUStringView){"wgprof", WGPU_STRLEN};
+    dd.requiredLimits = &limits;
     dd.requiredFeatureCount = count;
     dd.requiredFeatures = features;
     dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
     dd.deviceLostCallbackInfo.callback = on_lost;
     dd.deviceLostCallbackInfo.userdata1 = d;
     dd.uncapturedErrorCallbackInfo.callback = on_uncaptured_error;
+    dd.uncapturedErrorCallbackInfo.userdata1 = d;
     WGPURequestDeviceCallbackInfo cb = {0};
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
     cb.callback = on_device;
@@ -206,6 +232,12 @@ wgprof_status wgprof_device_create(const wgprof_device_desc *desc, wgprof_device
     wgprof_device_desc defaults = {0};
     if (!desc) {
         desc = &defaults;
+    }
+    if ((unsigned)desc->backend > WGPUBackendType_OpenGLES || (unsigned)desc->power > WGPUPowerPreference_HighPerformance ||
+        !(desc->wait_timeout_s >= 0)) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof_device_desc: backend %u, power %u or wait_timeout_s %g out of range",
+                    (unsigned)desc->backend, (unsigned)desc->power, desc->wait_timeout_s);
+        return WGPROF_ERR_INVALID_ARGUMENT;
     }
     wgprof_device *d = wgprof__calloc(1, sizeof *d);
     if (!d) {
@@ -283,9 +315,12 @@ static void fill_device_state(wgprof_device *d, bool disabled)
     d->info.period_from_implementation = ext->queue_timestamp_period != NULL;
     d->info.timestamp_period_ns = wgprof_device_timestamp_period(d);
 
-    WGPULimits limits = {0};
+    WGPULimits limits = WGPU_LIMITS_INIT;
     if (wgpuDeviceGetLimits(d->device, &limits) == WGPUStatus_Success) {
         d->info.max_workgroups_per_dimension = limits.maxComputeWorkgroupsPerDimension;
+        d->info.max_bind_groups = limits.maxBindGroups;
+        d->info.max_buffer_size = limits.maxBufferSize;
+        d->info.max_storage_buffer_binding_size = limits.maxStorageBufferBindingSize;
     }
 }
 
@@ -343,3 +378,18 @@ WGPUDevice wgprof_device_webgpu(const wgprof_device *d) { return d ? d->device :
 WGPUQueue wgprof_device_queue(const wgprof_device *d) { return d ? d->queue : NULL; }
 const wgprof_device_info *wgprof_device_describe(const wgprof_device *d) { return d ? &d->info : NULL; }
 bool wgprof_device_is_lost(const wgprof_device *d) { return d && atomic_load(&d->lost); }
+
+uint64_t wgprof__device_errors(const wgprof_device *d) { return atomic_load(&d->errors); }
+
+wgprof_status wgprof__device_submittable(const wgprof_device *d, uint64_t errors_before)
+{
+    if (atomic_load(&d->lost)) {
+        wgprof__log(WGPROF_LOG_ERROR, "the device is lost: nothing more is submitted");
+        return WGPROF_ERR_DEVICE_LOST;
+    }
+    if (atomic_load(&d->errors) != errors_before) {
+        wgprof__log(WGPROF_LOG_ERROR, "encoding raised a WebGPU error (logged above): the work was not submitted");
+        return WGPROF_ERR_WEBGPU;
+    }
+    return WGPROF_OK;
+}

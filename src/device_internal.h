@@ -19,7 +19,20 @@ struct wgprof_device {
     bool wrapped; /* made by wgprof_device_wrap */
     atomic_bool lost;
     atomic_bool destroying;
+    /* WebGPU errors the device reported to wgprof's uncaptured-error callback (wgpu-native and
+     * Dawn call it from within the failing call): a command buffer whose encoding raised one is
+     * never submitted, since implementations treat submitting it as fatal. */
+    atomic_uint_fast64_t errors;
 };
+
+/* The device's error count now, to compare with after encoding. */
+uint64_t wgprof__device_errors(const wgprof_device *device);
+/* Whether a command buffer encoded since the count was `errors_before` may be submitted:
+ * WGPROF_ERR_DEVICE_LOST once the device is lost (its lost callback fires within the first call
+ * after a loss, encoder creation included), WGPROF_ERR_WEBGPU when the encoding raised an error
+ * (its message went to the log), else WGPROF_OK. A wrapped device's callbacks are its
+ * creator's: only what the implementation reports through failed maps is seen there. */
+wgprof_status wgprof__device_submittable(const wgprof_device *device, uint64_t errors_before);
 
 /* The meeting point of a waiting thread and the WebGPU callback it waits for. It lives on the
  * heap because a wait can give up (time-out, lost device) before the callback fires: whichever

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include <threads.h>
+#include <time.h>
 
 #include "device_internal.h"
 #include "webgpu_ext.h"
@@ -49,33 +50,48 @@ void wgprof__waiter_release(wgprof__waiter *w)
     }
 }
 
-/* Drives the implementation until w->done (timed on the monotonic clock): wgpuDevicePoll where it exists (wgpu-native fires
- * callbacks from it), else wgpuInstanceProcessEvents, which every webgpu.h implementation has. */
+/* How a wait spends its time: polling without blocking and yielding for the first SPIN_NS, so
+ * that a short wait ends as soon as its callback fires, then sleeping between polls, from
+ * SLEEP_MIN_NS doubling to SLEEP_MAX_NS, so that a long wait leaves the CPU (a software GPU's
+ * threads) alone. A blocking poll would be simpler, but it waits for the whole queue with no
+ * time-out: a kernel that never ends would hang the caller. */
+enum { SPIN_NS = 2000000, SLEEP_MIN_NS = 20000, SLEEP_MAX_NS = 1000000 };
+
+/* Drives the implementation until w->done, on the monotonic clock: wgpuDevicePoll where it
+ * exists (wgpu-native fires callbacks from it), and wgpuInstanceProcessEvents, which every
+ * webgpu.h implementation has. */
 wgprof_status wgprof__wait_flag(WGPUInstance instance, WGPUDevice device, double timeout_s,
                                wgprof__waiter *w, const atomic_bool *lost)
 {
     const wgprof__ext *ext = wgprof__ext_get();
-    uint64_t deadline = wgprof__now_ns() + (uint64_t)(timeout_s * 1e9);
-    unsigned spins = 0;
-    while (!atomic_load(&w->done)) {
+    uint64_t start = wgprof__now_ns();
+    uint64_t deadline = start + (uint64_t)((timeout_s < 1e9 ? timeout_s : 1e9) * 1e9);
+    uint64_t sleep_ns = SLEEP_MIN_NS;
+    for (;;) {
         if (device && ext->device_poll) {
-            ext->device_poll(device, 1, NULL);
+            ext->device_poll(device, 0, NULL);
         }
         wgpuInstanceProcessEvents(instance);
         if (atomic_load(&w->done)) {
-            break;
+            return WGPROF_OK;
         }
         if (lost && atomic_load(lost)) {
             return WGPROF_ERR_DEVICE_LOST;
         }
-        if ((++spins & 63u) == 0 && wgprof__now_ns() > deadline) {
+        uint64_t now = wgprof__now_ns();
+        if (now >= deadline) {
+            wgprof__log(WGPROF_LOG_ERROR, "a wait for the GPU ran past %.3g s and gave up", timeout_s);
             return WGPROF_ERR_TIMEOUT;
         }
-        if (!device || !ext->device_poll) {
+        if (now - start < SPIN_NS) {
             thrd_yield();
+            continue;
         }
+        uint64_t nap = sleep_ns < deadline - now ? sleep_ns : deadline - now;
+        struct timespec ts = {(time_t)(nap / 1000000000u), (long)(nap % 1000000000u)};
+        thrd_sleep(&ts, NULL);
+        sleep_ns = sleep_ns * 2 < SLEEP_MAX_NS ? sleep_ns * 2 : SLEEP_MAX_NS;
     }
-    return WGPROF_OK;
 }
 
 wgprof_status wgprof__device_wait(wgprof_device *device, wgprof__waiter *w)

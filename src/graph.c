@@ -137,6 +137,23 @@ wgprof_status wgprof_graph_add(wgprof_graph *g, const wgprof_node_desc *nd, uint
             return WGPROF_ERR_INVALID_ARGUMENT;
         }
     }
+    /* What the device's limits already rule out is refused here, with the node still unadded;
+     * what only encoding can tell (a bind group that does not fit the pipeline) is caught
+     * before the submit (wgprof__device_submittable). */
+    const wgprof_device_info *info = &g->device->info;
+    if (info->max_bind_groups && nd->bind_group_count > info->max_bind_groups) {
+        wgprof__log(WGPROF_LOG_ERROR, "node %u (%s): %u bind groups, the device allows %u", g->count,
+                    nd->kernel ? nd->kernel : "unnamed", nd->bind_group_count, info->max_bind_groups);
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    for (int k = 0; k < 3; k++) {
+        if (info->max_workgroups_per_dimension && nd->workgroups[k] > info->max_workgroups_per_dimension) {
+            wgprof__log(WGPROF_LOG_ERROR, "node %u (%s): %u workgroups in dimension %c, the device allows %u",
+                        g->count, nd->kernel ? nd->kernel : "unnamed", nd->workgroups[k], "xyz"[k],
+                        info->max_workgroups_per_dimension);
+            return WGPROF_ERR_INVALID_ARGUMENT;
+        }
+    }
     if (g->count == UINT32_MAX) {
         return WGPROF_ERR_CAPACITY;
     }
@@ -254,14 +271,21 @@ static void end_pass(WGPUComputePassEncoder pass)
     wgpuComputePassEncoderRelease(pass);
 }
 
-/* Finishes and submits `enc` (released either way); the CPU times around the submit call go
- * to `submit_ns` and `submitted_ns` when not NULL. */
-static wgprof_status submit(wgprof_graph *g, WGPUCommandEncoder enc, uint64_t *submit_ns, uint64_t *submitted_ns)
+/* Finishes and submits `enc` (released either way) unless its encoding raised an error since
+ * the device's count was `errors_before`, or the device is lost; the CPU times around the
+ * submit call go to `submit_ns` and `submitted_ns` when not NULL. */
+static wgprof_status submit(wgprof_graph *g, WGPUCommandEncoder enc, uint64_t errors_before, uint64_t *submit_ns,
+                            uint64_t *submitted_ns)
 {
     WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
     wgpuCommandEncoderRelease(enc);
     if (!cb) {
         return WGPROF_ERR_WEBGPU;
+    }
+    wgprof_status s = wgprof__device_submittable(g->device, errors_before);
+    if (s != WGPROF_OK) {
+        wgpuCommandBufferRelease(cb);
+        return s;
     }
     if (submit_ns) {
         *submit_ns = wgprof__now_ns();
@@ -277,6 +301,7 @@ static wgprof_status submit(wgprof_graph *g, WGPUCommandEncoder enc, uint64_t *s
 /* The plain executor's encode and submit: what an engine without wgprof does. */
 static wgprof_status submit_plain(wgprof_graph *g)
 {
+    uint64_t errors = wgprof__device_errors(g->device);
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(g->device->device, NULL);
     if (!enc) {
         return WGPROF_ERR_WEBGPU;
@@ -294,7 +319,7 @@ static wgprof_status submit_plain(wgprof_graph *g)
             end_pass(pass);
         }
     }
-    return submit(g, enc, NULL, NULL);
+    return submit(g, enc, errors, NULL, NULL);
 }
 
 static wgprof_status intern_sites(wgprof_graph *g)
@@ -410,6 +435,7 @@ static wgprof_status submit_profiled(wgprof_graph *g)
         return s;
     }
     uint64_t encode_ns = wgprof__now_ns(), submit_ns = 0, submitted_ns = 0;
+    uint64_t errors = wgprof__device_errors(g->device);
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(g->device->device, NULL);
     if (!enc) {
         return WGPROF_ERR_WEBGPU;
@@ -423,7 +449,7 @@ static wgprof_status submit_profiled(wgprof_graph *g)
         wgpuCommandEncoderRelease(enc);
         return s;
     }
-    s = submit(g, enc, &submit_ns, &submitted_ns);
+    s = submit(g, enc, errors, &submit_ns, &submitted_ns);
     if (s != WGPROF_OK) {
         wgprof__pool_unresolve(g->pool); /* never submitted: nothing to read */
         return s;

@@ -41,6 +41,7 @@ static wgprof_status calibration_resources(wgprof_pool *pool)
 static wgprof_status sample_once(wgprof_pool *pool, bool *written)
 {
     wgprof__calibration *c = &pool->calibration;
+    uint64_t errors = wgprof__device_errors(pool->device);
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(pool->device->device, NULL);
     if (!enc) {
         return WGPROF_ERR_WEBGPU;
@@ -65,6 +66,11 @@ static wgprof_status sample_once(wgprof_pool *pool, bool *written)
     wgpuCommandEncoderRelease(enc);
     if (!cb) {
         return WGPROF_ERR_WEBGPU;
+    }
+    wgprof_status ready = wgprof__device_submittable(pool->device, errors);
+    if (ready != WGPROF_OK) {
+        wgpuCommandBufferRelease(cb);
+        return ready;
     }
     uint64_t lo = wgprof__now_ns();
     wgpuQueueSubmit(pool->device->queue, 1, &cb);

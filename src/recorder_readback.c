@@ -202,9 +202,15 @@ static wgprof_status collect_all(wgprof_pool *pool)
         result = read_start(pool);
     }
     while (pool->in_flight) {
-        wgprof_status s = wait_oldest(pool);
+        wgprof_status s = wgprof_device_is_lost(pool->device) ? WGPROF_ERR_DEVICE_LOST : wait_oldest(pool);
+        if (s == WGPROF_ERR_TIMEOUT) {
+            /* The GPU is still at it: the batches stay in flight, their records pending, and
+             * their buffers mapping, which a later collect takes back. Giving them up would
+             * hand a buffer still being mapped to the next batch's copy. */
+            return s;
+        }
         if (s != WGPROF_OK) {
-            /* Lost device or timeout: what is in flight will not come back. */
+            /* A lost device: what is in flight will not come back. */
             give_up_in_flight(pool, s == WGPROF_ERR_DEVICE_LOST ? WGPROF_INVALID_DEVICE_LOST : WGPROF_INVALID_MAP_FAILED);
             return s;
         }

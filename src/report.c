@@ -22,16 +22,20 @@ wgprof_status wgprof_report_write(const wgprof_report_desc *desc, wgprof_format 
     wgprof__report r = {desc, summary, wgprof__pool_store_const(desc->pool), wgprof_pool_clock(desc->pool),
                         desc->strategy ? desc->strategy : "none",
                         desc->iterations ? desc->iterations : wgprof_pool_collected_batches(desc->pool)};
+    wgprof_status written = WGPROF_OK;
     switch (format) {
-    case WGPROF_FORMAT_TABLE: wgprof__write_table(&r, out); break;
-    case WGPROF_FORMAT_TSV: wgprof__write_tsv(&r, out); break;
-    case WGPROF_FORMAT_JSON: wgprof__write_json(&r, out); break;
-    case WGPROF_FORMAT_CSV: wgprof__write_csv(&r, out); break;
-    case WGPROF_FORMAT_CSV_SUMMARY: wgprof__write_csv_summary(&r, out); break;
-    case WGPROF_FORMAT_TRACE: wgprof__write_trace(&r, out); break;
-    case WGPROF_FORMAT_HTML: wgprof__write_html(&r, out); break;
+    case WGPROF_FORMAT_TABLE: written = wgprof__write_table(&r, out); break;
+    case WGPROF_FORMAT_TSV: written = wgprof__write_tsv(&r, out); break;
+    case WGPROF_FORMAT_JSON: written = wgprof__write_json(&r, out); break;
+    case WGPROF_FORMAT_CSV: written = wgprof__write_csv(&r, out); break;
+    case WGPROF_FORMAT_CSV_SUMMARY: written = wgprof__write_csv_summary(&r, out); break;
+    case WGPROF_FORMAT_TRACE: written = wgprof__write_trace(&r, out); break;
+    case WGPROF_FORMAT_HTML: written = wgprof__write_html(&r, out); break;
     }
     wgprof_summary_destroy(own);
+    if (written != WGPROF_OK) {
+        return written;
+    }
     if (fflush(out) != 0 || ferror(out)) {
         wgprof__log(WGPROF_LOG_ERROR, "writing the report failed");
         return WGPROF_ERR_IO;

@@ -4,18 +4,19 @@
  */
 #include "report_internal.h"
 
-void wgprof__write_csv(const wgprof__report *r, FILE *out)
+wgprof_status wgprof__write_csv(const wgprof__report *r, FILE *out)
 {
     wgprof__write_dispatch_rows(r, out, ',');
+    return WGPROF_OK;
 }
 
-void wgprof__write_csv_summary(const wgprof__report *r, FILE *out)
+wgprof_status wgprof__write_csv_summary(const wgprof__report *r, FILE *out)
 {
     fputs("kernel,count,invalid,total_ns,mean_ns,median_ns,p95_ns,min_ns,max_ns,stddev_ns,share,exclusive_total_ns,"
           "bytes,flops,gbps,gflops,peak_bandwidth_share,peak_flops_share\n",
           out);
     if (!r->summary) {
-        return;
+        return WGPROF_OK;
     }
     for (size_t i = 0; i < r->summary->kernel_count; i++) {
         const wgprof_kernel_stats *k = &r->summary->kernels[i];
@@ -46,4 +47,5 @@ void wgprof__write_csv_summary(const wgprof__report *r, FILE *out)
         }
         fputc('\n', out);
     }
+    return WGPROF_OK;
 }

@@ -30,8 +30,11 @@ wgprof_status wgprof_device_info_write_json(const wgprof_device_info *d, FILE *o
     field(out, "unavailable_reason", d->unavailable_reason);
     fprintf(out,
             ", \"timestamp_period_ns\": %.9g, \"period_from_implementation\": %s, "
-            "\"max_workgroups_per_dimension\": %u}\n",
-            d->timestamp_period_ns, json_bool(d->period_from_implementation), d->max_workgroups_per_dimension);
+            "\"max_workgroups_per_dimension\": %u, \"max_bind_groups\": %u, \"max_buffer_size\": %llu, "
+            "\"max_storage_buffer_binding_size\": %llu}\n",
+            d->timestamp_period_ns, json_bool(d->period_from_implementation), d->max_workgroups_per_dimension,
+            d->max_bind_groups, (unsigned long long)d->max_buffer_size,
+            (unsigned long long)d->max_storage_buffer_binding_size);
     if (fflush(out) != 0 || ferror(out)) {
         wgprof__log(WGPROF_LOG_ERROR, "writing the device description failed");
         return WGPROF_ERR_IO;

@@ -459,7 +459,7 @@ static void write_scope_table(FILE *out, const wgprof_summary *s)
     fputs("</tbody>\n</table></div>\n</section>\n", out);
 }
 
-void wgprof__write_html(const wgprof__report *r, FILE *out)
+wgprof_status wgprof__write_html(const wgprof__report *r, FILE *out)
 {
     const wgprof_report_desc *d = r->desc;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -495,6 +495,7 @@ void wgprof__write_html(const wgprof__report *r, FILE *out)
     fputs("<script>\n", out);
     write_script(out);
     fputs("</script>\n</body>\n</html>\n", out);
+    return WGPROF_OK;
 }
 
 /* ---- the stylesheet and the script --------------------------------------------------------- */

@@ -19,13 +19,15 @@ typedef struct wgprof__report {
     uint32_t iterations;
 } wgprof__report;
 
-void wgprof__write_table(const wgprof__report *r, FILE *out);
-void wgprof__write_tsv(const wgprof__report *r, FILE *out);
-void wgprof__write_json(const wgprof__report *r, FILE *out);
-void wgprof__write_csv(const wgprof__report *r, FILE *out);
-void wgprof__write_csv_summary(const wgprof__report *r, FILE *out);
-void wgprof__write_trace(const wgprof__report *r, FILE *out);
-void wgprof__write_html(const wgprof__report *r, FILE *out);
+/* Each writer returns WGPROF_OK, or WGPROF_ERR_OUT_OF_MEMORY where it needed memory and got none
+ * (write errors are left to the stream's error flag, which report.c checks). */
+wgprof_status wgprof__write_table(const wgprof__report *r, FILE *out);
+wgprof_status wgprof__write_tsv(const wgprof__report *r, FILE *out);
+wgprof_status wgprof__write_json(const wgprof__report *r, FILE *out);
+wgprof_status wgprof__write_csv(const wgprof__report *r, FILE *out);
+wgprof_status wgprof__write_csv_summary(const wgprof__report *r, FILE *out);
+wgprof_status wgprof__write_trace(const wgprof__report *r, FILE *out);
+wgprof_status wgprof__write_html(const wgprof__report *r, FILE *out);
 
 /* ---- report_rows.c ---- */
 /* Per-dispatch rows with `sep` between fields (',' quotes as RFC 4180 says): CSV and TSV. */

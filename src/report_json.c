@@ -110,31 +110,30 @@ static void write_dispatch(const wgprof_record *rec, FILE *out)
     fputs("}", out);
 }
 
-/* "a/b/c": a scope's name under its parents' names. */
-static void write_scope_path(const wgprof_summary *s, size_t i, FILE *out)
+/* "a/b/c": a scope's name under its parents' names, whole at any depth and length. The
+ * summary lists scopes depth first, so `ancestors` (one entry per depth) holds the path of the
+ * scope before this one; this one replaces the entry at its depth. */
+static void write_scope_path(const wgprof_summary *s, size_t i, uint32_t *ancestors, FILE *out)
 {
-    const char *names[64] = {0};
-    size_t depth = 0;
-    for (int32_t at = (int32_t)i; at >= 0 && depth < 64; at = s->scopes[at].parent) {
-        names[depth++] = s->scopes[at].name;
+    uint32_t depth = s->scopes[i].depth;
+    ancestors[depth] = (uint32_t)i;
+    fputc('"', out);
+    for (uint32_t d = 0; d <= depth; d++) {
+        if (d) {
+            fputc('/', out);
+        }
+        wgprof__json_chars(out, s->scopes[ancestors[d]].name, WGPROF__JSON_PLAIN);
     }
-    char path[1024];
-    size_t used = 0;
-    path[0] = '\0';
-    while (depth-- > 0 && used < sizeof path) {
-        int n = snprintf(path + used, sizeof path - used, "%s%s", used ? "/" : "", names[depth]);
-        used += n > 0 ? (size_t)n : 0;
-    }
-    json_string(out, path);
+    fputc('"', out);
 }
 
-static void write_scope_stats(const wgprof_summary *s, size_t i, FILE *out)
+static void write_scope_stats(const wgprof_summary *s, size_t i, uint32_t *ancestors, FILE *out)
 {
     const wgprof_scope_stats *sc = &s->scopes[i];
     fputs("    {\"name\": ", out);
     json_string(out, sc->name);
     fputs(", \"path\": ", out);
-    write_scope_path(s, i, out);
+    write_scope_path(s, i, ancestors, out);
     fprintf(out, ", \"depth\": %u, \"parent\": %d, \"count\": %u, \"invalid\": %u", sc->depth, sc->parent,
             sc->count, sc->invalid);
     const char *const keys[] = {"total_ns", "mean_ns", "min_ns", "max_ns", "dispatch_ns"};
@@ -245,8 +244,14 @@ static void write_kernel(const wgprof__report *r, const wgprof_kernel_stats *k, 
     fputs("}", out);
 }
 
-void wgprof__write_json(const wgprof__report *r, FILE *out)
+wgprof_status wgprof__write_json(const wgprof__report *r, FILE *out)
 {
+    /* A scope's depth is below the number of scopes: one entry each is always enough. */
+    size_t scopes = r->summary ? r->summary->scope_count : 0;
+    uint32_t *ancestors = scopes ? wgprof__calloc(scopes, sizeof *ancestors) : NULL;
+    if (scopes && !ancestors) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
     const wgprof_report_desc *d = r->desc;
     fputs("{\n  \"wgprof_version\": \"" WGPROF_VERSION_STRING "\",\n  \"adapter\": ", out);
     write_adapter(d->device, out);
@@ -273,7 +278,8 @@ void wgprof__write_json(const wgprof__report *r, FILE *out)
         fputs(",\n  \"unavailable_reason\": ", out);
         json_string(out, d->unavailable_reason ? d->unavailable_reason : "profiling off");
         fputs(",\n  \"dispatches\": [],\n  \"kernels\": []\n}\n", out);
-        return;
+        wgprof__free(ancestors);
+        return WGPROF_OK;
     }
     fprintf(out, ",\n  \"records\": %zu,\n  \"invalid\": %zu,\n  \"invalid_by_reason\": {", s->records, s->invalid);
     bool first = true;
@@ -306,7 +312,7 @@ void wgprof__write_json(const wgprof__report *r, FILE *out)
     fputs(",\n  \"scopes\": [", out);
     for (size_t i = 0; i < s->scope_count; i++) {
         fputs(i ? ",\n" : "\n", out);
-        write_scope_stats(s, i, out);
+        write_scope_stats(s, i, ancestors, out);
     }
     fputs(s->scope_count ? "\n  ]" : "]", out);
     size_t instances = wgprof__store_scope_count(r->store);
@@ -321,4 +327,6 @@ void wgprof__write_json(const wgprof__report *r, FILE *out)
     fputs(instances ? "\n  ]" : "]", out);
     write_batches(r, out);
     fputs("\n}\n", out);
+    wgprof__free(ancestors);
+    return WGPROF_OK;
 }

@@ -14,9 +14,13 @@ static void write_header(const wgprof__report *r, FILE *out)
     if (d) {
         char period[96];
         wgprof__period_text(r, period, sizeof period);
-        fprintf(out, " | %s (%s, %s) | period %s", d->adapter, d->backend, d->adapter_type, period);
+        fputs(" | ", out);
+        wgprof__text(out, d->adapter, 0);
+        fprintf(out, " (%s, %s) | period %s", d->backend, d->adapter_type, period);
     }
-    fprintf(out, " | strategy %s | %u iteration%s\n", r->strategy, r->iterations, r->iterations == 1 ? "" : "s");
+    fputs(" | strategy ", out);
+    wgprof__text(out, r->strategy, 0);
+    fprintf(out, " | %u iteration%s\n", r->iterations, r->iterations == 1 ? "" : "s");
     uint64_t dropped_dispatches = 0, dropped = r->store ? wgprof__store_dropped(r->store, &dropped_dispatches) : 0;
     if (dropped) {
         fprintf(out, "%llu execute%s (%llu dispatches) not timed: every readback frame was in flight\n",
@@ -42,7 +46,9 @@ static void write_scopes(const wgprof_summary *s, FILE *out)
         /* Indented by depth; a deep name keeps its full text and pushes the row right. */
         int indent = (int)(2 * (sc->depth < 8 ? sc->depth : 8));
         int width = 28 - indent;
-        fprintf(out, "%*s%-*s %7u %7u ", indent, "", width, sc->name, sc->count, sc->invalid);
+        fprintf(out, "%*s", indent, "");
+        wgprof__text(out, sc->name, width);
+        fprintf(out, " %7u %7u ", sc->count, sc->invalid);
         if (sc->count) {
             fprintf(out, "%13.3f %11.3f %11.3f %11.3f %13.3f %6.1f%%\n", sc->total_ns / 1e3, sc->mean_ns / 1e3,
                     sc->min_ns / 1e3, sc->max_ns / 1e3, sc->dispatch_ns / 1e3, sc->share * 100.0);
@@ -72,7 +78,9 @@ static void write_dispatches(const wgprof__report *r, FILE *out)
         format_dims(ls, sizeof ls, rec.workgroup_size);
         snprintf(gs, sizeof gs, "%llu,%llu,%llu", (unsigned long long)rec.global_size[0],
                  (unsigned long long)rec.global_size[1], (unsigned long long)rec.global_size[2]);
-        fprintf(out, "%6zu %5u  %-28s %-16s %-12s %-20s ", i, rec.batch, rec.kernel, wg, ls, gs);
+        fprintf(out, "%6zu %5u  ", i, rec.batch);
+        wgprof__text(out, rec.kernel, 28);
+        fprintf(out, " %-16s %-12s %-20s ", wg, ls, gs);
         if (rec.valid) {
             fprintf(out, "%14.3f %14.3f\n", rec.duration_ns / 1e3, rec.exclusive_ns / 1e3);
         } else {
@@ -87,7 +95,8 @@ static void write_kernels(const wgprof_summary *s, FILE *out)
             "total_us", "mean_us", "median_us", "p95_us", "min_us", "max_us", "stddev_us", "share");
     for (size_t i = 0; i < s->kernel_count; i++) {
         const wgprof_kernel_stats *k = &s->kernels[i];
-        fprintf(out, "%-28s %7u %7u ", k->name, k->count, k->invalid);
+        wgprof__text(out, k->name, 28);
+        fprintf(out, " %7u %7u ", k->count, k->invalid);
         if (k->count) {
             fprintf(out, "%13.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %6.1f%%\n", k->total_ns / 1e3,
                     k->mean_ns / 1e3, k->median_ns / 1e3, k->p95_ns / 1e3, k->min_ns / 1e3, k->max_ns / 1e3,
@@ -136,16 +145,19 @@ static void write_efficiency(const wgprof__report *r, FILE *out)
                 snprintf(cells[3], sizeof cells[3], "%.1f%%", 100.0 * gflops / r->desc->peak_gflops);
             }
         }
-        fprintf(out, "%-28s %12s %10s %12s %10s\n", k->name, cells[0], cells[1], cells[2], cells[3]);
+        wgprof__text(out, k->name, 28);
+        fprintf(out, " %12s %10s %12s %10s\n", cells[0], cells[1], cells[2], cells[3]);
     }
 }
 
-void wgprof__write_table(const wgprof__report *r, FILE *out)
+wgprof_status wgprof__write_table(const wgprof__report *r, FILE *out)
 {
     write_header(r, out);
     if (!r->desc->pool || !r->summary) {
-        fprintf(out, "no timings: %s\n", r->desc->unavailable_reason ? r->desc->unavailable_reason : "profiling off");
-        return;
+        fputs("no timings: ", out);
+        wgprof__text(out, r->desc->unavailable_reason ? r->desc->unavailable_reason : "profiling off", 0);
+        fputc('\n', out);
+        return WGPROF_OK;
     }
     if (!r->desc->omit_dispatches) {
         write_dispatches(r, out);
@@ -153,4 +165,5 @@ void wgprof__write_table(const wgprof__report *r, FILE *out)
     write_kernels(r->summary, out);
     write_scopes(r->summary, out);
     write_efficiency(r, out);
+    return WGPROF_OK;
 }

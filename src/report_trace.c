@@ -178,7 +178,7 @@ static double origin_of(const timeline *t)
     return isfinite(origin) ? origin : 0;
 }
 
-void wgprof__write_trace(const wgprof__report *r, FILE *out)
+wgprof_status wgprof__write_trace(const wgprof__report *r, FILE *out)
 {
     const wgprof_device_info *d = r->desc->device;
     const wgprof_clock_info *clock = r->clock;
@@ -218,4 +218,5 @@ void wgprof__write_trace(const wgprof__report *r, FILE *out)
         json_string(out, r->desc->unavailable_reason ? r->desc->unavailable_reason : "profiling off");
     }
     fputs("}\n}\n", out);
+    return WGPROF_OK;
 }

@@ -4,7 +4,8 @@
  */
 #include "report_internal.h"
 
-void wgprof__write_tsv(const wgprof__report *r, FILE *out)
+wgprof_status wgprof__write_tsv(const wgprof__report *r, FILE *out)
 {
     wgprof__write_dispatch_rows(r, out, '\t');
+    return WGPROF_OK;
 }

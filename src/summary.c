@@ -216,8 +216,57 @@ typedef struct kernel_acc {
     double exclusive, bytes, flops;
 } kernel_acc;
 
-/* Scope instances aggregated per node, laid out depth first (each node before its children,
- * siblings in order of first appearance). */
+/* Numbers the scope nodes depth first into sum->scopes (each before its children, siblings in
+ * order of first appearance); order[node] receives a node's index there. Linear in the nodes:
+ * the children are sorted by parent once (a counting sort), never searched for. */
+static void place_scopes(const wgprof__store *store, uint32_t nodes, uint32_t *order, uint32_t *work,
+                         wgprof_summary *sum)
+{
+    uint32_t *parent = work, *first_child = work + nodes, *children = work + 2 * nodes + 1;
+    for (uint32_t n = 0; n < nodes; n++) {
+        uint32_t name, depth;
+        wgprof__store_scope_node(store, n, &name, &parent[n], &depth);
+        if (parent[n] != WGPROF__NONE) {
+            first_child[parent[n] + 1]++;
+        }
+    }
+    for (uint32_t n = 0; n < nodes; n++) {
+        first_child[n + 1] += first_child[n];
+    }
+    uint32_t *fill = order; /* borrowed until the walk below: the next free slot per parent */
+    for (uint32_t n = 0; n < nodes; n++) {
+        fill[n] = first_child[n];
+    }
+    for (uint32_t n = 0; n < nodes; n++) {
+        if (parent[n] != WGPROF__NONE) {
+            children[fill[parent[n]]++] = n;
+        }
+    }
+    uint32_t placed = 0, top = 0;
+    uint32_t *pending = children + nodes; /* the walk's own stack */
+    for (uint32_t root = 0; root < nodes; root++) {
+        if (parent[root] != WGPROF__NONE) {
+            continue;
+        }
+        pending[top++] = root;
+        while (top) {
+            uint32_t n = pending[--top];
+            order[n] = placed;
+            wgprof_scope_stats *st = &sum->scopes[placed++];
+            uint32_t name, up, depth;
+            wgprof__store_scope_node(store, n, &name, &up, &depth);
+            st->name = wgprof__store_name(store, name);
+            st->depth = depth;
+            st->parent = up == WGPROF__NONE ? -1 : (int32_t)order[up];
+            for (uint32_t c = first_child[n + 1]; c-- > first_child[n];) { /* last to first: popped in order */
+                pending[top++] = children[c];
+            }
+        }
+    }
+    sum->scope_count = placed;
+}
+
+/* Scope instances aggregated per node, laid out depth first. */
 static wgprof_status summarize_scopes(const wgprof__store *store, wgprof_summary *sum)
 {
     uint32_t nodes = wgprof__store_scope_node_count(store);
@@ -225,49 +274,15 @@ static wgprof_status summarize_scopes(const wgprof__store *store, wgprof_summary
         return WGPROF_OK;
     }
     sum->scopes = wgprof__calloc(nodes, sizeof *sum->scopes);
-    uint32_t *order = wgprof__calloc(nodes, sizeof *order);   /* node -> index in sum->scopes */
-    uint32_t *stack = wgprof__calloc(nodes, sizeof *stack);
-    if (!sum->scopes || !order || !stack) {
+    uint32_t *order = wgprof__calloc(nodes, sizeof *order); /* node -> index in sum->scopes */
+    uint32_t *work = wgprof__calloc(4 * (size_t)nodes + 1, sizeof *work);
+    if (!sum->scopes || !order || !work) {
         wgprof__free(order);
-        wgprof__free(stack);
+        wgprof__free(work);
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
-    /* Depth-first numbering: a node's children are the later nodes naming it as parent. */
-    uint32_t *parents = wgprof__calloc(nodes, sizeof *parents);
-    if (!parents) {
-        wgprof__free(order);
-        wgprof__free(stack);
-        return WGPROF_ERR_OUT_OF_MEMORY;
-    }
-    for (uint32_t n = 0; n < nodes; n++) {
-        uint32_t name, depth;
-        wgprof__store_scope_node(store, n, &name, &parents[n], &depth);
-    }
-    uint32_t placed = 0;
-    for (uint32_t root = 0; root < nodes; root++) {
-        if (parents[root] != WGPROF__NONE) {
-            continue;
-        }
-        uint32_t top = 0;
-        stack[top++] = root;
-        while (top) {
-            uint32_t n = stack[--top];
-            order[n] = placed;
-            wgprof_scope_stats *st = &sum->scopes[placed++];
-            uint32_t name, parent, depth;
-            wgprof__store_scope_node(store, n, &name, &parent, &depth);
-            st->name = wgprof__store_name(store, name);
-            st->depth = depth;
-            st->parent = parent == WGPROF__NONE ? -1 : (int32_t)order[parent];
-            for (uint32_t c = nodes; c-- > n + 1;) { /* pushed last to first: popped in order */
-                if (parents[c] == n) {
-                    stack[top++] = c;
-                }
-            }
-        }
-    }
-    wgprof__free(parents);
-    sum->scope_count = placed;
+    place_scopes(store, nodes, order, work, sum);
+    wgprof__free(work);
     size_t instances = wgprof__store_scope_count(store);
     for (size_t i = 0; i < instances; i++) {
         wgprof_scope_record sc;
@@ -291,7 +306,6 @@ static wgprof_status summarize_scopes(const wgprof__store *store, wgprof_summary
         st->share = sum->total_ns > 0 ? st->dispatch_ns / sum->total_ns : 0;
     }
     wgprof__free(order);
-    wgprof__free(stack);
     return WGPROF_OK;
 }
 

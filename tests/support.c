@@ -20,6 +20,7 @@ static void capture(wgprof_log_level level, const char *message, void *user_data
 
 void ts_capture_log(void) { wgprof_set_logger(capture, NULL); }
 const char *ts_last_log(void) { return g_last_log; }
+void ts_clear_log(void) { g_last_log[0] = '\0'; }
 
 wgprof_device *ts_device(bool timestamps)
 {

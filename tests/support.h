@@ -35,5 +35,6 @@ void ts_busy_node(const ts_busy *b, const char *kernel, wgprof_node_desc *out);
 /* A logger for tests: keeps the last message (so tests can check what was said). */
 void ts_capture_log(void);
 const char *ts_last_log(void);
+void ts_clear_log(void);
 
 #endif

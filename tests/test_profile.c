@@ -113,12 +113,40 @@ static void test_env_switch(wgprof_device *dev)
     CHECK(wgprof_graph_settings(g).profiling == WGPROF_PROFILING_ON);
     CHECK(wgprof_graph_settings(g).strategy == WGPROF_STRATEGY_PASS);
     wgprof_graph_destroy(g);
+    /* A strategy it cannot read fails open: a warning, once, and auto. */
     setenv("WGPROF_STRATEGY", "sideways", 1);
-    g = NULL;
-    CHECK(wgprof_graph_create(dev, NULL, &g) == WGPROF_ERR_INVALID_ARGUMENT);
-    CHECK(g == NULL);
-    CHECK(strstr(ts_last_log(), "WGPROF_STRATEGY=sideways") != NULL);
+    for (int i = 0; i < 2; i++) {
+        ts_clear_log();
+        g = NULL;
+        CHECK_OK(wgprof_graph_create(dev, NULL, &g));
+        CHECK(wgprof_graph_settings(g).profiling == WGPROF_PROFILING_ON);
+        CHECK(wgprof_graph_settings(g).strategy == WGPROF_STRATEGY_CHAIN);
+        CHECK(i == 0 ? strstr(ts_last_log(), "WGPROF_STRATEGY=sideways") != NULL : ts_last_log()[0] == '\0');
+        wgprof_graph_destroy(g);
+    }
+    /* ... profiling off too (a demo with WGPROF_STRATEGY=garbage used to exit 2). */
+    setenv("WEBGPU_TIMESTAMP_QUERY", "0", 1);
+    CHECK_OK(wgprof_graph_create(dev, NULL, &g));
+    CHECK(wgprof_graph_settings(g).profiling == WGPROF_PROFILING_OFF);
+    wgprof_graph_destroy(g);
     unsetenv("WGPROF_STRATEGY");
+    /* The switch's words, any case; anything else is off, with a warning. */
+    const struct {
+        const char *value;
+        bool on;
+    } words[] = {{"true", true}, {"YES", true}, {"On", true}, {"1", true}, {"false", false}, {"no", false},
+                 {"OFF", false}, {"", false}, {"maybe", false}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        setenv("WEBGPU_TIMESTAMP_QUERY", words[i].value, 1);
+        ts_clear_log();
+        CHECK_OK(wgprof_graph_create(dev, NULL, &g));
+        bool on = wgprof_graph_settings(g).profiling == WGPROF_PROFILING_ON;
+        CHECK_MSG(on == words[i].on, "WEBGPU_TIMESTAMP_QUERY=%s: profiling %s", words[i].value, on ? "on" : "off");
+        if (strcmp(words[i].value, "maybe") == 0) {
+            CHECK(strstr(ts_last_log(), "WEBGPU_TIMESTAMP_QUERY=maybe") != NULL);
+        }
+        wgprof_graph_destroy(g);
+    }
     unsetenv("WEBGPU_TIMESTAMP_QUERY");
     CHECK_OK(wgprof_graph_create(dev, NULL, &g));
     CHECK(wgprof_graph_settings(g).profiling != WGPROF_PROFILING_ON); /* off by default */

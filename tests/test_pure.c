@@ -442,6 +442,106 @@ static void test_scopes(void)
     wgprof_pool_destroy(p);
 }
 
+/* A host pool holding one batch of `n` valid records, record i of kernel names[i], inside the
+ * scopes opened before it by the caller. */
+static wgprof_pool *named_pool(const char *const *names, size_t n)
+{
+    wgprof_pool *p = wgprof__pool_new_host();
+    uint32_t sites[8], batch = 0;
+    uint64_t ticks[16];
+    size_t first = 0;
+    for (size_t i = 0; i < n; i++) {
+        wgprof_dispatch_desc d = {.kernel = names[i]};
+        CHECK_OK(wgprof__host_site(p, &d, &sites[i]));
+        ticks[2 * i] = 1000 + 100 * i;
+        ticks[2 * i + 1] = 1050 + 100 * i;
+    }
+    CHECK_OK(wgprof__host_batch(p, n, sites, n, false, &first, &batch));
+    wgprof__extent extent = {0};
+    wgprof__host_readings(p, batch, first, n, ticks, 1.0, &extent);
+    wgprof__host_collected(p, batch, 1.0);
+    return p;
+}
+
+/* Names are the user's bytes: every report stays well-formed whatever they hold. */
+static void test_hostile_names(void)
+{
+    const char *names[] = {"bad \xff\xfe utf-8 \xc3", "\x1b[2J\x1b[31mred", "=HYPERLINK(\"http://x\")",
+                           "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "line\nbreak"};
+    size_t n = sizeof names / sizeof names[0];
+    wgprof_pool *p = named_pool(names, n);
+    for (int f = WGPROF_FORMAT_JSON; f <= WGPROF_FORMAT_TRACE; f += WGPROF_FORMAT_TRACE - WGPROF_FORMAT_JSON) {
+        char *text = report_text(p, (wgprof_format)f);
+        json_error_t err;
+        json_t *root = json_loads(text, 0, &err);
+        CHECK_MSG(root != NULL, "format %d does not parse: %s", f, err.text);
+        if (root && f == WGPROF_FORMAT_JSON) {
+            json_t *k = json_object_get(root, "kernels");
+            CHECK(strcmp(json_string_value(json_object_get(json_array_get(k, 0), "name")),
+                         "bad \xef\xbf\xbd\xef\xbf\xbd utf-8 \xef\xbf\xbd") == 0);
+            CHECK(strcmp(json_string_value(json_object_get(json_array_get(k, 1), "name")), names[1]) == 0);
+        }
+        json_decref(root);
+        free(text);
+    }
+    char *table = report_text(p, WGPROF_FORMAT_TABLE);
+    CHECK(strchr(table, '\x1b') == NULL && strstr(table, "\xef\xbf\xbd[2J") != NULL);
+    CHECK(strstr(table, "line\xef\xbf\xbd" "break") != NULL); /* the row is not split */
+    free(table);
+    char *csv = report_text(p, WGPROF_FORMAT_CSV_SUMMARY);
+    CHECK_MSG(strstr(csv, "\n\"'=HYPERLINK(\"\"http://x\"\")\",") && strstr(csv, "\n'+cmd|' /C calc'!A0,") &&
+                  strstr(csv, "\n'-2+3,") && strstr(csv, "\n'@SUM(A1),"),
+              "%s", csv);
+    free(csv);
+    char *tsv = report_text(p, WGPROF_FORMAT_TSV);
+    CHECK(strstr(tsv, "\t'=HYPERLINK(") && strstr(tsv, "\t'@SUM(A1)\t"));
+    free(tsv);
+    wgprof_pool_destroy(p);
+}
+
+/* Scope paths keep every level and every character: 100 levels, and a name of 400 three-byte
+ * characters that a 1024-byte buffer used to cut in the middle of one. */
+static void test_deep_scopes(void)
+{
+    char euro_name[1 + 400 * 3 + 1] = "a";
+    for (int i = 0; i < 400; i++) {
+        memcpy(euro_name + 1 + 3 * i, "\xe2\x82\xac", 3);
+    }
+    euro_name[sizeof euro_name - 1] = '\0';
+    wgprof_pool *p = wgprof__pool_new_host();
+    CHECK_OK(wgprof_pool_scope_begin(p, euro_name));
+    for (int d = 1; d < 100; d++) {
+        char name[16];
+        snprintf(name, sizeof name, "L%d", d);
+        CHECK_OK(wgprof_pool_scope_begin(p, name));
+    }
+    uint32_t site, batch = 0;
+    size_t first = 0;
+    wgprof_dispatch_desc desc = {.kernel = "k"};
+    CHECK_OK(wgprof__host_site(p, &desc, &site));
+    CHECK_OK(wgprof__host_batch(p, 1, &site, 1, false, &first, &batch));
+    for (int d = 0; d < 100; d++) {
+        CHECK_OK(wgprof_pool_scope_end(p));
+    }
+    uint64_t ticks[2] = {500, 900};
+    wgprof__extent extent = {0};
+    wgprof__host_readings(p, batch, first, 1, ticks, 1.0, &extent);
+    wgprof__host_collected(p, batch, 1.0);
+    char *json = report_text(p, WGPROF_FORMAT_JSON);
+    json_error_t err;
+    json_t *root = json_loads(json, 0, &err);
+    CHECK_MSG(root != NULL, "JSON does not parse: %s", err.text);
+    json_t *scopes = json_object_get(root, "scopes");
+    CHECK(json_array_size(scopes) == 100);
+    const char *deepest = json_string_value(json_object_get(json_array_get(scopes, 99), "path"));
+    CHECK(deepest && strncmp(deepest, euro_name, strlen(euro_name)) == 0 && strstr(deepest, "/L1/L2/") &&
+          strcmp(deepest + strlen(deepest) - 4, "/L99") == 0);
+    CHECK(json_real_value(json_object_get(json_array_get(scopes, 99), "total_ns")) == 400.0);
+    json_decref(root);
+    free(json);
+    wgprof_pool_destroy(p);
+}
+
 int main(void)
 {
     test_classify();
@@ -451,5 +551,7 @@ int main(void)
     test_reports();
     test_clock_fit();
     test_scopes();
+    test_hostile_names();
+    test_deep_scopes();
     return check_summary();
 }

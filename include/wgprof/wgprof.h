@@ -136,7 +136,8 @@ typedef struct wgprof_device_desc {
     bool core_timestamps_only;        /* request TimestampQuery alone, without the implementation's
                                          in-pass and in-encoder extensions: what core WebGPU (a
                                          browser) offers */
-    double wait_timeout_s;            /* longest wait for submitted work; 0: 60 s */
+    double wait_timeout_s;            /* longest wait for submitted work or a callback; 0: 60 s.
+                                         A wait that runs past it returns WGPROF_ERR_TIMEOUT */
 } wgprof_device_desc;
 
 typedef struct wgprof_device_info {
@@ -155,7 +156,12 @@ typedef struct wgprof_device_info {
     char unavailable_reason[160]; /* why profiling_available is false; "" otherwise */
     double timestamp_period_ns;   /* ns per tick, as read at creation */
     bool period_from_implementation; /* false: no period query exists, 1.0 assumed */
+    /* Limits of the device as created: wgprof_device_create requests the adapter's own for
+     * buffer sizes and compute workgroups, where WebGPU's defaults are lower. */
     uint32_t max_workgroups_per_dimension;
+    uint32_t max_bind_groups;
+    uint64_t max_buffer_size;
+    uint64_t max_storage_buffer_binding_size;
 } wgprof_device_info;
 
 /* Creates an instance, an adapter and a device. `desc` may be NULL (all defaults).
@@ -321,7 +327,9 @@ WGPROF_API wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncod
  * one in flight are read back (a resolved batch whose read was not started is started), and
  * turns their timestamps into records: ticks to ns with the period the implementation reports
  * now, validity, overlap clamped. On a failed map or a lost device the records are kept,
- * marked invalid with the reason, and the status says what happened. Nothing in flight: returns
+ * marked invalid with the reason, and the status says what happened. A wait past the device's
+ * wait_timeout_s returns WGPROF_ERR_TIMEOUT and leaves the batches in flight, their records
+ * pending: a later collect takes them once the GPU is done. Nothing in flight: returns
  * at once (WGPROF_ERR_STATE when no batch was resolved since the pool was created or reset). */
 WGPROF_API wgprof_status wgprof_pool_collect(wgprof_pool *pool);
 
@@ -504,7 +512,11 @@ WGPROF_API wgprof_status wgprof_graph_create(wgprof_device *device, const wgprof
 WGPROF_API wgprof_graph_desc wgprof_graph_settings(const wgprof_graph *graph);
 WGPROF_API void wgprof_graph_destroy(wgprof_graph *graph);
 
-/* Appends a dispatch; `*index` (may be NULL) receives its position. */
+/* Appends a dispatch; `*index` (may be NULL) receives its position. WGPROF_ERR_INVALID_ARGUMENT
+ * (and a log line) for a node the device's limits rule out: more workgroups in a dimension or
+ * more bind groups than it allows. A node that only encoding can find wrong (a bind group that
+ * does not fit its pipeline) makes execute and submit return WGPROF_ERR_WEBGPU without
+ * submitting anything. */
 WGPROF_API wgprof_status wgprof_graph_add(wgprof_graph *graph, const wgprof_node_desc *node,
                                           uint32_t *index);
 WGPROF_API uint32_t wgprof_graph_node_count(const wgprof_graph *graph);
@@ -520,7 +532,10 @@ WGPROF_API wgprof_status wgprof_graph_scope_end(wgprof_graph *graph);
 
 /* Encodes every dispatch in order, submits, and waits for the GPU. When profiling, each
  * dispatch is bracketed by timestamps and the results are collected into the graph's pool
- * before returning. */
+ * before returning. Nothing is submitted when the encoding raised a WebGPU error
+ * (WGPROF_ERR_WEBGPU) or the device is lost (WGPROF_ERR_DEVICE_LOST, from then on for every
+ * call); a wait past the device's wait_timeout_s returns WGPROF_ERR_TIMEOUT (the work may still
+ * be running on the GPU). */
 WGPROF_API wgprof_status wgprof_graph_execute(wgprof_graph *graph);
 
 /* For loops that run continuously: encodes and submits like execute() and returns without
