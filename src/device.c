@@ -124,10 +124,19 @@ static void fill_adapter_info(wgprof_device *d)
 /* The limits compute work runs into, raised to what the adapter offers (WebGPU's defaults are
  * far below most adapters': a 256 MiB buffer where lavapipe offers 2 GiB); the others keep
  * their defaults. */
+/* Every limit "undefined" (the implementation's default): each field is a uint32_t or uint64_t
+ * whose undefined value is all ones, as WGPU_LIMITS_INIT sets them. */
+static void undefined_limits(WGPULimits *limits)
+{
+    memset(limits, 0xFF, sizeof *limits);
+    limits->nextInChain = NULL;
+}
+
 static void compute_limits(WGPUAdapter adapter, WGPULimits *out)
 {
-    *out = WGPU_LIMITS_INIT;
-    WGPULimits a = WGPU_LIMITS_INIT;
+    undefined_limits(out);
+    WGPULimits a;
+    undefined_limits(&a);
     if (wgpuAdapterGetLimits(adapter, &a) != WGPUStatus_Success) {
         return;
     }
@@ -315,7 +324,8 @@ static void fill_device_state(wgprof_device *d, bool disabled)
     d->info.period_from_implementation = ext->queue_timestamp_period != NULL;
     d->info.timestamp_period_ns = wgprof_device_timestamp_period(d);
 
-    WGPULimits limits = WGPU_LIMITS_INIT;
+    WGPULimits limits;
+    undefined_limits(&limits);
     if (wgpuDeviceGetLimits(d->device, &limits) == WGPUStatus_Success) {
         d->info.max_workgroups_per_dimension = limits.maxComputeWorkgroupsPerDimension;
         d->info.max_bind_groups = limits.maxBindGroups;
