@@ -36,6 +36,12 @@ static void test_info(void)
     CHECK(info->timestamp_period_ns > 0 && isfinite(info->timestamp_period_ns));
     CHECK(wgprof_device_timestamp_period(dev) == info->timestamp_period_ns); /* read again now: the same */
     CHECK(info->max_workgroups_per_dimension >= 65535);
+    /* The adapter's limits, not WebGPU's default of 256 MiB buffers:
+     * lavapipe offers 2 GiB, desktop GPUs more. */
+    CHECK_MSG(info->max_buffer_size > 256ull << 20 && info->max_storage_buffer_binding_size >= 128ull << 20,
+              "max buffer %llu, storage binding %llu", (unsigned long long)info->max_buffer_size,
+              (unsigned long long)info->max_storage_buffer_binding_size);
+    CHECK(info->max_bind_groups >= 4);
     /* lavapipe and every desktop Vulkan driver have timestamp queries; the device must use them. */
     CHECK(info->timestamp_query);
     CHECK(info->profiling_available);
