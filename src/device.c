@@ -391,15 +391,22 @@ bool wgprof_device_is_lost(const wgprof_device *d) { return d && atomic_load(&d-
 
 uint64_t wgprof__device_errors(const wgprof_device *d) { return atomic_load(&d->errors); }
 
-wgprof_status wgprof__device_submittable(const wgprof_device *d, uint64_t errors_before)
+wgprof_status wgprof__device_finish(const wgprof_device *d, WGPUCommandEncoder encoder, uint64_t errors_before,
+                                    WGPUCommandBuffer *out)
 {
+    *out = wgpuCommandEncoderFinish(encoder, NULL);
+    wgpuCommandEncoderRelease(encoder);
+    wgprof_status s = WGPROF_OK;
     if (atomic_load(&d->lost)) {
         wgprof__log(WGPROF_LOG_ERROR, "the device is lost: nothing more is submitted");
-        return WGPROF_ERR_DEVICE_LOST;
-    }
-    if (atomic_load(&d->errors) != errors_before) {
+        s = WGPROF_ERR_DEVICE_LOST;
+    } else if (!*out || atomic_load(&d->errors) != errors_before) {
         wgprof__log(WGPROF_LOG_ERROR, "encoding raised a WebGPU error (logged above): the work was not submitted");
-        return WGPROF_ERR_WEBGPU;
+        s = WGPROF_ERR_WEBGPU;
     }
-    return WGPROF_OK;
+    if (s != WGPROF_OK && *out) {
+        wgpuCommandBufferRelease(*out);
+        *out = NULL;
+    }
+    return s;
 }

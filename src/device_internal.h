@@ -27,12 +27,14 @@ struct wgprof_device {
 
 /* The device's error count now, to compare with after encoding. */
 uint64_t wgprof__device_errors(const wgprof_device *device);
-/* Whether a command buffer encoded since the count was `errors_before` may be submitted:
- * WGPROF_ERR_DEVICE_LOST once the device is lost (its lost callback fires within the first call
- * after a loss, encoder creation included), WGPROF_ERR_WEBGPU when the encoding raised an error
- * (its message went to the log), else WGPROF_OK. A wrapped device's callbacks are its
- * creator's: only what the implementation reports through failed maps is seen there. */
-wgprof_status wgprof__device_submittable(const wgprof_device *device, uint64_t errors_before);
+/* Finishes `encoder` (released either way) into *out, a command buffer that may be submitted:
+ * not when the device is lost (WGPROF_ERR_DEVICE_LOST: its lost callback fires within the first
+ * call after a loss, encoder creation included), nor when the encoding raised an error since
+ * the count was `errors_before` (WGPROF_ERR_WEBGPU; its message went to the log). A wrapped
+ * device's callbacks are its creator's: only what the implementation reports through failed
+ * maps is seen there. */
+wgprof_status wgprof__device_finish(const wgprof_device *device, WGPUCommandEncoder encoder, uint64_t errors_before,
+                                    WGPUCommandBuffer *out);
 
 /* The meeting point of a waiting thread and the WebGPU callback it waits for. It lives on the
  * heap because a wait can give up (time-out, lost device) before the callback fires: whichever

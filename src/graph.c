@@ -139,7 +139,7 @@ wgprof_status wgprof_graph_add(wgprof_graph *g, const wgprof_node_desc *nd, uint
     }
     /* What the device's limits already rule out is refused here, with the node still unadded;
      * what only encoding can tell (a bind group that does not fit the pipeline) is caught
-     * before the submit (wgprof__device_submittable). */
+     * before the submit (wgprof__device_finish). */
     const wgprof_device_info *info = &g->device->info;
     if (info->max_bind_groups && nd->bind_group_count > info->max_bind_groups) {
         wgprof__log(WGPROF_LOG_ERROR, "node %u (%s): %u bind groups, the device allows %u", g->count,
@@ -277,14 +277,9 @@ static void end_pass(WGPUComputePassEncoder pass)
 static wgprof_status submit(wgprof_graph *g, WGPUCommandEncoder enc, uint64_t errors_before, uint64_t *submit_ns,
                             uint64_t *submitted_ns)
 {
-    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
-    wgpuCommandEncoderRelease(enc);
-    if (!cb) {
-        return WGPROF_ERR_WEBGPU;
-    }
-    wgprof_status s = wgprof__device_submittable(g->device, errors_before);
+    WGPUCommandBuffer cb;
+    wgprof_status s = wgprof__device_finish(g->device, enc, errors_before, &cb);
     if (s != WGPROF_OK) {
-        wgpuCommandBufferRelease(cb);
         return s;
     }
     if (submit_ns) {

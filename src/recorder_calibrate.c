@@ -62,14 +62,9 @@ static wgprof_status sample_once(wgprof_pool *pool, bool *written)
     }
     wgpuCommandEncoderResolveQuerySet(enc, c->set, 0, 1, c->resolve, 0);
     wgpuCommandEncoderCopyBufferToBuffer(enc, c->resolve, 0, c->readback, 0, sizeof(uint64_t));
-    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
-    wgpuCommandEncoderRelease(enc);
-    if (!cb) {
-        return WGPROF_ERR_WEBGPU;
-    }
-    wgprof_status ready = wgprof__device_submittable(pool->device, errors);
+    WGPUCommandBuffer cb;
+    wgprof_status ready = wgprof__device_finish(pool->device, enc, errors, &cb);
     if (ready != WGPROF_OK) {
-        wgpuCommandBufferRelease(cb);
         return ready;
     }
     uint64_t lo = wgprof__now_ns();
