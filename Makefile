@@ -81,9 +81,12 @@ check: lint
 			--errors-for-leak-kinds=definite --show-leak-kinds=definite ./$(BUILD)/$$t >/dev/null || exit 1; \
 	done
 
+# Every fuzz_* target the fuzz build holds, FUZZ_SECONDS each, one after the other (scripts/fuzz.sh
+# finds them); FUZZ_TARGETS=writers (names without fuzz_) runs only those.
+FUZZ_TARGETS ?=
 fuzz:
 	@./scripts/install-deps.sh fuzz
-	FUZZ_BUILD=$(CURDIR)/build-fuzz ./scripts/fuzz.sh $(FUZZ_SECONDS)
+	FUZZ_BUILD=$(CURDIR)/build-fuzz ./scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 install: build
 	@cmake --install $(BUILD)
