@@ -34,5 +34,22 @@ else
   echo "FAIL: info --json is not valid JSON with a positive period: $json" >&2
 fi
 check "fail-open info" 0 "profiling available: +no: timestamp queries disabled" -- env WGPROF_DISABLE_TIMESTAMPS=1 "$wgprof" info
+# stdout: closed, wgprof refuses to start (the table would land in whatever file took its
+# descriptor); full, the write error fails the command.
+check "stdout closed" 1 "standard output is closed" -- sh -c '"$1" version >&-' - "$wgprof"
+check "stdout closed (1>&-)" 1 "standard output is closed" -- sh -c '"$1" info 1>&-' - "$wgprof"
+check "stdout full" 1 "cannot write to standard output" -- sh -c '"$1" version >/dev/full' - "$wgprof"
+check "help on a full stdout" 1 "No space left" -- sh -c '"$1" run --help >/dev/full' - "$wgprof"
+# The options of run and demo that bound the work.
+check "run --timeout 0" 2 "--timeout 0" -- "$wgprof" run --timeout 0 x.json
+check "run --timeout nan" 2 "--timeout nan" -- "$wgprof" run --timeout nan x.json
+check "run --timeout with no value" 2 "--timeout needs a value" -- "$wgprof" run x.json --timeout
+check "run --max-dispatches 0" 2 "--max-dispatches 0" -- "$wgprof" run --max-dispatches 0 x.json
+check "run --max-dispatches -5" 2 "--max-dispatches -5" -- "$wgprof" run --max-dispatches -5 x.json
+check "run --allow-path ''" 2 "--allow-path needs a folder" -- "$wgprof" run --allow-path '' x.json
+check "demo --timeout -1" 2 "--timeout -1" -- "$wgprof" demo --timeout -1
+check "run --help" 0 "--max-dispatches N" -- "$wgprof" run --help
+check "run --help exit codes" 0 "3 timed out" -- "$wgprof" run --help
+check "demo --help" 0 "--timeout SECONDS" -- "$wgprof" demo --help
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -5,8 +5,11 @@
 # $1 is the wgprof binary, $2 the examples folder.
 set -u
 wgprof="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-examples="$(cd "$2" && pwd)"
 . "$(dirname "$0")/harness.sh"
+# A spec's outputs are written relative to the spec's folder: the examples run from a copy, so
+# that the source tree is never written to.
+cp -R "$2" "$tmp/examples" || exit 1
+examples="$tmp/examples"
 cd "$tmp" || exit 1
 
 # ---- the examples ----
@@ -60,16 +63,22 @@ assert abs(reported - by_hand) <= 0.0005 + 1e-6 * by_hand, (reported, by_hand)
 PY
 
 # The reduction's result, read back through the spec's outputs: 4 partial sums of 65536 ones.
-python3 -c 'import struct,sys; v=struct.unpack("4f", open("reduction_result.bin","rb").read()); sys.exit(v != (65536.0,)*4)' &&
+python3 -c 'import struct,sys; v=struct.unpack("4f", open("examples/reduction_result.bin","rb").read()); sys.exit(v != (65536.0,)*4)' &&
   ok || bad "reduction result"
 "$wgprof" run --quiet --warmup 0 --iterations 1 "$examples/matmul.json" 2>/dev/null &&
   python3 - <<'PY' && ok || bad "naive and tiled matmul disagree"
 import struct
 n = 128 * 128
-a = struct.unpack(f"{n}f", open("matmul_naive.bin", "rb").read())
-b = struct.unpack(f"{n}f", open("matmul_tiled.bin", "rb").read())
+a = struct.unpack(f"{n}f", open("examples/matmul_naive.bin", "rb").read())
+b = struct.unpack(f"{n}f", open("examples/matmul_tiled.bin", "rb").read())
 assert max(abs(x - y) for x, y in zip(a, b)) < 1e-3 and max(abs(x) for x in a) > 0
 PY
+
+# A spec's paths (wgsl_file, outputs) are relative to its folder, wherever wgprof runs.
+mkdir -p elsewhere/specs && cp "$examples/reduction.json" elsewhere/specs/ && cp -R "$examples/kernels" elsewhere/specs/
+(cd elsewhere && "$wgprof" run --quiet --warmup 0 --iterations 1 specs/reduction.json 2>/dev/null) &&
+  [ -f elsewhere/specs/reduction_result.bin ] && [ ! -e elsewhere/reduction_result.bin ] &&
+  ok || bad "outputs[].file is not relative to the spec's folder"
 
 table="$("$wgprof" run --warmup 1 --iterations 2 --peak-gbps 100 "$examples/copy.json" 2>/dev/null)"
 printf '%s' "$table" | grep -q 'copy_16MiB' && printf '%s' "$table" | grep -q 'of_peak' &&
@@ -82,7 +91,7 @@ if WGPROF_DISABLE_TIMESTAMPS=1 "$wgprof" run --quiet --warmup 0 --iterations 1 -
 import json, struct
 r = json.load(open("open.json"))
 assert r["profiling"] is False and "disabled" in r["unavailable_reason"] and r["dispatches"] == []
-assert struct.unpack("4f", open("reduction_result.bin", "rb").read()) == (65536.0,) * 4
+assert struct.unpack("4f", open("examples/reduction_result.bin", "rb").read()) == (65536.0,) * 4
 PY
 else
   bad "fail-open run exited non-zero"

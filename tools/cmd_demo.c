@@ -1,140 +1,15 @@
 /* wgprof demo: a transformer decode step as a wgprof graph, checked against the CPU. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_args.h"
 #include "demo_kernels.h"
 #include "demo_model.h"
 
-static const char demo_usage[] =
-    "usage: wgprof demo [options]\n"
-    "\n"
-    "Runs one decode step (one token) of a small llama-style transformer as a wgprof graph of\n"
-    "WGSL kernels: embedding; per layer rmsnorm, q/k/v projections, rope, KV-cache update,\n"
-    "attention, output projection, rmsnorm, SiLU-gated MLP; final rmsnorm and logits. Checks\n"
-    "the logits against a CPU reference and prints their argmax and a checksum, which is the\n"
-    "same with profiling on or off. With WEBGPU_TIMESTAMP_QUERY=1 it also prints per-dispatch\n"
-    "and per-kernel GPU timings.\n"
-    "\n"
-    "  --layers N       decoder layers (default 2)\n"
-    "  --dim N          model width (default 256)\n"
-    "  --heads N        attention heads; dim / heads must be even (default 4)\n"
-    "  --ffn N          hidden width of the MLP (default 512)\n"
-    "  --vocab N        vocabulary size (default 1024)\n"
-    "  --max-seq N      KV cache positions (default 64)\n"
-    "  --pos N          position decoded, below --max-seq (default 16)\n"
-    "  --iterations N   times the step is executed (default 3)\n"
-    "  --fused-sdpa     attention as one sdpa_kv_cache kernel instead of three\n"
-    "  --json FILE      write the JSON report to FILE (without profiling it says why)\n"
-    "  --tsv FILE       write the per-dispatch TSV report to FILE\n"
-    "  --trace FILE     write a Chrome trace to FILE (Perfetto, chrome://tracing)\n"
-    "  --html FILE      write a self-contained HTML report to FILE: timeline, chart, tables\n"
-    "  --quiet          print no timing table\n"
-    "  --help           print this help\n";
-
-/* Bounds that keep every size product within 64 bits; the device limits come on top. */
-enum { MAX_LAYERS = 1024, MAX_WIDTH = 1 << 24, MAX_ITERATIONS = 1000000 };
 static const uint64_t HOST_BYTES_LIMIT = 4ull << 30;
-
-typedef struct demo_options {
-    demo_config model;
-    uint32_t iterations;
-    const char *files[WGPROF_FORMAT_HTML + 1]; /* by format; NULL: not asked for */
-    bool quiet;
-} demo_options;
-
-enum { PARSE_RUN = -1 }; /* parse_args: go on; any other value is the exit code */
-
-static bool parse_u32(const char *flag, const char *text, uint32_t min, uint32_t max, uint32_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    /* strtoull accepts signs and spaces; a count is digits only. */
-    unsigned long long v = text[0] >= '0' && text[0] <= '9' ? strtoull(text, &end, 10) : 0;
-    if (!end || *end || errno == ERANGE || v < min || v > max) {
-        fprintf(stderr, "wgprof demo: %s '%s': expected a whole number from %u to %u\n", flag, text, min, max);
-        return false;
-    }
-    *out = (uint32_t)v;
-    return true;
-}
-
-/* The report a file option asks for, or -1 for any other argument. */
-static int file_format(const char *arg)
-{
-    static const struct {
-        const char *flag;
-        wgprof_format format;
-    } file_flags[] = {{"--json", WGPROF_FORMAT_JSON},
-                      {"--tsv", WGPROF_FORMAT_TSV},
-                      {"--trace", WGPROF_FORMAT_TRACE},
-                      {"--html", WGPROF_FORMAT_HTML}};
-    for (size_t f = 0; f < sizeof file_flags / sizeof file_flags[0]; f++) {
-        if (strcmp(arg, file_flags[f].flag) == 0) {
-            return (int)file_flags[f].format;
-        }
-    }
-    return -1;
-}
-
-static int parse_args(int argc, char **argv, demo_options *o)
-{
-    const struct {
-        const char *name;
-        uint32_t *value;
-        uint32_t min, max;
-    } numeric[] = {
-        {"--layers", &o->model.layers, 1, MAX_LAYERS},   {"--dim", &o->model.dim, 1, MAX_WIDTH},
-        {"--heads", &o->model.heads, 1, MAX_WIDTH},      {"--ffn", &o->model.ffn, 1, MAX_WIDTH},
-        {"--vocab", &o->model.vocab, 1, MAX_WIDTH},      {"--max-seq", &o->model.max_seq, 1, MAX_WIDTH},
-        {"--pos", &o->model.pos, 0, MAX_WIDTH - 1},      {"--iterations", &o->iterations, 1, MAX_ITERATIONS},
-    };
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            fputs(demo_usage, stdout);
-            return CLI_OK;
-        }
-        if (strcmp(arg, "--fused-sdpa") == 0) {
-            o->model.fused_sdpa = true;
-            continue;
-        }
-        if (strcmp(arg, "--quiet") == 0) {
-            o->quiet = true;
-            continue;
-        }
-        int format = file_format(arg);
-        bool takes_path = format >= 0;
-        size_t n = 0;
-        while (n < sizeof numeric / sizeof numeric[0] && strcmp(arg, numeric[n].name) != 0) {
-            n++;
-        }
-        bool takes_number = n < sizeof numeric / sizeof numeric[0];
-        if (!takes_path && !takes_number) {
-            fprintf(stderr, "wgprof demo: unknown option '%s'\n\n%s", arg, demo_usage);
-            return CLI_USAGE;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "wgprof demo: %s needs a value\n", arg);
-            return CLI_USAGE;
-        }
-        const char *value = argv[++i];
-        if (takes_number) {
-            if (!parse_u32(arg, value, numeric[n].min, numeric[n].max, numeric[n].value)) {
-                return CLI_USAGE;
-            }
-        } else if (!value[0]) {
-            fprintf(stderr, "wgprof demo: %s needs a file name\n", arg);
-            return CLI_USAGE;
-        } else {
-            o->files[format] = value;
-        }
-    }
-    return PARSE_RUN;
-}
 
 /* The constraints between flags; each message names the flags and values at fault. */
 static bool config_valid(const demo_config *c)
@@ -271,9 +146,9 @@ static wgprof_report_desc report_desc(wgprof_device *dev, wgprof_graph *graph, u
     };
 }
 
-static int write_reports(const demo_options *o, wgprof_device *dev, wgprof_graph *graph)
+static int write_reports(const cli_demo_options *o, wgprof_device *dev, wgprof_graph *graph, uint32_t iterations)
 {
-    wgprof_report_desc desc = report_desc(dev, graph, o->iterations);
+    wgprof_report_desc desc = report_desc(dev, graph, iterations);
     int rc = CLI_OK;
     if (wgprof_graph_settings(graph).profiling == WGPROF_PROFILING_ON && !o->quiet) {
         putchar('\n');
@@ -288,16 +163,33 @@ static int write_reports(const demo_options *o, wgprof_device *dev, wgprof_graph
 
 /* ---- running ----------------------------------------------------------------------------- */
 
-static wgprof_status execute_steps(wgprof_graph *graph, uint32_t iterations)
+/* Runs the step `iterations` times; `*done` counts those that completed. */
+static wgprof_status execute_steps(wgprof_graph *graph, uint32_t iterations, uint32_t *done)
 {
     wgprof_status s = WGPROF_OK;
-    for (uint32_t i = 0; i < iterations && s == WGPROF_OK; i++) {
+    for (*done = 0; *done < iterations && s == WGPROF_OK; *done += s == WGPROF_OK) {
         s = wgprof_graph_execute(graph);
     }
     return s;
 }
 
-static int run_on_device(const demo_options *o, wgprof_device *dev)
+/* A step that did not finish in time: the completed ones are reported, and the GPU objects are
+ * left as they are (the device may still be busy): the process exits without waiting. */
+static int report_timeout(const cli_demo_options *o, wgprof_device *dev, wgprof_graph *graph, uint32_t done)
+{
+    cli_error("wgprof demo: iteration %u of %u did not finish within %g s (--timeout); giving up", done + 1,
+              o->iterations, o->timeout_s);
+    if (done == 0) {
+        cli_error("wgprof demo: no iteration completed: no report written");
+    } else {
+        cli_error("wgprof demo: reporting the %u iteration%s that completed; the logits are not checked", done,
+                  done == 1 ? "" : "s");
+        write_reports(o, dev, graph, done);
+    }
+    return CLI_TIMEOUT;
+}
+
+static int run_on_device(const cli_demo_options *o, wgprof_device *dev)
 {
     demo_model *model = NULL;
     wgprof_graph *graph = NULL;
@@ -317,15 +209,25 @@ static int run_on_device(const demo_options *o, wgprof_device *dev)
         }
         what = "running the decode step";
         demo_model_set_step(model, dev);
-        s = execute_steps(graph, o->iterations);
+        uint32_t done = 0;
+        s = execute_steps(graph, o->iterations, &done);
+        if (s == WGPROF_ERR_TIMEOUT) {
+            return report_timeout(o, dev, graph, done);
+        }
     }
     int rc = CLI_OK;
     if (s != WGPROF_OK) {
         rc = cli_fail(what, s);
+        if (rc == CLI_TIMEOUT) {
+            return rc; /* the device may be busy: its objects are left alone */
+        }
     } else {
         /* The reports are written even when the check fails: the timings are still real. */
         rc = compare_with_cpu(model, dev, &o->model);
-        int report_rc = write_reports(o, dev, graph);
+        if (rc == CLI_TIMEOUT) {
+            return rc; /* the device may be busy: its objects are left alone */
+        }
+        int report_rc = write_reports(o, dev, graph, o->iterations);
         rc = rc != CLI_OK ? rc : report_rc;
     }
     wgprof_graph_destroy(graph);
@@ -335,16 +237,24 @@ static int run_on_device(const demo_options *o, wgprof_device *dev)
 
 int cmd_demo(int argc, char **argv)
 {
-    demo_options o = {
-        .model = {.layers = 2, .dim = 256, .heads = 4, .ffn = 512, .vocab = 1024, .max_seq = 64, .pos = 16},
-        .iterations = 3,
-    };
-    int rc = parse_args(argc, argv, &o);
-    if (rc != PARSE_RUN) {
-        return rc;
+    cli_demo_options o;
+    char error[4096];
+    switch (cli_parse_demo_args(argc, argv, &o, error, sizeof error)) {
+    case CLI_PARSE_HELP:
+        fputs(cli_demo_usage, stdout);
+        return CLI_OK;
+    case CLI_PARSE_ERROR:
+        cli_error("wgprof demo: %s\n(wgprof demo --help lists the options)", error);
+        return CLI_USAGE;
+    case CLI_PARSE_OK:
+        break;
     }
     if (!config_valid(&o.model)) {
         return CLI_USAGE;
+    }
+    int rc = cli_check_report_files("demo", o.files, NULL, 0);
+    if (rc != CLI_OK) {
+        return rc;
     }
     const demo_config *c = &o.model;
     printf("demo: layers=%u dim=%u heads=%u ffn=%u vocab=%u max_seq=%u pos=%u token=%u attention=%s "
@@ -352,14 +262,19 @@ int cmd_demo(int argc, char **argv)
            c->layers, c->dim, c->heads, c->ffn, c->vocab, c->max_seq, c->pos, demo_token(c),
            c->fused_sdpa ? "fused" : "separate", o.iterations);
     fflush(stdout);
+    out_set_wait(o.timeout_s);
+    wgprof_device_desc device_desc = {.wait_timeout_s = o.timeout_s};
     wgprof_device *dev = NULL;
-    wgprof_status s = wgprof_device_create(NULL, &dev);
+    wgprof_status s = wgprof_device_create(&device_desc, &dev);
     if (s != WGPROF_OK) {
         return cli_fail("creating the WebGPU device", s);
     }
     rc = check_device_limits(dev, c);
     if (rc == CLI_OK) {
         rc = run_on_device(&o, dev);
+    }
+    if (rc == CLI_TIMEOUT) {
+        return rc; /* the device may still be busy: left alone */
     }
     wgprof_device_destroy(dev);
     return rc;

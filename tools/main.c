@@ -1,9 +1,18 @@
 /*
  * wgprof: the command-line tool. Subcommands live one per file; this file parses the first
  * word and prints the help. The helpers the subcommands share are in cli_util.c.
+ *
+ * Around every command: standard output must be open (else whatever is opened first would take
+ * its number, and the table would land in that file), a write error on it (a full disk, a
+ * closed pipe) fails the command, and a command that timed out leaves without waiting for a
+ * device that may still be busy.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -26,11 +35,11 @@ static const char usage[] =
     "  WGPROF_DISABLE_TIMESTAMPS=1  create the device without timestamp features\n"
     "  WGPROF_LOG=error|warn|info|debug   what the library logs to stderr (default warn)\n"
     "\n"
-    "exit status: 0 success, 1 the work failed, 2 bad usage or input\n";
+    "exit status: 0 success, 1 failed at run time (a WebGPU failure, a file or stdout that could\n"
+    "not be written), 2 bad usage or input, 3 timed out (--timeout)\n";
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
-    cli_install_logger();
     if (argc < 2) {
         fputs(usage, stderr);
         return CLI_USAGE;
@@ -53,6 +62,46 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "demo") == 0) {
         return cmd_demo(argc - 1, argv + 1);
     }
-    fprintf(stderr, "wgprof: unknown command '%s'\n\n%s", cmd, usage);
+    cli_error("wgprof: unknown command '%s'\n", cmd);
+    fputs(usage, stderr);
     return CLI_USAGE;
+}
+
+/* Whether descriptor `fd` is open. */
+static bool fd_open(int fd)
+{
+    return fcntl(fd, F_GETFD) != -1 || errno != EBADF;
+}
+
+int main(int argc, char **argv)
+{
+    /* A closed stdin or stderr is given /dev/null, so that no file opened later takes its number. */
+    for (int fd = 0; fd <= 2; fd += 2) {
+        if (!fd_open(fd)) {
+            int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (null >= 0 && null != fd) {
+                close(null); /* a lower number was free: that one is not ours to fill */
+            }
+        }
+    }
+    if (!fd_open(STDOUT_FILENO)) {
+        fputs("wgprof: standard output is closed; redirect it to /dev/null to discard what wgprof prints\n", stderr);
+        return CLI_FAILED;
+    }
+    /* A reader that goes away (a pipe, a FIFO) gives EPIPE and a message, not a silent death. */
+    signal(SIGPIPE, SIG_IGN);
+    cli_install_logger();
+    int rc = run_command(argc, argv);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        int e = errno ? errno : EIO;
+        fprintf(stderr, "wgprof: cannot write to standard output: %s\n", strerror(e));
+        rc = rc == CLI_OK ? CLI_FAILED : rc;
+    }
+    if (rc == CLI_TIMEOUT) {
+        /* The device may still run the work that did not end: leave at once, without the exit
+         * handlers of the driver, which would wait for it. */
+        fflush(stderr);
+        _exit(rc);
+    }
+    return rc;
 }

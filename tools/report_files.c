@@ -1,37 +1,59 @@
-/* Writing reports: the table on stdout, and each requested file through FILE.tmp and a rename,
- * so that a file is either untouched or a whole new report, never a partial one. */
-#include <errno.h>
+/* Writing reports: the table on stdout, and each requested file through output_file.c, so that a
+ * file is either untouched or a whole new report, never a partial one, and nothing but the file
+ * named (or what its link points to) is ever written. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format, const char *path)
+static const char *const flag_of[WGPROF_FORMAT_HTML + 1] = {
+    [WGPROF_FORMAT_TABLE] = "the table", [WGPROF_FORMAT_TSV] = "--tsv",     [WGPROF_FORMAT_CSV] = "--csv",
+    [WGPROF_FORMAT_CSV_SUMMARY] = "--csv-summary", [WGPROF_FORMAT_JSON] = "--json", [WGPROF_FORMAT_TRACE] = "--trace",
+    [WGPROF_FORMAT_HTML] = "--html",
+};
+
+static const char *flag_name(int format)
 {
-    size_t n = strlen(path) + sizeof ".tmp";
-    char *tmp = malloc(n);
-    if (!tmp) {
-        return cli_fail("writing a report", WGPROF_ERR_OUT_OF_MEMORY);
-    }
-    snprintf(tmp, n, "%s.tmp", path);
-    int code = CLI_OK;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "wgprof: cannot write '%s': %s\n", tmp, strerror(errno));
-        code = CLI_FAILED;
-    } else {
-        wgprof_status s = wgprof_report_write(report, format, f);
-        bool closed = fclose(f) == 0;
-        if (s != WGPROF_OK || !closed || rename(tmp, path) != 0) {
-            fprintf(stderr, "wgprof: cannot write '%s': %s\n", path,
-                    s != WGPROF_OK ? wgprof_status_str(s) : strerror(errno));
-            remove(tmp);
-            code = CLI_FAILED;
+    return format >= 0 && format <= WGPROF_FORMAT_HTML && flag_of[format] ? flag_of[format] : "a report";
+}
+
+int cli_check_report_files(const char *command, const char *const files[WGPROF_FORMAT_HTML + 1],
+                           const out_input *inputs, size_t input_count)
+{
+    for (int f = 0; f <= WGPROF_FORMAT_HTML; f++) {
+        char why[4096];
+        if (files[f] && !out_check(files[f], inputs, input_count, why, sizeof why)) {
+            cli_error("wgprof %s: %s %s: %s", command, flag_name(f), files[f], why);
+            return CLI_USAGE;
         }
     }
-    free(tmp);
-    return code;
+    return CLI_OK;
+}
+
+typedef struct report_job {
+    const wgprof_report_desc *report;
+    wgprof_format format;
+} report_job;
+
+static bool write_report(FILE *f, void *user, char *error, size_t cap)
+{
+    const report_job *job = user;
+    wgprof_status s = wgprof_report_write(job->report, job->format, f);
+    if (s != WGPROF_OK && !ferror(f)) {
+        snprintf(error, cap, "%s", wgprof_status_str(s));
+    }
+    return s == WGPROF_OK;
+}
+
+int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format, const char *path)
+{
+    report_job job = {report, format};
+    char why[4096];
+    if (!out_write(path, write_report, &job, why, sizeof why)) {
+        cli_error("wgprof: %s: %s", flag_name((int)format), why);
+        return CLI_FAILED;
+    }
+    return CLI_OK;
 }
 
 int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_HTML + 1],

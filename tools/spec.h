@@ -8,7 +8,14 @@
 #ifndef WGPROF_SPEC_H
 #define WGPROF_SPEC_H
 
+#include <stdio.h>
+
 #include <wgprof/wgprof.h>
+
+/* Limits on what a spec may ask for, checked before anything is read or allocated for it. */
+#define SPEC_MAX_BYTES (64ull << 20)      /* the spec file itself */
+#define SPEC_MAX_WGSL_BYTES (16ull << 20) /* one wgsl_file */
+#define SPEC_DEFAULT_MAX_DISPATCHES 1000000ull /* dispatches per iteration, counting repeat */
 
 typedef enum spec_type { SPEC_F32, SPEC_U32, SPEC_I32 } spec_type;
 typedef enum spec_init { SPEC_INIT_ZEROS, SPEC_INIT_CONSTANT, SPEC_INIT_RANDOM, SPEC_INIT_FILE } spec_init;
@@ -21,7 +28,8 @@ typedef struct spec_buffer {
     double constant;
     uint64_t seed;
     double min, max;
-    char *file;    /* resolved path for SPEC_INIT_FILE */
+    char *file;    /* SPEC_INIT_FILE: the real path (links resolved) */
+    uint64_t file_dev, file_ino; /* SPEC_INIT_FILE: the file read, to find it unchanged at upload */
 } spec_buffer;
 
 typedef struct spec_constant {
@@ -57,8 +65,17 @@ typedef struct spec_dispatch {
 
 typedef struct spec_output {
     size_t buffer;
-    char *file;
+    char *file;    /* the real folder and the name: where the file is written */
+    char *display; /* as the spec wrote it, relative to the current folder, for messages */
 } spec_output;
+
+/* A file the spec made wgprof read: the spec itself, a wgsl_file, an init file. Nothing a run
+ * writes may be one of them. */
+typedef struct spec_input {
+    char *path;  /* for messages */
+    char *where; /* "the spec", or the JSON path that named it */
+    uint64_t dev, ino;
+} spec_input;
 
 typedef struct spec {
     char *path;
@@ -70,14 +87,37 @@ typedef struct spec {
     size_t dispatch_count;
     spec_output *outputs;
     size_t output_count;
+    spec_input *inputs;
+    size_t input_count;
 } spec;
 
-/* Reads and checks `path`. On failure returns false with the message in `error`. */
-bool spec_load(const char *path, spec *out, char *error, size_t error_cap);
-/* The same from `size` bytes at `data`; `name` stands for the file in messages and relative
- * paths. */
+/* How a spec is read. Every path in a spec (wgsl_file, init.file, outputs[].file) is relative to
+ * the spec's folder and, after resolving links, must lie inside that folder's tree or inside
+ * one of `allow_paths`; an absolute path must lie inside one of `allow_paths`. */
+typedef struct spec_load_options {
+    const char *const *allow_paths; /* folders that must exist */
+    size_t allow_path_count;
+    uint64_t max_dispatches;        /* per iteration, counting repeat; 0: the default */
+} spec_load_options;
+
+/* Reads and checks `path` (a regular file of at most SPEC_MAX_BYTES); `options` may be NULL for
+ * the defaults. On failure returns false with the message in `error`. */
+bool spec_load(const char *path, const spec_load_options *options, spec *out, char *error, size_t error_cap);
+/* The same from `size` bytes at `data`, with the default options; `name` stands for the file in
+ * messages and relative paths. */
 bool spec_load_buffer(const char *name, const char *data, size_t size, spec *out, char *error, size_t error_cap);
 void spec_free(spec *s);
+
+/* Opens `path` for reading without waiting on it (a FIFO, a device): returns the descriptor of a
+ * regular file of at most `max_bytes` (0: any size) with its size and identity, or -1 with the
+ * reason in `why`. */
+int spec_open_regular(const char *path, uint64_t max_bytes, uint64_t *size, uint64_t *dev, uint64_t *ino, char *why,
+                      size_t why_cap);
+
+/* Copies `text` into `out` with every control character written as an escape (\n, \t, \x1b,
+ * and the C1 range \u0080 to \u009f), so that text from a spec never reaches a terminal raw;
+ * `keep_newlines` leaves line breaks and tabs as they are. Long text is cut with "...". */
+void spec_escape(char *out, size_t cap, const char *text, bool keep_newlines);
 
 /* The GPU side of a spec: buffers filled with their initial contents, pipelines, bind groups,
  * and a graph with one node per dispatch repeat. */
@@ -95,7 +135,10 @@ wgprof_status spec_build(const spec *s, wgprof_device *dev, const wgprof_graph_d
                          char *error, size_t error_cap);
 void spec_gpu_free(spec_gpu *g, const spec *s);
 
-/* Reads the spec's outputs back into their files. */
-bool spec_write_outputs(const spec *s, const spec_gpu *g, wgprof_device *dev, char *error, size_t error_cap);
+/* Reads the spec's outputs back into their files (tools/output_file.h: each replaced whole or
+ * left untouched). On failure returns false with the message in `error`; `*timed_out` tells a
+ * read-back that did not finish within the device's wait_timeout_s. */
+bool spec_write_outputs(const spec *s, const spec_gpu *g, wgprof_device *dev, bool *timed_out, char *error,
+                        size_t error_cap);
 
 #endif

@@ -10,9 +10,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "output_file.h"
 #include "spec.h"
 #include "wgprof/device_util.h"
+
+/* A name from the spec, escaped for a message. */
+typedef struct shown_name {
+    char text[256];
+} shown_name;
+
+static shown_name show(const char *text)
+{
+    shown_name n = {""};
+    spec_escape(n.text, sizeof n.text, text ? text : "", false);
+    return n;
+}
 
 static wgprof_status reject(char *error, size_t cap, const spec *s, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -72,18 +86,41 @@ static wgprof_status fill_buffer(const spec *s, size_t index, WGPUQueue queue, W
     if (!chunk) {
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
-    FILE *f = b->init == SPEC_INIT_FILE ? fopen(b->file, "rb") : NULL;
-    if (b->init == SPEC_INIT_FILE && !f) {
-        free(chunk);
-        return reject(error, cap, s, "$.buffers[%zu].init: cannot read '%s': %s", index, b->file, strerror(errno));
+    int fd = -1;
+    if (b->init == SPEC_INIT_FILE) {
+        /* The file checked when the spec was read, still the same regular file and size. */
+        char why[256];
+        uint64_t size = 0, dev = 0, ino = 0;
+        fd = spec_open_regular(b->file, 0, &size, &dev, &ino, why, sizeof why);
+        if (fd < 0 || dev != b->file_dev || ino != b->file_ino || size != b->size) {
+            if (fd >= 0) {
+                close(fd);
+                snprintf(why, sizeof why, "it changed since the spec was read");
+            }
+            free(chunk);
+            return reject(error, cap, s, "$.buffers[%zu].init: cannot read '%s': %s", index, show(b->file).text,
+                          why);
+        }
     }
     uint64_t rng = b->seed;
     wgprof_status status = WGPROF_OK;
     for (uint64_t offset = 0; offset < b->size && status == WGPROF_OK; offset += CHUNK) {
         size_t n = (size_t)(b->size - offset < CHUNK ? b->size - offset : CHUNK);
-        if (f) {
-            if (fread(chunk, 1, n, f) != n) {
-                status = reject(error, cap, s, "$.buffers[%zu].init: '%s' is shorter than the buffer", index, b->file);
+        if (fd >= 0) {
+            size_t got = 0;
+            while (got < n) {
+                ssize_t r = read(fd, (char *)chunk + got, n - got);
+                if (r < 0 && errno == EINTR) {
+                    continue;
+                }
+                if (r <= 0) {
+                    break;
+                }
+                got += (size_t)r;
+            }
+            if (got != n) {
+                status = reject(error, cap, s, "$.buffers[%zu].init: '%s' is shorter than the buffer", index,
+                                show(b->file).text);
             }
         } else {
             for (size_t i = 0; i < n / 4; i++) {
@@ -94,8 +131,8 @@ static wgprof_status fill_buffer(const spec *s, size_t index, WGPUQueue queue, W
             wgpuQueueWriteBuffer(queue, buffer, offset, chunk, n);
         }
     }
-    if (f) {
-        fclose(f);
+    if (fd >= 0) {
+        close(fd);
     }
     free(chunk);
     return status;
@@ -109,7 +146,8 @@ static wgprof_status make_buffers(const spec *s, wgprof_device *dev, const WGPUL
         const spec_buffer *b = &s->buffers[i];
         if (b->size > limits->maxBufferSize) {
             return reject(error, cap, s, "$.buffers[%zu] \"%s\": %llu bytes exceed the device's maxBufferSize of %llu",
-                          i, b->name, (unsigned long long)b->size, (unsigned long long)limits->maxBufferSize);
+                          i, show(b->name).text, (unsigned long long)b->size,
+                          (unsigned long long)limits->maxBufferSize);
         }
         WGPUBufferDescriptor bd = {0};
         bd.label = (WGPUStringView){b->name, WGPU_STRLEN};
@@ -120,7 +158,8 @@ static wgprof_status make_buffers(const spec *s, wgprof_device *dev, const WGPUL
         wgprof_device_push_error_scope(dev);
         g->buffers[i] = wgpuDeviceCreateBuffer(device, &bd);
         if (wgprof_device_pop_error_scope(dev, message, sizeof message) != WGPROF_OK) {
-            return reject(error, cap, s, "$.buffers[%zu] \"%s\": the device refused it: %s", i, b->name, message);
+            return reject(error, cap, s, "$.buffers[%zu] \"%s\": the device refused it: %s", i, show(b->name).text,
+                          message);
         }
         wgprof_status st = fill_buffer(s, i, wgprof_device_queue(dev), g->buffers[i], error, cap);
         if (st != WGPROF_OK) {
@@ -148,8 +187,8 @@ static wgprof_status make_pipelines(const spec *s, wgprof_device *dev, spec_gpu 
             if (module) {
                 wgpuShaderModuleRelease(module);
             }
-            return reject(error, cap, s, "$.kernels[%zu] \"%s\": WGSL from %s does not compile:\n%s", i, k->name,
-                          k->origin, message);
+            return reject(error, cap, s, "$.kernels[%zu] \"%s\": WGSL from %s does not compile:\n%s", i,
+                          show(k->name).text, show(k->origin).text, message);
         }
         WGPUConstantEntry *constants = calloc(k->constant_count + 1, sizeof *constants);
         if (!constants) {
@@ -172,8 +211,8 @@ static wgprof_status make_pipelines(const spec *s, wgprof_device *dev, spec_gpu 
         free(constants);
         wgpuShaderModuleRelease(module);
         if (st != WGPROF_OK) {
-            return reject(error, cap, s, "$.kernels[%zu] \"%s\": no pipeline for entry point \"%s\":\n%s", i, k->name,
-                          k->entry, message);
+            return reject(error, cap, s, "$.kernels[%zu] \"%s\": no pipeline for entry point \"%s\":\n%s", i,
+                          show(k->name).text, show(k->entry).text, message);
         }
     }
     return WGPROF_OK;
@@ -222,8 +261,8 @@ static wgprof_status make_bind_groups(const spec *s, wgprof_device *dev, spec_gp
             }
             g->groups[i * 4 + group] = bg;
             if (st != WGPROF_OK) {
-                return reject(error, cap, s, "$.dispatches[%zu].bindings: group %u does not match kernel \"%s\":\n%s", i,
-                              group, s->kernels[d->kernel].name, message);
+                return reject(error, cap, s, "$.dispatches[%zu].bindings: group %u does not match kernel \"%s\":\n%s",
+                              i, group, show(s->kernels[d->kernel].name).text, message);
             }
         }
     }
@@ -253,8 +292,8 @@ static wgprof_status validate_dispatches(const spec *s, wgprof_device *dev, cons
         }
         wgpuCommandEncoderRelease(enc);
         if (wgprof_device_pop_error_scope(dev, message, sizeof message) != WGPROF_OK) {
-            return reject(error, cap, s, "$.dispatches[%zu] (kernel \"%s\"): the device rejects this dispatch:\n%s", i,
-                          s->kernels[d->kernel].name, message);
+            return reject(error, cap, s, "$.dispatches[%zu] (kernel \"%s\"): the device rejects this dispatch:\n%s",
+                          i, show(s->kernels[d->kernel].name).text, message);
         }
     }
     return WGPROF_OK;
@@ -364,9 +403,23 @@ void spec_gpu_free(spec_gpu *g, const spec *s)
     memset(g, 0, sizeof *g);
 }
 
-static bool write_output(const spec *s, const spec_output *o, const spec_gpu *g, wgprof_device *dev, char *error,
-                         size_t cap)
+typedef struct output_bytes {
+    const void *data;
+    size_t size;
+} output_bytes;
+
+static bool write_bytes(FILE *f, void *user, char *error, size_t cap)
 {
+    (void)error;
+    (void)cap;
+    const output_bytes *b = user;
+    return fwrite(b->data, 1, b->size, f) == b->size;
+}
+
+static bool write_output(const spec *s, size_t index, const spec_gpu *g, wgprof_device *dev, bool *timed_out,
+                         char *error, size_t cap)
+{
+    const spec_output *o = &s->outputs[index];
     const spec_buffer *b = &s->buffers[o->buffer];
     WGPUBufferDescriptor bd = {0};
     bd.size = b->size;
@@ -381,34 +434,30 @@ static bool write_output(const spec *s, const spec_output *o, const spec_gpu *g,
     bool ok = false;
     wgprof_status st = wgprof_device_map_read(dev, staging, 0, (size_t)b->size);
     if (st != WGPROF_OK) {
-        snprintf(error, cap, "reading back buffer \"%s\": %s", b->name, wgprof_status_str(st));
+        *timed_out = st == WGPROF_ERR_TIMEOUT;
+        snprintf(error, cap, "%s: $.outputs[%zu]: reading back buffer \"%s\": %s", s->path, index,
+                 show(b->name).text, wgprof_status_str(st));
     } else {
-        const void *data = wgpuBufferGetConstMappedRange(staging, 0, (size_t)b->size);
-        char tmp[4200];
-        snprintf(tmp, sizeof tmp, "%s.tmp", o->file);
-        FILE *f = fopen(tmp, "wb");
-        if (!f) {
-            snprintf(error, cap, "cannot write '%s': %s", tmp, strerror(errno));
-        } else {
-            bool written = fwrite(data, 1, (size_t)b->size, f) == (size_t)b->size;
-            written = fclose(f) == 0 && written;
-            if (written && rename(tmp, o->file) == 0) {
-                ok = true;
-            } else {
-                snprintf(error, cap, "cannot write '%s': %s", o->file, strerror(errno));
-                remove(tmp);
-            }
+        output_bytes bytes = {wgpuBufferGetConstMappedRange(staging, 0, (size_t)b->size), (size_t)b->size};
+        char why[2048];
+        /* Messages name the file as the spec gave it, not the real path it resolved to. */
+        ok = bytes.data && out_write(o->file, write_bytes, &bytes, why, sizeof why);
+        if (!ok) {
+            snprintf(error, cap, "%s: $.outputs[%zu].file ('%s'): %s", s->path, index, show(o->display).text,
+                     bytes.data ? why : "the buffer could not be mapped");
         }
         wgpuBufferUnmap(staging);
     }
     wgpuBufferRelease(staging);
-    return ok;
+    return ok && st == WGPROF_OK;
 }
 
-bool spec_write_outputs(const spec *s, const spec_gpu *g, wgprof_device *dev, char *error, size_t cap)
+bool spec_write_outputs(const spec *s, const spec_gpu *g, wgprof_device *dev, bool *timed_out, char *error,
+                        size_t cap)
 {
+    *timed_out = false;
     for (size_t i = 0; i < s->output_count; i++) {
-        if (!write_output(s, &s->outputs[i], g, dev, error, cap)) {
+        if (!write_output(s, i, g, dev, timed_out, error, cap)) {
             return false;
         }
     }

@@ -3,20 +3,35 @@
  * field checked for presence, type and range, every name resolved, every file read, before
  * anything runs. Unknown keys are errors, so that a typo is never silently ignored.
  */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath */
+#endif
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "spec.h"
 
+enum { SHOWN_SLOTS = 4, SHOWN_CAP = 256 };
+
 typedef struct ctx {
     const char *file;
-    char *dir; /* the spec's folder, for relative paths */
+    char *dir; /* the spec's folder as given, for relative paths ("" for the current one) */
+    char *root; /* the spec's folder, real (links resolved); NULL until needed */
+    char **allow; /* the --allow-path folders, real */
+    size_t allow_count;
+    uint64_t max_dispatches, dispatch_total;
     char *error;
     size_t error_cap;
+    char shown[SHOWN_SLOTS][SHOWN_CAP];
+    unsigned next_shown;
 } ctx;
 
 static bool fail(ctx *c, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -44,6 +59,329 @@ static char *dup_string(const char *s)
         memcpy(p, s, n);
     }
     return p;
+}
+
+/* Text from the spec, escaped for a message; valid until SHOWN_SLOTS more calls. */
+static const char *shown(ctx *c, const char *text)
+{
+    char *out = c->shown[c->next_shown++ % SHOWN_SLOTS];
+    spec_escape(out, SHOWN_CAP, text ? text : "", false);
+    return out;
+}
+
+void spec_escape(char *out, size_t cap, const char *text, bool keep_newlines)
+{
+    if (!cap) {
+        return;
+    }
+    size_t n = 0;
+    const unsigned char *p = (const unsigned char *)text;
+    for (; *p; p++) {
+        char piece[8];
+        unsigned char ch = *p;
+        bool layout = ch == '\n' || ch == '\t';
+        bool control = ch < 0x20 || ch == 0x7f || (ch == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f);
+        if (!control || (layout && keep_newlines)) {
+            piece[0] = (char)ch; /* printable, or a line break kept */
+            piece[1] = '\0';
+        } else if (ch == '\n' || ch == '\t' || ch == '\r') {
+            snprintf(piece, sizeof piece, "\\%c", ch == '\n' ? 'n' : ch == '\t' ? 't' : 'r');
+        } else if (ch < 0x20 || ch == 0x7f) {
+            snprintf(piece, sizeof piece, "\\x%02x", ch);
+        } else { /* a C1 control, as UTF-8 */
+            snprintf(piece, sizeof piece, "\\u%04x", p[1]);
+            p++;
+        }
+        size_t len = strlen(piece);
+        if (n + len + 4 > cap) {
+            if (cap >= 4) {
+                n = n + 4 > cap ? cap - 4 : n;
+                memcpy(out + n, "...", 3);
+                n += 3;
+            }
+            break;
+        }
+        memcpy(out + n, piece, len);
+        n += len;
+    }
+    out[n < cap ? n : cap - 1] = '\0';
+}
+
+int spec_open_regular(const char *path, uint64_t max_bytes, uint64_t *size, uint64_t *dev, uint64_t *ino, char *why,
+                      size_t why_cap)
+{
+    /* O_NONBLOCK: opening a FIFO does not wait for a writer, and fstat then tells what it is. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, why_cap, "%s", strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(why, why_cap, "%s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, why_cap, "not a regular file but %s",
+                 S_ISDIR(st.st_mode)    ? "a folder"
+                 : S_ISFIFO(st.st_mode) ? "a FIFO"
+                 : S_ISCHR(st.st_mode)  ? "a character device"
+                 : S_ISBLK(st.st_mode)  ? "a block device"
+                 : S_ISSOCK(st.st_mode) ? "a socket"
+                                        : "something else");
+        close(fd);
+        return -1;
+    }
+    if (max_bytes && (uint64_t)st.st_size > max_bytes) {
+        snprintf(why, why_cap, "%llu bytes, more than the %llu MiB allowed", (unsigned long long)st.st_size,
+                 (unsigned long long)(max_bytes >> 20));
+        close(fd);
+        return -1;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) {
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    }
+    *size = (uint64_t)st.st_size;
+    *dev = (uint64_t)st.st_dev;
+    *ino = (uint64_t)st.st_ino;
+    return fd;
+}
+
+/* Reads a regular file of at most `max_bytes` whole, NUL-terminated; NULL with the reason. */
+static char *read_regular(const char *path, uint64_t max_bytes, size_t *length, uint64_t *dev, uint64_t *ino,
+                          char *why, size_t why_cap)
+{
+    uint64_t size = 0;
+    int fd = spec_open_regular(path, max_bytes, &size, dev, ino, why, why_cap);
+    if (fd < 0) {
+        return NULL;
+    }
+    char *buf = malloc((size_t)size + 2);
+    if (!buf) {
+        snprintf(why, why_cap, "out of memory for %llu bytes", (unsigned long long)size);
+        close(fd);
+        return NULL;
+    }
+    /* One byte more than the size, to see a file that grew since fstat. */
+    size_t len = 0;
+    while (len < size + 1) {
+        ssize_t got = read(fd, buf + len, (size_t)size + 1 - len);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got < 0) {
+            snprintf(why, why_cap, "%s", strerror(errno));
+            free(buf);
+            close(fd);
+            return NULL;
+        }
+        if (got == 0) {
+            break;
+        }
+        len += (size_t)got;
+    }
+    close(fd);
+    if (len != size) {
+        snprintf(why, why_cap, "it changed size while being read");
+        free(buf);
+        return NULL;
+    }
+    buf[len] = '\0';
+    *length = len;
+    return buf;
+}
+
+static bool add_input(ctx *c, spec *s, const char *path, const char *where, uint64_t dev, uint64_t ino)
+{
+    spec_input *grown = realloc(s->inputs, (s->input_count + 1) * sizeof *grown);
+    if (!grown) {
+        return fail(c, where, "out of memory");
+    }
+    s->inputs = grown;
+    spec_input *in = &s->inputs[s->input_count];
+    in->path = dup_string(path);
+    in->where = dup_string(where);
+    in->dev = dev;
+    in->ino = ino;
+    s->input_count++;
+    return in->path && in->where ? true : fail(c, where, "out of memory");
+}
+
+static bool is_within(const char *path, const char *folder)
+{
+    size_t n = strlen(folder);
+    if (n == 1 && folder[0] == '/') {
+        return path[0] == '/';
+    }
+    return strncmp(path, folder, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Whether a real path may be used: inside the spec's folder (for a relative path) or inside an
+ * allowed folder. */
+static bool allowed(const ctx *c, const char *real, bool absolute)
+{
+    if (!absolute && c->root && is_within(real, c->root)) {
+        return true;
+    }
+    for (size_t i = 0; i < c->allow_count; i++) {
+        if (is_within(real, c->allow[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool refuse_outside(ctx *c, const char *where, const char *given, const char *real, bool absolute)
+{
+    if (absolute) {
+        return fail(c, where, "'%s' is an absolute path: a spec's paths are relative to its folder; give "
+                              "--allow-path with a folder holding it to allow it",
+                    shown(c, given));
+    }
+    return fail(c, where, "'%s' leads to '%s', outside the spec's folder '%s'; give --allow-path with a folder "
+                          "holding it to allow it",
+                shown(c, given), shown(c, real), shown(c, c->root));
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p) {
+        snprintf(p, n, "%s/%s", dir, name);
+    }
+    return p;
+}
+
+/* The spec's folder, real, found once. */
+static bool find_root(ctx *c, const char *where)
+{
+    if (!c->root) {
+        c->root = realpath(c->dir[0] ? c->dir : ".", NULL);
+        if (!c->root) {
+            return fail(c, where, "cannot find the spec's folder '%s': %s", shown(c, c->dir[0] ? c->dir : "."),
+                        strerror(errno));
+        }
+    }
+    return true;
+}
+
+/* A path from the spec, for reading: `*display` gets it as the user would write it (relative to
+ * the current folder), and the result is its real path, checked to be where it may be. */
+static char *resolve_input(ctx *c, const char *given, const char *where, char **display)
+{
+    *display = NULL;
+    if (!given) {
+        fail(c, where, "missing path");
+        return NULL;
+    }
+    bool absolute = given[0] == '/';
+    *display = absolute || !c->dir[0] ? dup_string(given) : join_path(c->dir, given);
+    if (!*display) {
+        fail(c, where, "out of memory");
+        return NULL;
+    }
+    if (!find_root(c, where)) {
+        return NULL;
+    }
+    char *real = realpath(*display, NULL);
+    if (!real) {
+        int e = errno;
+        /* Say that the folder is out of bounds before saying that the file is missing. */
+        char *folder = dup_string(*display);
+        char *slash = folder ? strrchr(folder, '/') : NULL;
+        char *real_folder = NULL;
+        if (folder) {
+            if (slash) {
+                *slash = '\0';
+            }
+            real_folder = realpath(slash ? (folder[0] ? folder : "/") : ".", NULL);
+        }
+        bool outside = real_folder && !allowed(c, real_folder, absolute);
+        if (outside) {
+            refuse_outside(c, where, given, real_folder, absolute);
+        } else {
+            fail(c, where, "cannot read '%s': %s", shown(c, *display), strerror(e));
+        }
+        free(folder);
+        free(real_folder);
+        return NULL;
+    }
+    if (!allowed(c, real, absolute)) {
+        refuse_outside(c, where, given, real, absolute);
+        free(real);
+        return NULL;
+    }
+    return real;
+}
+
+/* A path from the spec, for writing: its folder must exist; the file need not. The result is the
+ * real folder joined with the name; a link there must lead somewhere allowed too. */
+static char *resolve_output(ctx *c, const char *given, const char *where, char **display)
+{
+    *display = NULL;
+    if (!given) {
+        fail(c, where, "missing path");
+        return NULL;
+    }
+    bool absolute = given[0] == '/';
+    *display = absolute || !c->dir[0] ? dup_string(given) : join_path(c->dir, given);
+    if (!*display) {
+        fail(c, where, "out of memory");
+        return NULL;
+    }
+    if (!find_root(c, where)) {
+        return NULL;
+    }
+    char *folder = dup_string(*display);
+    if (!folder) {
+        fail(c, where, "out of memory");
+        return NULL;
+    }
+    char *slash = strrchr(folder, '/');
+    const char *name = slash ? *display + (slash - folder) + 1 : *display;
+    if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+        fail(c, where, "'%s' names a folder, not a file", shown(c, given));
+        free(folder);
+        return NULL;
+    }
+    if (slash) {
+        *slash = '\0';
+    }
+    char *real_folder = realpath(slash ? (folder[0] ? folder : "/") : ".", NULL);
+    if (!real_folder) {
+        fail(c, where, "cannot write '%s': the folder '%s' %s", shown(c, *display),
+             shown(c, slash ? (folder[0] ? folder : "/") : "."), errno == ENOENT ? "does not exist" : strerror(errno));
+        free(folder);
+        return NULL;
+    }
+    free(folder);
+    char *real = join_path(real_folder, name);
+    bool ok = real != NULL;
+    if (!ok) {
+        fail(c, where, "out of memory");
+    } else if (!allowed(c, real_folder, absolute)) {
+        ok = refuse_outside(c, where, given, real_folder, absolute);
+    } else {
+        struct stat st;
+        if (lstat(real, &st) == 0 && S_ISLNK(st.st_mode)) {
+            char *target = realpath(real, NULL);
+            if (!target) {
+                ok = fail(c, where, "'%s' is a symbolic link to nothing that exists", shown(c, *display));
+            } else if (!allowed(c, target, absolute)) {
+                ok = refuse_outside(c, where, given, target, absolute);
+            }
+            free(target);
+        }
+    }
+    free(real_folder);
+    if (!ok) {
+        free(real);
+        return NULL;
+    }
+    return real;
 }
 
 static const char *json_kind(const json_t *v)
@@ -78,7 +416,7 @@ static bool check_keys(ctx *c, json_t *obj, const char *where, const char *const
                     strncat(list, ", ", sizeof list - strlen(list) - 1);
                 }
             }
-            return fail(c, where, "unknown key \"%s\" (expected one of: %s)", key, list);
+            return fail(c, where, "unknown key \"%s\" (expected one of: %s)", shown(c, key), list);
         }
     }
     return true;
@@ -94,6 +432,9 @@ static bool get_string(ctx *c, json_t *obj, const char *key, const char *where, 
     if (!json_is_string(v) || json_string_length(v) == 0) {
         return fail(c, where, "\"%s\" must be a non-empty string, not %s", key,
                     json_is_string(v) ? "an empty one" : json_kind(v));
+    }
+    if (strlen(json_string_value(v)) != json_string_length(v)) {
+        return fail(c, where, "\"%s\" must not hold a NUL character (\\u0000)", key);
     }
     *out = json_string_value(v);
     return true;
@@ -166,68 +507,6 @@ static bool get_dims(ctx *c, json_t *v, const char *where, uint32_t out[3])
         out[i] = (uint32_t)x;
     }
     return true;
-}
-
-static char *resolve_path(ctx *c, const char *relative)
-{
-    if (relative[0] == '/' || !c->dir[0]) {
-        return dup_string(relative);
-    }
-    size_t n = strlen(c->dir) + strlen(relative) + 2;
-    char *p = malloc(n);
-    if (p) {
-        snprintf(p, n, "%s/%s", c->dir, relative);
-    }
-    return p;
-}
-
-static char *read_text(ctx *c, const char *path, const char *where)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fail(c, where, "cannot read '%s': %s", path, strerror(errno));
-        return NULL;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *n = realloc(buf, cap);
-            if (!n) {
-                free(buf);
-                fclose(f);
-                fail(c, where, "out of memory reading '%s'", path);
-                return NULL;
-            }
-            buf = n;
-        }
-        size_t got = fread(buf + len, 1, 4096, f);
-        len += got;
-        if (got < 4096) {
-            break;
-        }
-    }
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        fail(c, where, "error reading '%s'", path);
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
-}
-
-static long file_size(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return -1;
-    }
-    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    fclose(f);
-    return n;
 }
 
 /* Reads @workgroup_size(x, y, z) of the entry point from the source; false when it is not made
@@ -333,7 +612,7 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
     }
     size_t dup;
     if (find_buffer(s, (size_t)(out - s->buffers), name, &dup)) {
-        return fail(c, where, "buffer name \"%s\" is used twice", name);
+        return fail(c, where, "buffer name \"%s\" is used twice", shown(c, name));
     }
     out->name = dup_string(name);
     if (!out->name) {
@@ -348,7 +627,7 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
         } else if (strcmp(type, "i32") == 0) {
             out->type = SPEC_I32;
         } else {
-            return fail(c, where, "type \"%s\": expected f32, u32 or i32", type);
+            return fail(c, where, "type \"%s\": expected f32, u32 or i32", shown(c, type));
         }
     }
     json_t *init = json_object_get(b, "init");
@@ -358,7 +637,7 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
     if (init && json_is_string(init)) {
         if (strcmp(json_string_value(init), "zeros") != 0) {
             return fail(c, at, "\"%s\": expected \"zeros\" or an object with constant, random or file",
-                        json_string_value(init));
+                        shown(c, json_string_value(init)));
         }
     } else if (init && json_is_object(init)) {
         static const char *const init_keys[] = {"constant", "random", "file", NULL};
@@ -396,12 +675,23 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
                 return false;
             }
             out->init = SPEC_INIT_FILE;
-            out->file = resolve_path(c, file);
-            long n = file_size(out->file);
-            if (n < 0) {
-                return fail(c, at, "cannot read '%s': %s", out->file, strerror(errno));
+            char *display = NULL;
+            out->file = resolve_input(c, file, at, &display);
+            bool ok = out->file != NULL;
+            if (ok) {
+                char why[256];
+                int fd = spec_open_regular(out->file, 0, &out->size, &out->file_dev, &out->file_ino, why, sizeof why);
+                if (fd < 0) {
+                    ok = fail(c, at, "cannot read '%s': %s", shown(c, display), why);
+                } else {
+                    close(fd);
+                    ok = add_input(c, s, display, at, out->file_dev, out->file_ino);
+                }
             }
-            out->size = (uint64_t)n;
+            free(display);
+            if (!ok) {
+                return false;
+            }
         }
     } else if (init) {
         return fail(c, at, "expected \"zeros\" or an object, not %s", json_kind(init));
@@ -429,11 +719,11 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
     }
     if (out->init == SPEC_INIT_FILE) {
         if (n && n != out->size) {
-            return fail(c, where, "'%s' holds %llu bytes, the buffer %llu", out->file, (unsigned long long)out->size,
-                        (unsigned long long)n);
+            return fail(c, where, "'%s' holds %llu bytes, the buffer %llu", shown(c, out->file),
+                        (unsigned long long)out->size, (unsigned long long)n);
         }
         if (out->size == 0 || out->size % 4) {
-            return fail(c, where, "'%s' holds %llu bytes: a buffer needs a positive multiple of 4", out->file,
+            return fail(c, where, "'%s' holds %llu bytes: a buffer needs a positive multiple of 4", shown(c, out->file),
                         (unsigned long long)out->size);
         }
     } else {
@@ -456,7 +746,7 @@ static bool parse_kernel(ctx *c, json_t *k, const char *where, spec *s, spec_ker
     }
     size_t dup;
     if (find_kernel(s, (size_t)(out - s->kernels), name, &dup)) {
-        return fail(c, where, "kernel name \"%s\" is used twice", name);
+        return fail(c, where, "kernel name \"%s\" is used twice", shown(c, name));
     }
     out->name = dup_string(name);
     out->entry = dup_string(entry ? entry : "main");
@@ -474,9 +764,22 @@ static bool parse_kernel(ctx *c, json_t *k, const char *where, spec *s, spec_ker
     } else {
         char at[300];
         snprintf(at, sizeof at, "%s.wgsl_file", where);
-        out->origin = resolve_path(c, file);
-        out->source = read_text(c, out->origin, at);
+        char *real = resolve_input(c, file, at, &out->origin);
+        if (!real) {
+            return false;
+        }
+        char why[256];
+        size_t length = 0;
+        uint64_t dev = 0, ino = 0;
+        out->source = read_regular(real, SPEC_MAX_WGSL_BYTES, &length, &dev, &ino, why, sizeof why);
+        free(real);
         if (!out->source) {
+            return fail(c, at, "cannot read '%s': %s", shown(c, out->origin), why);
+        }
+        if (strlen(out->source) != length) {
+            return fail(c, at, "'%s' holds a NUL byte: WGSL is text", shown(c, out->origin));
+        }
+        if (!add_input(c, s, out->origin, at, dev, ino)) {
             return false;
         }
     }
@@ -488,11 +791,14 @@ static bool parse_kernel(ctx *c, json_t *k, const char *where, spec *s, spec_ker
             return fail(c, at, "expected an object of name: number, not %s", json_kind(constants));
         }
         out->constants = calloc(json_object_size(constants) + 1, sizeof *out->constants);
+        if (!out->constants) {
+            return fail(c, at, "out of memory");
+        }
         const char *key;
         json_t *value;
         json_object_foreach(constants, key, value) {
             if (!json_is_number(value)) {
-                return fail(c, at, "\"%s\" must be a number, not %s", key, json_kind(value));
+                return fail(c, at, "\"%s\" must be a number, not %s", shown(c, key), json_kind(value));
             }
             out->constants[out->constant_count].name = dup_string(key);
             out->constants[out->constant_count++].value = json_number_value(value);
@@ -547,7 +853,7 @@ static bool parse_dispatch(ctx *c, json_t *d, const char *where, spec *s, spec_d
         return false;
     }
     if (!find_kernel(s, s->kernel_count, kernel, &out->kernel)) {
-        return fail(c, where, "unknown kernel \"%s\"", kernel);
+        return fail(c, where, "unknown kernel \"%s\"", shown(c, kernel));
     }
     out->label = dup_string(label ? label : kernel);
     json_t *wg = json_object_get(d, "workgroups");
@@ -560,7 +866,7 @@ static bool parse_dispatch(ctx *c, json_t *d, const char *where, spec *s, spec_d
         return false;
     }
     uint64_t repeat = 1;
-    if (!get_uint(c, d, "repeat", where, 1, 1000000, 1, &repeat) ||
+    if (!get_uint(c, d, "repeat", where, 1, UINT32_MAX, 1, &repeat) ||
         !get_number(c, d, "bytes", where, 0, &out->bytes) || !get_number(c, d, "flops", where, 0, &out->flops)) {
         return false;
     }
@@ -568,6 +874,15 @@ static bool parse_dispatch(ctx *c, json_t *d, const char *where, spec *s, spec_d
         return fail(c, where, "\"bytes\" and \"flops\" must not be negative");
     }
     out->repeat = (uint32_t)repeat;
+    /* The cap counts every repeat, and is checked before any per-dispatch memory exists. */
+    c->dispatch_total += repeat;
+    if (c->dispatch_total > c->max_dispatches) {
+        snprintf(at, sizeof at, "%s%s", where, json_object_get(d, "repeat") ? ".repeat" : "");
+        return fail(c, at,
+                    "brings the dispatches per iteration to %llu, more than the cap of %llu "
+                    "(--max-dispatches N raises it)",
+                    (unsigned long long)c->dispatch_total, (unsigned long long)c->max_dispatches);
+    }
     json_t *bindings = json_object_get(d, "bindings");
     snprintf(at, sizeof at, "%s.bindings", where);
     if (!bindings) {
@@ -578,12 +893,15 @@ static bool parse_dispatch(ctx *c, json_t *d, const char *where, spec *s, spec_d
                     json_kind(bindings));
     }
     out->bindings = calloc(json_object_size(bindings) + 1, sizeof *out->bindings);
+    if (!out->bindings) {
+        return fail(c, at, "out of memory");
+    }
     const char *key;
     json_t *value;
     json_object_foreach(bindings, key, value) {
         spec_binding *b = &out->bindings[out->binding_count];
         char bat[400];
-        snprintf(bat, sizeof bat, "%s[\"%s\"]", at, key);
+        snprintf(bat, sizeof bat, "%s[\"%s\"]", at, shown(c, key));
         if (!parse_binding_key(key, &b->group, &b->binding)) {
             return fail(c, bat, "a binding is named by its number (\"0\") or group and number (\"1/0\")");
         }
@@ -591,7 +909,7 @@ static bool parse_dispatch(ctx *c, json_t *d, const char *where, spec *s, spec_d
             return fail(c, bat, "expected a buffer name, not %s", json_kind(value));
         }
         if (!find_buffer(s, s->buffer_count, json_string_value(value), &b->buffer)) {
-            return fail(c, bat, "unknown buffer \"%s\"", json_string_value(value));
+            return fail(c, bat, "unknown buffer \"%s\"", shown(c, json_string_value(value)));
         }
         out->binding_count++;
     }
@@ -610,10 +928,12 @@ static bool parse_output(ctx *c, json_t *o, const char *where, spec *s, spec_out
         return false;
     }
     if (!find_buffer(s, s->buffer_count, buffer, &out->buffer)) {
-        return fail(c, where, "unknown buffer \"%s\"", buffer);
+        return fail(c, where, "unknown buffer \"%s\"", shown(c, buffer));
     }
-    out->file = dup_string(file);
-    return true;
+    char at[300];
+    snprintf(at, sizeof at, "%s.file", where);
+    out->file = resolve_output(c, file, at, &out->display);
+    return out->file != NULL;
 }
 
 typedef bool (*parse_item_fn)(ctx *, json_t *, const char *, spec *, void *);
@@ -631,7 +951,14 @@ static bool parse_section(ctx *c, json_t *root, const char *key, bool required, 
         return fail(c, where, "expected a non-empty array, not %s",
                     json_is_array(arr) ? "an empty one" : json_kind(arr));
     }
+    if (strcmp(key, "dispatches") == 0 && json_array_size(arr) > c->max_dispatches) {
+        return fail(c, where, "%zu dispatches, more than the cap of %llu per iteration (--max-dispatches N raises it)",
+                    json_array_size(arr), (unsigned long long)c->max_dispatches);
+    }
     *items = calloc(json_array_size(arr) + 1, item_size);
+    if (!*items) {
+        return fail(c, where, "out of memory");
+    }
     for (size_t i = 0; i < json_array_size(arr); i++) {
         char at[96];
         snprintf(at, sizeof at, "%s[%zu]", where, i);
@@ -644,19 +971,47 @@ static bool parse_section(ctx *c, json_t *root, const char *key, bool required, 
     return true;
 }
 
-/* Parses a document already read; `path` names it in messages and anchors relative paths. */
-static bool spec_from_json(json_t *root, const json_error_t *jerr, const char *path, spec *out, char *error,
-                           size_t error_cap)
+/* The allowed folders of `options`, real, into the context; false with the message. */
+static bool resolve_allowed(ctx *c, const spec_load_options *options)
+{
+    if (!options || !options->allow_path_count) {
+        return true;
+    }
+    c->allow = calloc(options->allow_path_count, sizeof *c->allow);
+    if (!c->allow) {
+        snprintf(c->error, c->error_cap, "--allow-path: out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < options->allow_path_count; i++) {
+        const char *given = options->allow_paths[i];
+        char *real = realpath(given, NULL);
+        struct stat st;
+        if (!real || stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            snprintf(c->error, c->error_cap, "--allow-path '%s': %s", shown(c, given),
+                     real ? "not a folder" : strerror(errno));
+            free(real);
+            return false;
+        }
+        c->allow[c->allow_count++] = real;
+    }
+    return true;
+}
+
+/* Parses a document already read; `path` names it in messages and anchors relative paths;
+ * `self` (may be NULL) identifies the file it came from. */
+static bool spec_from_json(json_t *root, const json_error_t *jerr, const char *path, const spec_load_options *options,
+                           const spec_input *self, spec *out, char *error, size_t error_cap)
 {
     memset(out, 0, sizeof *out);
-    ctx c = {path, dup_string(path), error, error_cap};
+    ctx c = {.file = path, .dir = dup_string(path), .error = error, .error_cap = error_cap};
+    c.max_dispatches = options && options->max_dispatches ? options->max_dispatches : SPEC_DEFAULT_MAX_DISPATCHES;
     if (!c.dir) {
         snprintf(error, error_cap, "%s: out of memory", path);
         return false;
     }
     char *slash = strrchr(c.dir, '/');
     if (slash) {
-        *slash = '\0';
+        slash[slash == c.dir ? 1 : 0] = '\0'; /* "/spec.json" is in "/" */
     } else {
         c.dir[0] = '\0';
     }
@@ -671,6 +1026,16 @@ static bool spec_from_json(json_t *root, const json_error_t *jerr, const char *p
     }
     static const char *const keys[] = {"buffers", "kernels", "dispatches", "outputs", "description", NULL};
     out->path = dup_string(path);
+    if (!out->path) {
+        snprintf(error, error_cap, "%s: out of memory", path);
+        goto done;
+    }
+    if (!resolve_allowed(&c, options)) {
+        goto done;
+    }
+    if (self && !add_input(&c, out, path, "the spec", self->dev, self->ino)) {
+        goto done;
+    }
     if (!json_is_object(root)) {
         fail(&c, "$", "a spec is a JSON object, not %s", json_kind(root));
         goto done;
@@ -686,17 +1051,33 @@ static bool spec_from_json(json_t *root, const json_error_t *jerr, const char *p
                        sizeof *out->outputs, (parse_item_fn)parse_output);
 done:
     free(c.dir);
+    free(c.root);
+    for (size_t i = 0; i < c.allow_count; i++) {
+        free(c.allow[i]);
+    }
+    free(c.allow);
     if (!ok) {
         spec_free(out);
     }
     return ok;
 }
 
-bool spec_load(const char *path, spec *out, char *error, size_t error_cap)
+bool spec_load(const char *path, const spec_load_options *options, spec *out, char *error, size_t error_cap)
 {
+    /* Read whole, as a regular file of bounded size: a FIFO or a device is refused at once. */
+    char why[256];
+    size_t length = 0;
+    spec_input self = {0};
+    char *text = read_regular(path, SPEC_MAX_BYTES, &length, &self.dev, &self.ino, why, sizeof why);
+    if (!text) {
+        memset(out, 0, sizeof *out);
+        snprintf(error, error_cap, "%s: cannot read the spec: %s", path, why);
+        return false;
+    }
     json_error_t jerr;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    bool ok = spec_from_json(root, &jerr, path, out, error, error_cap);
+    json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &jerr);
+    free(text);
+    bool ok = spec_from_json(root, &jerr, path, options, &self, out, error, error_cap);
     json_decref(root);
     return ok;
 }
@@ -705,7 +1086,7 @@ bool spec_load_buffer(const char *name, const char *data, size_t size, spec *out
 {
     json_error_t jerr;
     json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &jerr);
-    bool ok = spec_from_json(root, &jerr, name, out, error, error_cap);
+    bool ok = spec_from_json(root, &jerr, name, NULL, NULL, out, error, error_cap);
     json_decref(root);
     return ok;
 }
@@ -733,7 +1114,13 @@ void spec_free(spec *s)
     }
     for (size_t i = 0; i < s->output_count; i++) {
         free(s->outputs[i].file);
+        free(s->outputs[i].display);
     }
+    for (size_t i = 0; i < s->input_count; i++) {
+        free(s->inputs[i].path);
+        free(s->inputs[i].where);
+    }
+    free(s->inputs);
     free(s->buffers);
     free(s->kernels);
     free(s->dispatches);

@@ -1,0 +1,57 @@
+/*
+ * The options of `wgprof run` and `wgprof demo`, parsed apart from running them: the parsers do
+ * no I/O (a message goes into `error`), touch no device, allocate nothing and keep pointers into
+ * argv, so that a fuzzer can drive them (sources: cli_args.c; link: libwgprof, for
+ * wgprof_strategy_from_str).
+ */
+#ifndef WGPROF_CLI_ARGS_H
+#define WGPROF_CLI_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <wgprof/wgprof.h>
+
+#include "demo_model.h"
+
+typedef enum cli_parse_result {
+    CLI_PARSE_OK,    /* go on and run */
+    CLI_PARSE_HELP,  /* --help: print the usage on stdout, exit 0 */
+    CLI_PARSE_ERROR, /* bad usage: the message is in `error`; exit 2 */
+} cli_parse_result;
+
+enum { CLI_MAX_ALLOW_PATHS = 64 };
+#define CLI_DEFAULT_TIMEOUT_S 60.0
+
+typedef struct cli_run_options {
+    const char *spec;
+    long warmup, iterations;
+    wgprof_graph_desc graph; /* profiling on; strategy and layout from the flags */
+    bool summary_only, quiet;
+    const char *files[WGPROF_FORMAT_HTML + 1]; /* by format; NULL: not asked for */
+    double peak_gbps, peak_gflops;
+    double timeout_s;        /* the longest wait for one iteration's work */
+    uint64_t max_dispatches; /* per iteration, counting repeat */
+    const char *allow_paths[CLI_MAX_ALLOW_PATHS];
+    size_t allow_path_count;
+} cli_run_options;
+
+typedef struct cli_demo_options {
+    demo_config model;
+    uint32_t iterations;
+    const char *files[WGPROF_FORMAT_HTML + 1]; /* by format; NULL: not asked for */
+    bool quiet;
+    double timeout_s;
+} cli_demo_options;
+
+extern const char cli_run_usage[];
+extern const char cli_demo_usage[];
+
+/* argv[0] is the command's name ("run", "demo") and is skipped. `*out` is filled with the
+ * defaults, then the flags. */
+cli_parse_result cli_parse_run_args(int argc, char *const *argv, cli_run_options *out, char *error, size_t error_cap);
+cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_options *out, char *error,
+                                     size_t error_cap);
+
+#endif
