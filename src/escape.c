@@ -49,29 +49,29 @@ void wgprof__json_chars(FILE *out, const char *s, int flags)
 {
     bool script = (flags & WGPROF__JSON_IN_SCRIPT) != 0;
     const unsigned char *p = (const unsigned char *)(s ? s : "");
+    const unsigned char *run = p; /* bytes that go out as they are, written together */
     while (*p) {
         uint32_t cp;
         size_t n = utf8_length(p, &cp);
-        if (n == 0) {
-            fputs("\\ufffd", out);
-            p++;
+        bool plain = n > 0 && cp >= 0x20 && cp != '"' && cp != '\\' &&
+                     !(script && (cp == '<' || cp == '>' || cp == '&'));
+        if (plain) {
+            p += n;
             continue;
         }
-        switch (cp) {
+        fwrite(run, 1, (size_t)(p - run), out);
+        switch (n ? cp : 0xFFFD) {
         case '"': fputs("\\\"", out); break;
         case '\\': fputs("\\\\", out); break;
         case '\n': fputs("\\n", out); break;
         case '\r': fputs("\\r", out); break;
         case '\t': fputs("\\t", out); break;
-        default:
-            if (cp < 0x20 || (script && (cp == '<' || cp == '>' || cp == '&'))) {
-                fprintf(out, "\\u%04x", (unsigned)cp);
-            } else {
-                fwrite(p, 1, n, out);
-            }
+        default: fprintf(out, "\\u%04x", (unsigned)(n ? cp : 0xFFFD)); /* a control, markup, or not UTF-8 */
         }
-        p += n;
+        p += n ? n : 1;
+        run = p;
     }
+    fwrite(run, 1, (size_t)(p - run), out);
 }
 
 void wgprof__json_string(FILE *out, const char *s, int flags)
