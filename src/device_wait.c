@@ -53,9 +53,10 @@ void wgprof__waiter_release(wgprof__waiter *w)
 /* How a wait spends its time: polling without blocking and yielding for the first SPIN_NS, so
  * that a short wait ends as soon as its callback fires, then sleeping between polls, from
  * SLEEP_MIN_NS doubling to SLEEP_MAX_NS, so that a long wait leaves the CPU (a software GPU's
- * threads) alone. A blocking poll would be simpler, but it waits for the whole queue with no
- * time-out: a kernel that never ends would hang the caller. */
-enum { SPIN_NS = 2000000, SLEEP_MIN_NS = 20000, SLEEP_MAX_NS = 1000000 };
+ * threads) alone while noticing the end within SLEEP_MAX_NS: on the H200 a 1 ms cap made 7.4 ms
+ * executes 0.28 ms later than a blocking wait's. A blocking poll would be simpler, but it waits
+ * for the whole queue with no time-out: a kernel that never ends would hang the caller. */
+enum { SPIN_NS = 2000000, SLEEP_MIN_NS = 10000, SLEEP_MAX_NS = 100000 };
 
 /* Drives the implementation until w->done, on the monotonic clock: wgpuDevicePoll where it
  * exists (wgpu-native fires callbacks from it), and wgpuInstanceProcessEvents, which every
