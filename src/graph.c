@@ -40,6 +40,7 @@ struct wgprof_graph {
     char note[200];
     wgprof_pool *pool;
     uint32_t sites_interned;   /* nodes [0, sites_interned) have a site in this generation */
+    uint32_t validated;        /* the graph of this many nodes encoded without error */
     uint32_t site_generation;
     node *nodes;
     uint32_t count, cap;
@@ -294,12 +295,12 @@ static wgprof_status submit(wgprof_graph *g, WGPUCommandEncoder enc, uint64_t er
 }
 
 /* The plain executor's encode and submit: what an engine without wgprof does. */
-static wgprof_status submit_plain(wgprof_graph *g)
+/* The plain executor's encoding of every node into a new encoder, NULL when none was made. */
+static WGPUCommandEncoder encode_plain(wgprof_graph *g)
 {
-    uint64_t errors = wgprof__device_errors(g->device);
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(g->device->device, NULL);
     if (!enc) {
-        return WGPROF_ERR_WEBGPU;
+        return NULL;
     }
     if (g->settings.layout == WGPROF_LAYOUT_SINGLE_PASS) {
         WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, NULL);
@@ -314,7 +315,37 @@ static wgprof_status submit_plain(wgprof_graph *g)
             end_pass(pass);
         }
     }
-    return submit(g, enc, errors, NULL, NULL);
+    return enc;
+}
+
+static wgprof_status submit_plain(wgprof_graph *g)
+{
+    uint64_t errors = wgprof__device_errors(g->device);
+    WGPUCommandEncoder enc = encode_plain(g);
+    return enc ? submit(g, enc, errors, NULL, NULL) : WGPROF_ERR_WEBGPU;
+}
+
+/* Before its nodes are first encoded with timestamps, the graph is encoded without them and
+ * finished, never submitted: a node the device rejects then fails here, before any of the
+ * pool's query sets is written into an encoder that wgpu-native must drop (valgrind saw
+ * lavapipe read such a query set after its release, at the device's teardown). Once per change
+ * of the nodes; the unprofiled path never does it, so that its calls stay a plain executor's. */
+static wgprof_status validate_once(wgprof_graph *g)
+{
+    if (g->validated == g->count) {
+        return WGPROF_OK;
+    }
+    uint64_t errors = wgprof__device_errors(g->device);
+    WGPUCommandEncoder enc = encode_plain(g);
+    WGPUCommandBuffer cb = NULL;
+    wgprof_status s = enc ? wgprof__device_finish(g->device, enc, errors, &cb) : WGPROF_ERR_WEBGPU;
+    if (cb) {
+        wgpuCommandBufferRelease(cb);
+    }
+    if (s == WGPROF_OK) {
+        g->validated = g->count;
+    }
+    return s;
 }
 
 static wgprof_status intern_sites(wgprof_graph *g)
@@ -425,6 +456,9 @@ static wgprof_status submit_profiled(wgprof_graph *g)
     wgprof_status s = wgprof_pool_reserve(g->pool, g->count);
     if (s == WGPROF_OK) {
         s = intern_sites(g);
+    }
+    if (s == WGPROF_OK) {
+        s = validate_once(g);
     }
     if (s != WGPROF_OK) {
         return s;
