@@ -270,20 +270,26 @@ static bool find_root(ctx *c, const char *where)
 
 /* A path from the spec, for reading: `*display` gets it as the user would write it (relative to
  * the current folder), and the result is its real path, checked to be where it may be. */
-static char *resolve_input(ctx *c, const char *given, const char *where, char **display)
+/* What resolving a spec's path starts with: `*display`, the path as the user would write it
+ * (relative to the current folder), whether it was given absolute, and the spec's real folder. */
+static bool start_resolving(ctx *c, const char *given, const char *where, char **display, bool *absolute)
 {
     *display = NULL;
     if (!given) {
-        fail(c, where, "missing path");
-        return NULL;
+        return fail(c, where, "missing path");
     }
-    bool absolute = given[0] == '/';
-    *display = absolute || !c->dir[0] ? dup_string(given) : join_path(c->dir, given);
+    *absolute = given[0] == '/';
+    *display = *absolute || !c->dir[0] ? dup_string(given) : join_path(c->dir, given);
     if (!*display) {
-        fail(c, where, "out of memory");
-        return NULL;
+        return fail(c, where, "out of memory");
     }
-    if (!find_root(c, where)) {
+    return find_root(c, where);
+}
+
+static char *resolve_input(ctx *c, const char *given, const char *where, char **display)
+{
+    bool absolute = false;
+    if (!start_resolving(c, given, where, display, &absolute)) {
         return NULL;
     }
     char *real = realpath(*display, NULL);
@@ -321,18 +327,8 @@ static char *resolve_input(ctx *c, const char *given, const char *where, char **
  * real folder joined with the name; a link there must lead somewhere allowed too. */
 static char *resolve_output(ctx *c, const char *given, const char *where, char **display)
 {
-    *display = NULL;
-    if (!given) {
-        fail(c, where, "missing path");
-        return NULL;
-    }
-    bool absolute = given[0] == '/';
-    *display = absolute || !c->dir[0] ? dup_string(given) : join_path(c->dir, given);
-    if (!*display) {
-        fail(c, where, "out of memory");
-        return NULL;
-    }
-    if (!find_root(c, where)) {
+    bool absolute = false;
+    if (!start_resolving(c, given, where, display, &absolute)) {
         return NULL;
     }
     char *folder = dup_string(*display);
