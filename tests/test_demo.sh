@@ -34,6 +34,14 @@ fused="$(WEBGPU_TIMESTAMP_QUERY=1 "$wgprof" demo --fused-sdpa --quiet --json "$t
 [ "$(printf '%s\n' "$fused" | checksum)" = "$plain" ] && ok || bad "fused SDPA changes the checksum"
 grep -q '"sdpa_kv_cache"' "$tmp/f.json" && ok || bad "fused SDPA kernel missing from the report"
 
+# An environment wgprof cannot read never stops the work: a strategy it does not know, with
+# profiling off and on, is warned about and taken as auto (0.1 exited 2 here).
+for switch in 0 1; do
+  out="$(WEBGPU_TIMESTAMP_QUERY=$switch WGPROF_STRATEGY=garbage "$wgprof" demo 2>"$tmp/garbage.err")" &&
+    [ "$(printf '%s\n' "$out" | checksum)" = "$plain" ] && grep -q "WGPROF_STRATEGY=garbage" "$tmp/garbage.err" &&
+    ok || bad "WGPROF_STRATEGY=garbage, WEBGPU_TIMESTAMP_QUERY=$switch: exit $?, $(tail -3 "$tmp/garbage.err")"
+done
+
 WGPROF_DISABLE_TIMESTAMPS=1 WEBGPU_TIMESTAMP_QUERY=1 "$wgprof" demo --json "$tmp/off.json" >"$tmp/off.txt" 2>/dev/null &&
   [ "$(checksum <"$tmp/off.txt")" = "$plain" ] && grep -q '"unavailable_reason": "timestamp queries disabled' "$tmp/off.json" &&
   ok || bad "fail-open demo"
