@@ -172,4 +172,33 @@ out="$("$wgprof" run --frobnicate x.json 2>&1)"; [ $? -eq 2 ] && printf '%s' "$o
 "$wgprof" run --help | grep -q -- '--csv-summary FILE' && ok || bad "run --help"
 # Nothing is written when the spec is bad.
 "$wgprof" run --json never.json wgsl.json >/dev/null 2>&1; [ ! -e never.json ] && ok || bad "a report was written for a bad spec"
+# ---- the workgroup size, read from the shader: literals, and overrides resolved ----
+# The llama.cpp style: @workgroup_size(WG_SIZE) with WG_SIZE an override the spec's constants set.
+wg_override='override WG_SIZE: u32 = 64;\n@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n@compute @workgroup_size(WG_SIZE) fn main(@builtin(global_invocation_id) id: vec3u) { v[id.x] = v[id.x] + 1.0; }'
+for case in "256:\"constants\": {\"WG_SIZE\": 256}" "64:\"entry\": \"main\""; do
+  size="${case%%:*}"
+  spec '{"name": "v", "elements": 1024}' "{\"name\": \"k\", \"wgsl\": \"$wg_override\", ${case#*:}}" \
+    '{"kernel": "k", "workgroups": 2, "bindings": {"0": "v"}}' >"override$size.json"
+  if "$wgprof" run --quiet --warmup 0 --iterations 1 --csv "override$size.csv" "override$size.json" 2>"override$size.err"; then
+    python3 - "override$size.csv" "$size" <<'PY' && ok || bad "override $size: the CSV's sizes: $(cat "override$size.csv")"
+import csv, sys
+row = next(csv.DictReader(open(sys.argv[1])))
+size = int(sys.argv[2])
+assert (int(row["local_x"]), int(row["global_x"]), int(row["wg_x"])) == (size, 2 * size, 2), row
+PY
+  else
+    bad "override $size: $(cat "override$size.err")"
+  fi
+done
+spec '{"name": "v", "elements": 1024}' \
+  "{\"name\": \"k\", \"wgsl\": \"$wg_override\", \"constants\": {\"WG_SIZE\": 128}, \"workgroup_size\": 64}" \
+  '{"kernel": "k", "workgroups": 2, "bindings": {"0": "v"}}' >wgmismatch.json
+expect wgmismatch.json '$.kernels[0].workgroup_size: [64, 1, 1] disagrees with the shader'"'"'s @workgroup_size, [128, 1, 1]'
+wg_expr='const HALF: u32 = 32u;\n@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n@compute @workgroup_size(HALF * 2u) fn main(@builtin(global_invocation_id) id: vec3u) { v[id.x] = v[id.x] + 1.0; }'
+spec "$good_buffer" "{\"name\": \"k\", \"wgsl\": \"$wg_expr\"}" "$good_dispatch" >wgexpr.json
+expect wgexpr.json 'cannot tell the workgroup size'
+spec "$good_buffer" "{\"name\": \"k\", \"wgsl\": \"$wg_expr\", \"workgroup_size\": 64}" "$good_dispatch" >wgexprgiven.json
+"$wgprof" run --quiet --warmup 0 --iterations 1 wgexprgiven.json 2>/dev/null && ok ||
+  bad "an expression the spec's workgroup_size stands for does not run"
+
 finish

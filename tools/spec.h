@@ -45,6 +45,7 @@ typedef struct spec_kernel {
     spec_constant *constants;
     size_t constant_count;
     uint32_t workgroup_size[3]; /* given, or read from the source; 0 when unknown */
+    char *workgroup_size_why;   /* why it is unknown: said once the shader is known to compile */
 } spec_kernel;
 
 typedef struct spec_binding {

@@ -214,6 +214,11 @@ static wgprof_status make_pipelines(const spec *s, wgprof_device *dev, spec_gpu 
             return reject(error, cap, s, "$.kernels[%zu] \"%s\": no pipeline for entry point \"%s\":\n%s", i,
                           show(k->name).text, show(k->entry).text, message);
         }
+        if (k->workgroup_size_why) {
+            /* Reports never show a size that was guessed. */
+            return reject(error, cap, s, "$.kernels[%zu] \"%s\": cannot tell the workgroup size: %s; give it as "
+                          "workgroup_size", i, show(k->name).text, k->workgroup_size_why);
+        }
     }
     return WGPROF_OK;
 }
