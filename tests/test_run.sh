@@ -172,6 +172,17 @@ out="$("$wgprof" run --frobnicate x.json 2>&1)"; [ $? -eq 2 ] && printf '%s' "$o
 "$wgprof" run --help | grep -q -- '--csv-summary FILE' && ok || bad "run --help"
 # Nothing is written when the spec is bad.
 "$wgprof" run --json never.json wgsl.json >/dev/null 2>&1; [ ! -e never.json ] && ok || bad "a report was written for a bad spec"
+# ---- init values outside their buffer's type: refused, never rounded, wrapped or clamped ----
+coerce() { # coerce NAME TYPE INIT PATTERN
+  spec "{\"name\": \"v\", \"elements\": 64, \"type\": \"$2\", \"init\": $3}" "$good_kernel" "$good_dispatch" >"$1.json"
+  expect "$1.json" "$4"
+}
+coerce u32neg u32 '{"constant": -1}' '$.buffers[0].init.constant: -1 is not a u32'
+coerce f32big f32 '{"constant": 1e40}' '$.buffers[0].init.constant: 1e+40 is outside the range of f32'
+coerce i32frac i32 '{"constant": 3.7}' '$.buffers[0].init.constant: 3.7 is not an i32'
+coerce u32frac u32 '{"random": {"seed": 1, "min": 0.5, "max": 0.6}}' '$.buffers[0].init.random.min: 0.5 is not a u32'
+coerce i32big i32 '{"random": {"seed": 1, "min": 0, "max": 3e9}}' '$.buffers[0].init.random.max: 3e+09 is not an i32'
+
 # ---- the workgroup size, read from the shader: literals, and overrides resolved ----
 # The llama.cpp style: @workgroup_size(WG_SIZE) with WG_SIZE an override the spec's constants set.
 wg_override='override WG_SIZE: u32 = 64;\n@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n@compute @workgroup_size(WG_SIZE) fn main(@builtin(global_invocation_id) id: vec3u) { v[id.x] = v[id.x] + 1.0; }'

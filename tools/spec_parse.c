@@ -8,6 +8,8 @@
 #endif
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
@@ -651,6 +653,27 @@ static bool read_workgroup_size(const spec_kernel *k, uint32_t out[3], char *why
 
 /* ---- sections ---- */
 
+/* Whether `v` is a value of a buffer of `type`: within f32's range, or an integer within u32's
+ * or i32's. Nothing is rounded, wrapped or clamped to make it one. */
+static bool fits_type(ctx *c, const char *where, spec_type type, double v)
+{
+    switch (type) {
+    case SPEC_F32:
+        return fabs(v) <= FLT_MAX ? true : fail(c, where, "%g is outside the range of f32", v);
+    case SPEC_U32:
+        if (v != floor(v) || v < 0 || v > 4294967295.0) {
+            return fail(c, where, "%g is not a u32 (a whole number from 0 to 4294967295)", v);
+        }
+        return true;
+    case SPEC_I32:
+        if (v != floor(v) || v < -2147483648.0 || v > 2147483647.0) {
+            return fail(c, where, "%g is not an i32 (a whole number from -2147483648 to 2147483647)", v);
+        }
+        return true;
+    }
+    return fail(c, where, "unknown type");
+}
+
 static bool find_buffer(const spec *s, size_t count, const char *name, size_t *index)
 {
     if (!name) {
@@ -731,7 +754,9 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
         const char *file;
         if (json_object_get(init, "constant")) {
             out->init = SPEC_INIT_CONSTANT;
-            if (!get_number(c, init, "constant", at, 0, &out->constant)) {
+            char cat[320];
+            snprintf(cat, sizeof cat, "%s.constant", at);
+            if (!get_number(c, init, "constant", at, 0, &out->constant) || !fits_type(c, cat, out->type, out->constant)) {
                 return false;
             }
         } else if (random) {
@@ -749,6 +774,15 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
             }
             if (out->max < out->min) {
                 return fail(c, rat, "max (%g) is below min (%g)", out->max, out->min);
+            }
+            char mat[340];
+            snprintf(mat, sizeof mat, "%s.min", rat);
+            if (!fits_type(c, mat, out->type, out->min)) {
+                return false;
+            }
+            snprintf(mat, sizeof mat, "%s.max", rat);
+            if (!fits_type(c, mat, out->type, out->max)) {
+                return false;
             }
         } else {
             if (!get_string(c, init, "file", at, true, &file)) {
