@@ -181,7 +181,7 @@ int main(void)
 
     int status = wrong == 0 ? 0 : 1;
     if (pool) {
-        wgprof_report_desc report = {.device = wgprof_device_describe(prof_dev), .pool = pool, .strategy = "pass"};
+        wgprof_report_desc report = {.device = wgprof_device_describe(prof_dev), .pool = pool};
         wgprof_report_write(&report, WGPROF_FORMAT_TABLE, stdout);
         if (wgprof_pool_count(pool) != 2 * STEPS || wgprof_pool_invalid_count(pool) != 0) {
             status = 1;

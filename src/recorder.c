@@ -143,6 +143,7 @@ void wgprof_pool_reset(wgprof_pool *pool)
     pool->open_record = false;
     pool->chain_open = false;
     pool->batch_chained = false;
+    pool->batch_strategies = 0;
 }
 
 void wgprof__pool_unresolve(wgprof_pool *pool)
@@ -169,13 +170,17 @@ void wgprof__pool_discard_batch(wgprof_pool *pool)
     pool->open_record = false;
     pool->chain_open = false;
     pool->batch_chained = false;
+    pool->batch_strategies = 0;
 }
 
 /* ---- recording ---- */
 
-/* Adds a pending record of the batch being recorded; *r receives its place in the batch. */
-static wgprof_status add_record(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, bool chained, uint32_t *r)
+/* Adds a pending record, timed with `strategy`, of the batch being recorded; *r receives its
+ * place in the batch. */
+static wgprof_status add_record(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, wgprof_strategy strategy,
+                                uint32_t *r)
 {
+    bool chained = strategy == WGPROF_STRATEGY_CHAIN;
     if (pool->resolved) {
         wgprof__log(WGPROF_LOG_ERROR, "a dispatch was recorded after resolve and before collect");
         return WGPROF_ERR_STATE;
@@ -192,6 +197,7 @@ static wgprof_status add_record(wgprof_pool *pool, uint32_t site, uint64_t dispa
         pool->batch_cpu_encode_ns = wgprof__now_ns();
     }
     pool->batch_chained = chained;
+    pool->batch_strategies |= (uint8_t)(1u << strategy);
     *r = (uint32_t)batch_size(pool);
     wgprof__store_add(pool->store, site, dispatch_id);
     return WGPROF_OK;
@@ -204,7 +210,7 @@ wgprof_status wgprof__pool_pass_writes_site(wgprof_pool *pool, uint32_t site, ui
                                             WGPUPassTimestampWrites *writes)
 {
     uint32_t r;
-    wgprof_status s = add_record(pool, site, dispatch_id, false, &r);
+    wgprof_status s = add_record(pool, site, dispatch_id, WGPROF_STRATEGY_PASS, &r);
     if (s != WGPROF_OK) {
         return s;
     }
@@ -274,7 +280,7 @@ wgprof_status wgprof__pool_begin_site(wgprof_pool *pool, WGPUComputePassEncoder 
         return WGPROF_ERR_STATE;
     }
     uint32_t r;
-    s = add_record(pool, site, dispatch_id, false, &r);
+    s = add_record(pool, site, dispatch_id, WGPROF_STRATEGY_INSIDE, &r);
     if (s != WGPROF_OK) {
         return s;
     }
@@ -332,7 +338,7 @@ wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEnc
         return WGPROF_ERR_STATE;
     }
     uint32_t r;
-    wgprof_status s = add_record(pool, site, dispatch_id, true, &r);
+    wgprof_status s = add_record(pool, site, dispatch_id, WGPROF_STRATEGY_CHAIN, &r);
     if (s != WGPROF_OK) {
         return s;
     }
@@ -349,7 +355,7 @@ wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t si
                                                   WGPUPassTimestampWrites *writes)
 {
     uint32_t r;
-    wgprof_status s = add_record(pool, site, dispatch_id, true, &r);
+    wgprof_status s = add_record(pool, site, dispatch_id, WGPROF_STRATEGY_CHAIN, &r);
     if (s != WGPROF_OK) {
         return s;
     }
@@ -414,6 +420,7 @@ wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
     b.first = (uint32_t)pool->batch_first;
     b.count = (uint32_t)records;
     b.chained = chained;
+    b.strategies = (uint8_t)(pool->batch_strategies | (chained ? 1u << WGPROF_STRATEGY_CHAIN : 0));
     b.end_missing = pool->open_record;
     b.cpu_encode_ns = records || chained ? pool->batch_cpu_encode_ns : now;
     b.cpu_submit_ns = now; /* the submit comes later: an early but safe bound */
@@ -441,6 +448,7 @@ wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
     pool->open_record = false;
     pool->chain_open = false;
     pool->batch_chained = false;
+    pool->batch_strategies = 0;
     return WGPROF_OK;
 }
 

@@ -61,6 +61,7 @@ struct wgprof_pool {
     bool open_record;      /* inside strategy: begin written, end not yet */
     bool chain_open;       /* chain strategy: the start timestamp is written */
     bool batch_chained;    /* the batch being recorded is a chain */
+    uint8_t batch_strategies; /* its strategies so far: bit (1 << wgprof_strategy) */
     uint64_t batch_cpu_encode_ns;
 
     wgprof__clock_fit clock;

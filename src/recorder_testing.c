@@ -37,12 +37,18 @@ wgprof_status wgprof__host_batch(wgprof_pool *pool, size_t count, const uint32_t
     for (size_t i = 0; i < count; i++) {
         wgprof__store_add(store, sites[i % site_count], i + 1);
     }
-    wgprof__batch b = {.first = (uint32_t)*first, .count = (uint32_t)count, .end_missing = end_missing};
+    wgprof__batch b = {.first = (uint32_t)*first, .count = (uint32_t)count, .end_missing = end_missing,
+                       .strategies = 1u << WGPROF_STRATEGY_PASS};
     s = wgprof__store_add_batch(store, &b, batch);
     if (s != WGPROF_OK) {
         wgprof__store_truncate(store, *first);
     }
     return s;
+}
+
+void wgprof__host_timed_with(wgprof_pool *pool, uint32_t batch, wgprof_strategy strategy)
+{
+    wgprof__store_batch_at(pool->store, batch)->strategies = (uint8_t)(1u << strategy);
 }
 
 void wgprof__host_readings(wgprof_pool *pool, uint32_t batch, size_t first, size_t count, const uint64_t *ticks,

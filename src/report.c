@@ -1,6 +1,7 @@
 /*
- * Report entry point: fills in what the caller left out (the summary, the strategy, the
- * iteration count) and hands one prepared view to the writer of the chosen format.
+ * Report entry point: fills in what the caller left out (the summary, the iteration count),
+ * names the strategy the summary says the records were timed with, and hands one prepared view
+ * to the writer of the chosen format.
  */
 #include "recorder.h"
 #include "report_internal.h"
@@ -19,9 +20,9 @@ wgprof_status wgprof_report_write(const wgprof_report_desc *desc, wgprof_format 
         }
         summary = own;
     }
-    wgprof__report r = {desc, summary, wgprof__pool_store_const(desc->pool), wgprof_pool_clock(desc->pool),
-                        desc->strategy ? desc->strategy : "none",
+    wgprof__report r = {desc, summary, wgprof__pool_store_const(desc->pool), wgprof_pool_clock(desc->pool), "",
                         desc->iterations ? desc->iterations : wgprof_pool_collected_batches(desc->pool)};
+    wgprof__strategy_text(desc->pool ? summary : NULL, r.strategy, sizeof r.strategy);
     wgprof_status written = WGPROF_OK;
     switch (format) {
     case WGPROF_FORMAT_TABLE: written = wgprof__write_table(&r, out); break;

@@ -1,6 +1,8 @@
 /*
  * Comma-separated values (RFC 4180): per-dispatch rows (report_rows.c, shared with TSV), or
- * per-kernel rows with efficiency.
+ * per-kernel rows with efficiency: the columns gbps, gflops and peak_*_share are the rates over
+ * the whole run (total / total_ns), as they always were; the typical dispatch's (over the median
+ * duration, as the table shows first) follow them, under names ending in "_median".
  */
 #include "report_internal.h"
 
@@ -10,10 +12,25 @@ wgprof_status wgprof__write_csv(const wgprof__report *r, FILE *out)
     return WGPROF_OK;
 }
 
+/* ",value", or "," alone where the figure is unknown (0). */
+static void field(FILE *out, double value, const char *format)
+{
+    fputc(',', out);
+    if (value > 0) {
+        fprintf(out, format, value);
+    }
+}
+
+static void share_field(FILE *out, double value, double peak)
+{
+    field(out, peak > 0 ? value / peak : 0, "%.6f");
+}
+
 wgprof_status wgprof__write_csv_summary(const wgprof__report *r, FILE *out)
 {
     fputs("kernel,count,invalid,total_ns,mean_ns,median_ns,p95_ns,min_ns,max_ns,stddev_ns,share,exclusive_total_ns,"
-          "bytes,flops,gbps,gflops,peak_bandwidth_share,peak_flops_share\n",
+          "bytes,flops,gbps,gflops,peak_bandwidth_share,peak_flops_share,bytes_per_dispatch,flops_per_dispatch,"
+          "gbps_median,gflops_median,peak_bandwidth_share_median,peak_flops_share_median\n",
           out);
     if (!r->summary) {
         return WGPROF_OK;
@@ -28,23 +45,18 @@ wgprof_status wgprof__write_csv_summary(const wgprof__report *r, FILE *out)
         } else {
             fputs(",,,,,,,,,", out);
         }
-        double gbps = wgprof__gbps(k), gflops = wgprof__gflops(k);
-        fprintf(out, "%.17g,%.17g,", k->bytes, k->flops);
-        if (gbps > 0) {
-            fprintf(out, "%.3f", gbps);
-        }
-        fputc(',', out);
-        if (gflops > 0) {
-            fprintf(out, "%.3f", gflops);
-        }
-        fputc(',', out);
-        if (gbps > 0 && r->desc->peak_gbps > 0) {
-            fprintf(out, "%.6f", gbps / r->desc->peak_gbps);
-        }
-        fputc(',', out);
-        if (gflops > 0 && r->desc->peak_gflops > 0) {
-            fprintf(out, "%.6f", gflops / r->desc->peak_gflops);
-        }
+        fprintf(out, "%.17g,%.17g", k->bytes, k->flops);
+        const wgprof_report_desc *d = r->desc;
+        field(out, k->gbps_total, "%.3f");
+        field(out, k->gflops_total, "%.3f");
+        share_field(out, k->gbps_total, d->peak_gbps);
+        share_field(out, k->gflops_total, d->peak_gflops);
+        field(out, k->bytes_per_dispatch, "%.17g");
+        field(out, k->flops_per_dispatch, "%.17g");
+        field(out, k->gbps, "%.3f");
+        field(out, k->gflops, "%.3f");
+        share_field(out, k->gbps, d->peak_gbps);
+        share_field(out, k->gflops, d->peak_gflops);
         fputc('\n', out);
     }
     return WGPROF_OK;

@@ -1,19 +1,22 @@
 /*
  * The HTML report: one self-contained page, opened from a file, that fetches nothing. A header
  * names the device, the strategy and the clock fit; a zoomable timeline shows the CPU spans of
- * each batch, the GPU dispatches and the scopes on one axis; a bar chart and two tables give the
- * per-kernel and per-scope statistics. The header and tables are plain HTML written here; the
- * timeline and chart are drawn by the page's script from one JSON object embedded in the page,
- * in which every '<' is escaped, so that no kernel or scope name can end the script element.
- * Invalid records are counted, never drawn.
+ * each batch, the GPU dispatches and the scopes on one axis; a bar chart and tables give the
+ * per-kernel statistics and throughput and the per-scope statistics; a table lists every
+ * dispatch, a page of rows at a time. The header and summary tables are plain HTML written
+ * here; the timeline, the chart and the dispatch table's rows are drawn by the page's script
+ * from one JSON object embedded in the page, in which every '<' is escaped, so that no kernel or
+ * scope name can end the script element. Invalid records are counted, never drawn on the
+ * timeline; the dispatch table shows their reason.
  */
 #include <math.h>
 #include <string.h>
 
 #include "report_internal.h"
 
-/* Past these the page gets slow to load and draw; the tables still cover everything. */
-enum { HTML_MAX_DISPATCHES = 200000, HTML_MAX_SCOPES = 100000 };
+/* Past these the page gets slow to load and draw; the summary tables still cover everything.
+ * The dispatch table's rows are drawn a page at a time, so it holds many more. */
+enum { HTML_MAX_DISPATCHES = 200000, HTML_MAX_SCOPES = 100000, HTML_MAX_ROWS = 1000000 };
 
 /* The page's stylesheet and script: src/report_html/page.css and page.js, embedded at build time
  * (cmake/embed_text.cmake writes report_html_assets.h in the build tree); written at the end of
@@ -52,6 +55,7 @@ typedef struct timeline {
     size_t dispatches_total; /* valid records with a time in the whole pool */
     size_t scopes;
     size_t scopes_total;
+    uint32_t *scope_node;    /* each scope instance's node, for the dispatch table's rows */
 } timeline;
 
 static bool record_span(const timeline *t, const wgprof_record *rec, double *start, double *end)
@@ -77,11 +81,18 @@ static void take_earliest(timeline *t, double v)
 }
 
 /* Decides what is embedded (the first dispatches and scopes up to the caps) and where the axis
- * starts, so that the data can then be written in one pass. */
-static void plan_timeline(timeline *t, const wgprof__report *r)
+ * starts, so that the data can then be written in one pass; notes each scope instance's node,
+ * which a scope record costs a pass over its records to give. WGPROF_ERR_OUT_OF_MEMORY before
+ * anything is written, where there is no room for those. */
+static wgprof_status plan_timeline(timeline *t, const wgprof__report *r)
 {
     *t = (timeline){.store = r->store, .clock = r->clock, .summary = r->summary,
                     .cpu_clock = r->clock && r->clock->calibrated, .origin_ns = INFINITY};
+    size_t scope_count = wgprof__store_scope_count(t->store);
+    t->scope_node = scope_count ? wgprof__calloc(scope_count, sizeof *t->scope_node) : NULL;
+    if (scope_count && !t->scope_node) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
     size_t n = wgprof__store_count(t->store);
     t->record_end = n;
     for (size_t i = 0; i < n; i++) {
@@ -98,11 +109,14 @@ static void plan_timeline(timeline *t, const wgprof__report *r)
             t->record_end = i;
         }
     }
-    size_t scope_count = wgprof__store_scope_count(t->store);
     for (size_t i = 0; i < scope_count; i++) {
         wgprof_scope_record sc;
         double start, end;
-        if (wgprof__store_scope(t->store, t->clock, i, &sc) == WGPROF_OK && scope_span(t, &sc, &start, &end)) {
+        if (wgprof__store_scope(t->store, t->clock, i, &sc) != WGPROF_OK) {
+            continue;
+        }
+        t->scope_node[i] = sc.node;
+        if (scope_span(t, &sc, &start, &end)) {
             t->scopes_total++;
             if (t->scopes < HTML_MAX_SCOPES) {
                 t->scopes++;
@@ -123,6 +137,7 @@ static void plan_timeline(timeline *t, const wgprof__report *r)
     if (!isfinite(t->origin_ns)) {
         t->origin_ns = 0;
     }
+    return WGPROF_OK;
 }
 
 /* ---- the embedded data --------------------------------------------------------------------- */
@@ -255,6 +270,53 @@ static void data_scopes(FILE *out, const timeline *t)
     fputs("]", out);
 }
 
+/* [kernel, iteration, dispatch id, scope node, workgroups x3, local size x3, start, duration,
+ * exclusive] for every record up to HTML_MAX_ROWS, in order (a row's place is its record's
+ * index); an invalid record has its reason in place of the three times. Times in ns from the
+ * pool's epoch, as in the JSON report. */
+static void data_rows(FILE *out, const timeline *t)
+{
+    size_t n = wgprof__store_count(t->store), shown = n < HTML_MAX_ROWS ? n : HTML_MAX_ROWS;
+    fprintf(out, ",\n\"rows_total\": %zu,\n\"rows\": [", n);
+    for (size_t i = 0; i < shown; i++) {
+        wgprof_record rec;
+        if (wgprof__store_record(t->store, NULL, i, &rec) != WGPROF_OK) {
+            continue;
+        }
+        fprintf(out, "%s[%zu,%u,", !i ? "\n" : i % 8 ? "," : ",\n", kernel_row(t->summary, rec.kernel_id), rec.batch);
+        data_dispatch_id(out, rec.dispatch_id);
+        int node = rec.scope >= 0 && t->scope_node ? (int)t->scope_node[rec.scope] : -1;
+        fprintf(out, ",%d,%u,%u,%u,%u,%u,%u,", node, rec.workgroups[0], rec.workgroups[1], rec.workgroups[2],
+                rec.workgroup_size[0], rec.workgroup_size[1], rec.workgroup_size[2]);
+        if (rec.valid) {
+            data_number(out, "%.1f", rec.start_ns);
+            fputc(',', out);
+            data_number(out, "%.1f", rec.duration_ns);
+            fputc(',', out);
+            data_number(out, "%.1f", rec.exclusive_ns);
+        } else {
+            fprintf(out, "\"%s\"", wgprof_invalid_reason_str(rec.invalid_reason));
+        }
+        fputc(']', out);
+    }
+    fputs("]", out);
+}
+
+/* [name, parent node or -1] for each node of the scope tree: the rows name their scope's node. */
+static void data_scope_nodes(FILE *out, const timeline *t)
+{
+    fputs(",\n\"scope_nodes\": [", out);
+    uint32_t nodes = wgprof__store_scope_node_count(t->store);
+    for (uint32_t n = 0; n < nodes; n++) {
+        uint32_t name, parent, depth;
+        wgprof__store_scope_node(t->store, n, &name, &parent, &depth);
+        fputs(n ? ",\n[" : "\n[", out);
+        data_string(out, wgprof__store_name(t->store, name));
+        fprintf(out, ",%d]", parent == WGPROF__NONE ? -1 : (int)parent);
+    }
+    fputs("]", out);
+}
+
 static void write_data(FILE *out, const wgprof__report *r, const timeline *t)
 {
     fputs("<script type=\"application/json\" id=\"wgprof-data\">\n{\"wgprof_version\": \"" WGPROF_VERSION_STRING
@@ -263,7 +325,8 @@ static void write_data(FILE *out, const wgprof__report *r, const timeline *t)
     if (!t) {
         fputs("false, \"unavailable_reason\": ", out);
         data_string(out, r->desc->unavailable_reason ? r->desc->unavailable_reason : "profiling off");
-        fputs(", \"kernels\": [], \"dispatches\": [], \"batches\": [], \"scopes\": []}\n</script>\n", out);
+        fputs(", \"kernels\": [], \"dispatches\": [], \"batches\": [], \"scopes\": [], \"rows\": []}\n</script>\n",
+              out);
         return;
     }
     fprintf(out, "true, \"timebase\": \"%s\"", t->cpu_clock ? "cpu" : "gpu");
@@ -271,6 +334,8 @@ static void write_data(FILE *out, const wgprof__report *r, const timeline *t)
     data_dispatches(out, t);
     data_batches(out, t);
     data_scopes(out, t);
+    data_scope_nodes(out, t);
+    data_rows(out, t);
     fputs("}\n</script>\n", out);
 }
 
@@ -378,7 +443,7 @@ static void write_timeline(FILE *out, const timeline *t)
         if (t->scopes < t->scopes_total) {
             fprintf(out, " and the first %zu of %zu scope instances", t->scopes, t->scopes_total);
         }
-        fputs("; the tables cover all of them.</p>\n", out);
+        fputs("; the summary tables cover all of them.</p>\n", out);
     }
     fputs("<div class=\"toolbar\"><button id=\"timeline-reset\" type=\"button\">reset</button>"
           "<span>wheel: zoom &middot; drag: pan &middot; double-click: reset</span>",
@@ -415,6 +480,16 @@ static void figure_cells(FILE *out, bool any, const double *ns, size_t count, do
     fputs("</tr>\n", out);
 }
 
+/* A kernel's name cell: the whole name as its title, where the cell is too narrow for it. */
+static void name_cell(FILE *out, const char *name)
+{
+    fputs("<td class=\"name\" title=\"", out);
+    html_text(out, name);
+    fputs("\">", out);
+    html_text(out, name);
+    fputs("</td>", out);
+}
+
 static void write_kernel_table(FILE *out, const wgprof_summary *s)
 {
     fputs("<section>\n<h2>Per-kernel summary</h2>\n<div class=\"table-wrap\"><table id=\"summary-table\">\n"
@@ -424,17 +499,109 @@ static void write_kernel_table(FILE *out, const wgprof_summary *s)
           out);
     for (size_t i = 0; i < s->kernel_count; i++) {
         const wgprof_kernel_stats *k = &s->kernels[i];
-        fprintf(out, "<tr data-k=\"%zu\"><td title=\"", i);
-        html_text(out, k->name);
-        fputs("\">", out);
-        html_text(out, k->name);
-        fprintf(out, "</td><td>%u</td><td>%u</td>", k->count, k->invalid);
+        fprintf(out, "<tr data-k=\"%zu\">", i);
+        name_cell(out, k->name);
+        fprintf(out, "<td>%u</td><td>%u</td>", k->count, k->invalid);
         const double values[] = {k->total_ns, k->mean_ns, k->median_ns, k->p95_ns, k->min_ns, k->max_ns, k->stddev_ns};
         figure_cells(out, k->count > 0, values, sizeof values / sizeof values[0], k->share);
     }
     fprintf(out, "</tbody>\n<tfoot><tr><td>total</td><td>%zu</td><td>%zu</td>", s->records - s->invalid, s->invalid);
     stat_cell(out, s->total_ns);
     fputs("<td colspan=\"7\"></td></tr></tfoot>\n</table></div>\n</section>\n", out);
+}
+
+static void efficiency_cell(FILE *out, const char *format, double value, const char *title)
+{
+    if (value > 0) {
+        fputs("<td", out);
+        if (title) {
+            fprintf(out, " title=\"%s\"", title);
+        }
+        fputc('>', out);
+        fprintf(out, format, value);
+        fputs("</td>", out);
+    } else {
+        fputs("<td class=\"unknown\">-</td>", out);
+    }
+}
+
+/* One figure's columns: per dispatch, typical rate, total rate, share of the peak (when given). */
+static void efficiency_cells(FILE *out, double per_dispatch, double typical, double total, double peak)
+{
+    if (per_dispatch > 0) {
+        efficiency_cell(out, "%.10g", per_dispatch, NULL);
+    } else {
+        fprintf(out, "<td class=\"unknown\">%s</td>", typical > 0 ? "varies" : "-");
+    }
+    efficiency_cell(out, "%.3f", typical, per_dispatch > 0 ? "one dispatch's figure over the median duration"
+                                                          : "the median of the dispatches' own rates");
+    efficiency_cell(out, "%.3f", total, "every dispatch's figure over the total time");
+    if (peak > 0) {
+        efficiency_cell(out, "%.1f%%", 100.0 * typical / peak, NULL);
+    }
+}
+
+/* The kernels' throughput, as the table's efficiency columns: present only where some kernel
+ * has bytes or flops. */
+static void write_efficiency_table(FILE *out, const wgprof__report *r)
+{
+    const wgprof_summary *s = r->summary;
+    bool bytes = false, flops = false;
+    for (size_t i = 0; i < s->kernel_count; i++) {
+        bytes = bytes || s->kernels[i].gbps_total > 0;
+        flops = flops || s->kernels[i].gflops_total > 0;
+    }
+    if (!bytes && !flops) {
+        return;
+    }
+    const double peak_gbps = r->desc->peak_gbps, peak_gflops = r->desc->peak_gflops;
+    fputs("<section>\n<h2>Efficiency</h2>\n<div class=\"table-wrap\"><table id=\"efficiency-table\">\n<thead><tr>"
+          "<th>kernel</th>",
+          out);
+    if (bytes) {
+        fprintf(out, "<th>bytes / dispatch</th><th>GB/s</th><th>GB/s total</th>%s",
+                peak_gbps > 0 ? "<th>of peak GB/s</th>" : "");
+    }
+    if (flops) {
+        fprintf(out, "<th>flops / dispatch</th><th>GFLOP/s</th><th>GFLOP/s total</th>%s",
+                peak_gflops > 0 ? "<th>of peak GFLOP/s</th>" : "");
+    }
+    fputs("</tr></thead>\n<tbody>\n", out);
+    for (size_t i = 0; i < s->kernel_count; i++) {
+        const wgprof_kernel_stats *k = &s->kernels[i];
+        if (k->gbps_total <= 0 && k->gflops_total <= 0) {
+            continue;
+        }
+        fprintf(out, "<tr data-k=\"%zu\">", i);
+        name_cell(out, k->name);
+        if (bytes) {
+            efficiency_cells(out, k->bytes_per_dispatch, k->gbps, k->gbps_total, peak_gbps);
+        }
+        if (flops) {
+            efficiency_cells(out, k->flops_per_dispatch, k->gflops, k->gflops_total, peak_gflops);
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody>\n</table></div>\n<p class=\"caption\">", out);
+    html_text(out, wgprof__throughput_note);
+    fputs(".</p>\n</section>\n", out);
+}
+
+/* The frame of the table of every dispatch; the page's script fills it a page at a time. */
+static void write_dispatch_table(FILE *out, const timeline *t)
+{
+    size_t n = wgprof__store_count(t->store);
+    fputs("<section>\n<h2>Dispatches</h2>\n", out);
+    if (n > HTML_MAX_ROWS) {
+        fprintf(out, "<p class=\"note\">The table lists the first %d of %zu dispatches; the JSON and CSV reports "
+                     "hold every one.</p>\n",
+                HTML_MAX_ROWS, n);
+    }
+    fputs("<div class=\"toolbar\" id=\"dispatch-controls\"></div>\n<div class=\"table-wrap\"><table "
+          "id=\"dispatch-table\">\n<thead><tr><th>#</th><th>iteration</th><th>dispatch id</th><th>kernel</th>"
+          "<th>scope</th><th>workgroups</th><th>local size</th><th>global size</th><th>start us</th>"
+          "<th>duration us</th><th>exclusive us</th></tr></thead>\n<tbody></tbody>\n</table></div>\n</section>\n",
+          out);
 }
 
 static void write_scope_table(FILE *out, const wgprof_summary *s)
@@ -450,7 +617,10 @@ static void write_scope_table(FILE *out, const wgprof_summary *s)
         const wgprof_scope_stats *sc = &s->scopes[i];
         /* Deep nesting keeps indenting, up to a point where the name would have no room. */
         unsigned depth = sc->depth < 12 ? sc->depth : 12;
-        fprintf(out, "<tr data-depth=\"%u\"><td style=\"padding-left:%.1fem\">", sc->depth, 0.7 + 1.4 * depth);
+        fprintf(out, "<tr data-depth=\"%u\"><td class=\"name\" style=\"padding-left:%.1fem\" title=\"", sc->depth,
+                0.6 + 1.4 * depth);
+        html_text(out, sc->name);
+        fputs("\">", out);
         html_text(out, sc->name);
         fprintf(out, "</td><td>%u</td><td>%u</td>", sc->count, sc->invalid);
         const double values[] = {sc->total_ns, sc->mean_ns, sc->min_ns, sc->max_ns, sc->dispatch_ns};
@@ -459,7 +629,8 @@ static void write_scope_table(FILE *out, const wgprof_summary *s)
     fputs("</tbody>\n</table></div>\n</section>\n", out);
 }
 
-wgprof_status wgprof__write_html(const wgprof__report *r, FILE *out)
+/* The document's head and the page's header. */
+static void write_head(FILE *out, const wgprof__report *r)
 {
     const wgprof_report_desc *d = r->desc;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -473,28 +644,41 @@ wgprof_status wgprof__write_html(const wgprof__report *r, FILE *out)
     write_style(out);
     fputs("</style>\n</head>\n<body>\n<main>\n", out);
     write_header(out, r);
+}
+
+wgprof_status wgprof__write_html(const wgprof__report *r, FILE *out)
+{
+    const wgprof_report_desc *d = r->desc;
     timeline t;
     bool timed = d->pool && r->summary;
+    if (timed && plan_timeline(&t, r) != WGPROF_OK) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    write_head(out, r);
     if (timed) {
-        plan_timeline(&t, r);
         write_timeline(out, &t);
         fputs("<section>\n<h2>Time per kernel</h2>\n<div class=\"chart-wrap\"><svg id=\"kernel-chart\" "
               "role=\"img\" aria-label=\"total GPU time per kernel\"></svg></div>\n</section>\n",
               out);
         write_kernel_table(out, r->summary);
+        write_efficiency_table(out, r);
         write_scope_table(out, r->summary);
+        write_dispatch_table(out, &t);
     } else {
         fputs("<p class=\"note unavailable\">No timings: ", out);
         html_text(out, d->unavailable_reason ? d->unavailable_reason : "profiling off");
         fputs("</p>\n", out);
     }
     fputs("<footer>Made by wgprof " WGPROF_VERSION_STRING ". Times in microseconds unless marked; invalid records "
-          "are counted, never drawn.</footer>\n</main>\n",
+          "are counted and listed with their reason, never drawn.</footer>\n</main>\n",
           out);
     write_data(out, r, timed ? &t : NULL);
     fputs("<script>\n", out);
     write_script(out);
     fputs("</script>\n</body>\n</html>\n", out);
+    if (timed) {
+        wgprof__free(t.scope_node);
+    }
     return WGPROF_OK;
 }
 

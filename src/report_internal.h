@@ -15,7 +15,7 @@ typedef struct wgprof__report {
     const wgprof_summary *summary;  /* NULL when there is no pool */
     const wgprof__store *store;     /* NULL when there is no pool */
     const wgprof_clock_info *clock; /* NULL when there is no pool */
-    const char *strategy;
+    char strategy[48];              /* what the summary says the records were timed with */
     uint32_t iterations;
 } wgprof__report;
 
@@ -34,9 +34,13 @@ wgprof_status wgprof__write_html(const wgprof__report *r, FILE *out);
 void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep);
 
 /* ---- report_util.c ---- */
-/* Achieved GB/s and GFLOP/s of a kernel over its valid records; 0 where not known. */
-double wgprof__gbps(const wgprof_kernel_stats *k);
-double wgprof__gflops(const wgprof_kernel_stats *k);
+/* The strategy the summary's batches were timed with, e.g. "chain", "pass+inside" where they
+ * used several; "none" without a summary or a batch. */
+void wgprof__strategy_text(const wgprof_summary *s, char *buf, size_t cap);
+/* Whether any kernel has a throughput figure (bytes or flops known). */
+bool wgprof__any_throughput(const wgprof_summary *s);
+/* The sentence under the efficiency figures saying what they are. */
+extern const char wgprof__throughput_note[];
 /* "a, b, c" of the invalid counts by reason, e.g. "2 zero, 1 map-failed"; "" when none. */
 void wgprof__invalid_breakdown(const wgprof_summary *s, char *buf, size_t cap);
 /* The period the collected batches were converted with, e.g. "1 ns/tick" or

@@ -207,6 +207,39 @@ static void write_batches(const wgprof__report *r, FILE *out)
             (unsigned long long)dropped_dispatches);
 }
 
+/* A kernel's throughput keys, in bytes or in flops. The keys the report always had keep their
+ * meaning: the rate over the whole run (total / total_ns) and its share of the peak; the typical
+ * dispatch's rate, which the table and the page show first, is under the "_median" keys. */
+typedef struct throughput_keys {
+    const char *per_dispatch, *total, *total_share, *median, *median_share;
+} throughput_keys;
+
+static const throughput_keys BYTES_KEYS = {"bytes_per_dispatch", "gbps", "peak_bandwidth_share", "gbps_median",
+                                           "peak_bandwidth_share_median"};
+static const throughput_keys FLOPS_KEYS = {"flops_per_dispatch", "gflops", "peak_flops_share", "gflops_median",
+                                           "peak_flops_share_median"};
+
+/* Each key only where its figure is known. */
+static void json_throughput(FILE *out, const throughput_keys *keys, double per_dispatch, double total, double median,
+                            double peak)
+{
+    if (per_dispatch > 0) {
+        fprintf(out, ", \"%s\": %.17g", keys->per_dispatch, per_dispatch);
+    }
+    if (total > 0) {
+        fprintf(out, ", \"%s\": %.6f", keys->total, total);
+        if (peak > 0) {
+            fprintf(out, ", \"%s\": %.6f", keys->total_share, total / peak);
+        }
+    }
+    if (median > 0) {
+        fprintf(out, ", \"%s\": %.6f", keys->median, median);
+        if (peak > 0) {
+            fprintf(out, ", \"%s\": %.6f", keys->median_share, median / peak);
+        }
+    }
+}
+
 static void write_kernel(const wgprof__report *r, const wgprof_kernel_stats *k, FILE *out)
 {
     fputs("    {\"name\": ", out);
@@ -228,19 +261,8 @@ static void write_kernel(const wgprof__report *r, const wgprof_kernel_stats *k, 
     if (k->flops > 0) {
         fprintf(out, ", \"flops\": %.17g", k->flops);
     }
-    double gbps = wgprof__gbps(k), gflops = wgprof__gflops(k);
-    if (gbps > 0) {
-        fprintf(out, ", \"gbps\": %.6f", gbps);
-        if (r->desc->peak_gbps > 0) {
-            fprintf(out, ", \"peak_bandwidth_share\": %.6f", gbps / r->desc->peak_gbps);
-        }
-    }
-    if (gflops > 0) {
-        fprintf(out, ", \"gflops\": %.6f", gflops);
-        if (r->desc->peak_gflops > 0) {
-            fprintf(out, ", \"peak_flops_share\": %.6f", gflops / r->desc->peak_gflops);
-        }
-    }
+    json_throughput(out, &BYTES_KEYS, k->bytes_per_dispatch, k->gbps_total, k->gbps, r->desc->peak_gbps);
+    json_throughput(out, &FLOPS_KEYS, k->flops_per_dispatch, k->gflops_total, k->gflops, r->desc->peak_gflops);
     fputs("}", out);
 }
 

@@ -1,7 +1,7 @@
 /*
  * The human-readable table: a header naming the device and strategy, one row per dispatch,
- * then the per-kernel summary and the scopes, indented by depth. Times in µs with 3 decimals;
- * invalid records show their reason in place of a number.
+ * then the per-kernel summary, the scopes, indented by depth, and the kernels' throughput. Times
+ * in µs with 3 decimals; invalid records show their reason in place of a number.
  */
 #include <string.h>
 
@@ -115,39 +115,45 @@ static void write_kernels(const wgprof_summary *s, FILE *out)
     }
 }
 
+/* A figure, or its share of `peak` in percent; "-" stays where either is unknown. */
+static void figure_cell(char *cell, size_t cap, double value)
+{
+    if (value > 0) {
+        snprintf(cell, cap, "%.3f", value);
+    }
+}
+
+static void peak_cell(char *cell, size_t cap, double value, double peak)
+{
+    if (value > 0 && peak > 0) {
+        snprintf(cell, cap, "%.1f%%", 100.0 * value / peak);
+    }
+}
+
 static void write_efficiency(const wgprof__report *r, FILE *out)
 {
     const wgprof_summary *s = r->summary;
-    bool any = false;
-    for (size_t i = 0; i < s->kernel_count; i++) {
-        any = any || wgprof__gbps(&s->kernels[i]) > 0 || wgprof__gflops(&s->kernels[i]) > 0;
-    }
-    if (!any) {
+    if (!wgprof__any_throughput(s)) {
         return;
     }
-    fprintf(out, "\n%-28s %12s %10s %12s %10s\n", "kernel", "GB/s", "of_peak", "GFLOP/s", "of_peak");
+    fprintf(out, "\n%-28s %12s %10s %12s %12s %10s %14s\n", "kernel", "GB/s", "of_peak", "GB/s_total", "GFLOP/s",
+            "of_peak", "GFLOP/s_total");
     for (size_t i = 0; i < s->kernel_count; i++) {
         const wgprof_kernel_stats *k = &s->kernels[i];
-        double gbps = wgprof__gbps(k), gflops = wgprof__gflops(k);
-        if (gbps <= 0 && gflops <= 0) {
+        if (k->gbps_total <= 0 && k->gflops_total <= 0) {
             continue;
         }
-        char cells[4][32] = {"-", "-", "-", "-"};
-        if (gbps > 0) {
-            snprintf(cells[0], sizeof cells[0], "%.3f", gbps);
-            if (r->desc->peak_gbps > 0) {
-                snprintf(cells[1], sizeof cells[1], "%.1f%%", 100.0 * gbps / r->desc->peak_gbps);
-            }
-        }
-        if (gflops > 0) {
-            snprintf(cells[2], sizeof cells[2], "%.3f", gflops);
-            if (r->desc->peak_gflops > 0) {
-                snprintf(cells[3], sizeof cells[3], "%.1f%%", 100.0 * gflops / r->desc->peak_gflops);
-            }
-        }
+        char cells[6][32] = {"-", "-", "-", "-", "-", "-"};
+        figure_cell(cells[0], sizeof cells[0], k->gbps);
+        peak_cell(cells[1], sizeof cells[1], k->gbps, r->desc->peak_gbps);
+        figure_cell(cells[2], sizeof cells[2], k->gbps_total);
+        figure_cell(cells[3], sizeof cells[3], k->gflops);
+        peak_cell(cells[4], sizeof cells[4], k->gflops, r->desc->peak_gflops);
+        figure_cell(cells[5], sizeof cells[5], k->gflops_total);
         wgprof__text(out, k->name, 28);
-        fprintf(out, " %12s %10s %12s %10s\n", cells[0], cells[1], cells[2], cells[3]);
+        fprintf(out, " %12s %10s %12s %12s %10s %14s\n", cells[0], cells[1], cells[2], cells[3], cells[4], cells[5]);
     }
+    fprintf(out, "%s\n", wgprof__throughput_note);
 }
 
 wgprof_status wgprof__write_table(const wgprof__report *r, FILE *out)

@@ -1,15 +1,35 @@
 /* Figures and phrases that several report writers print (report_internal.h). */
 #include "report_internal.h"
 
-double wgprof__gbps(const wgprof_kernel_stats *k)
+void wgprof__strategy_text(const wgprof_summary *s, char *buf, size_t cap)
 {
-    return k->bytes > 0 && k->total_ns > 0 ? k->bytes / k->total_ns : 0; /* bytes per ns = GB/s */
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int st = WGPROF_STRATEGY_PASS; s && st <= WGPROF_STRATEGY_CHAIN && used < cap; st++) {
+        if (s->strategies & (1u << st)) {
+            int n = snprintf(buf + used, cap - used, "%s%s", used ? "+" : "", wgprof_strategy_str((wgprof_strategy)st));
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+    if (!used) {
+        snprintf(buf, cap, "none");
+    }
 }
 
-double wgprof__gflops(const wgprof_kernel_stats *k)
+bool wgprof__any_throughput(const wgprof_summary *s)
 {
-    return k->flops > 0 && k->total_ns > 0 ? k->flops / k->total_ns : 0;
+    for (size_t i = 0; s && i < s->kernel_count; i++) {
+        if (s->kernels[i].gbps_total > 0 || s->kernels[i].gflops_total > 0) {
+            return true;
+        }
+    }
+    return false;
 }
+
+const char wgprof__throughput_note[] =
+    "GB/s and GFLOP/s: a dispatch's bytes and flops over the median duration, or the median of the "
+    "dispatches' own rates where those differ between dispatches; _total: all the bytes and flops "
+    "over the total time";
 
 void wgprof__invalid_breakdown(const wgprof_summary *s, char *buf, size_t cap)
 {

@@ -119,6 +119,15 @@ wgprof__batch *wgprof__store_batch_at(wgprof__store *store, uint32_t index) { re
 uint32_t wgprof__store_batch_count(const wgprof__store *store) { return store->batch_count; }
 uint32_t wgprof__store_collected(const wgprof__store *store) { return store->collected; }
 
+uint32_t wgprof__store_strategies(const wgprof__store *store)
+{
+    uint32_t bits = 0;
+    for (uint32_t i = 0; i < store->batch_count; i++) {
+        bits |= store->batches[i].strategies;
+    }
+    return bits;
+}
+
 void wgprof__store_count_dropped(wgprof__store *store, size_t dispatches)
 {
     store->dropped_batches++;

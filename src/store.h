@@ -54,6 +54,7 @@ typedef struct wgprof__batch {
     uint32_t first;     /* its first result */
     uint32_t count;
     bool chained;       /* one query per record after a start query, else pairs */
+    uint8_t strategies; /* bit (1 << wgprof_strategy) of each strategy its records were timed with */
     bool end_missing;   /* its last record's end timestamp was never encoded */
     bool waited;        /* the CPU blocked until it was read */
     bool collected;
@@ -104,6 +105,8 @@ void wgprof__store_remove_last_batch(wgprof__store *store);
 wgprof__batch *wgprof__store_batch_at(wgprof__store *store, uint32_t index);
 uint32_t wgprof__store_batch_count(const wgprof__store *store);
 uint32_t wgprof__store_collected(const wgprof__store *store);
+/* The strategies bits of every batch, together. */
+uint32_t wgprof__store_strategies(const wgprof__store *store);
 /* Counts a batch that was never timed because every readback frame was in flight. */
 void wgprof__store_count_dropped(wgprof__store *store, size_t dispatches);
 uint64_t wgprof__store_dropped(const wgprof__store *store, uint64_t *dispatches);

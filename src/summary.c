@@ -1,6 +1,7 @@
 /*
- * Per-kernel aggregation of a pool's finished results (read from its results store): count, invalid count, total, mean, min, max,
- * median, p95, standard deviation and share, all in floating point. Invalid records are counted
+ * Per-kernel aggregation of a pool's finished results (read from its results store): count,
+ * invalid count, total, mean, min, max, median, p95, standard deviation, share and throughput,
+ * all in floating point; the strategy the batches were timed with. Invalid records are counted
  * and excluded from every figure.
  *
  * One pass over the records places each valid duration in its kernel's run of an array and
@@ -214,7 +215,78 @@ typedef struct kernel_acc {
     uint32_t invalid;
     running run;
     double exclusive, bytes, flops;
+    double one_bytes, one_flops;     /* the first valid record's figures */
+    bool bytes_differ, flops_differ; /* a later one had others */
+    size_t row;                      /* its index in the summary's kernels */
 } kernel_acc;
+
+/* Per ns: GB/s from bytes, GFLOP/s from flops; 0 where either side is unknown. */
+static double rate(double amount, double ns) { return amount > 0 && ns > 0 ? amount / ns : 0; }
+
+/* Where a kernel's records differ in bytes (flops: `flops`), its typical throughput is the
+ * median of their own rates, records without a figure or a duration left out. One pass places
+ * the rates in each kernel's run of `rates` (laid out as the durations are); selection does the
+ * rest. */
+static void median_rates(const wgprof__store *store, kernel_acc *acc, uint32_t names, double *rates, bool flops,
+                         wgprof_summary *sum)
+{
+    const wgprof__result *results = wgprof__store_results(store);
+    const wgprof__site *sites = wgprof__store_sites(store);
+    size_t count = wgprof__store_count(store);
+    for (uint32_t n = 0; n < names; n++) {
+        acc[n].fill = acc[n].start;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const wgprof__result *r = &results[i];
+        const wgprof__site *site = &sites[r->site];
+        kernel_acc *a = &acc[site->name];
+        double v = rate(flops ? site->flops : site->bytes, r->duration_ns);
+        if (r->reason == WGPROF_VALID && (flops ? a->flops_differ : a->bytes_differ) && v > 0) {
+            rates[a->fill++] = v;
+        }
+    }
+    for (uint32_t n = 0; n < names; n++) {
+        const kernel_acc *a = &acc[n];
+        if (a->fill > a->start) {
+            wgprof_kernel_stats of_rates = {0}; /* statistics of the rates: their median is median_ns */
+            wgprof__stats(rates + a->start, a->fill - a->start, &of_rates);
+            *(flops ? &sum->kernels[a->row].gflops : &sum->kernels[a->row].gbps) = of_rates.median_ns;
+        }
+    }
+}
+
+/* Throughput per kernel (wgprof_kernel_stats.gbps and the rest). Room for a rate per record is
+ * taken only where some kernel's records differ in bytes or flops. */
+static wgprof_status summarize_throughput(const wgprof__store *store, kernel_acc *acc, uint32_t names,
+                                          wgprof_summary *sum)
+{
+    bool differ = false;
+    for (uint32_t n = 0; n < names; n++) {
+        const kernel_acc *a = &acc[n];
+        if (!a->run.count) {
+            continue;
+        }
+        wgprof_kernel_stats *k = &sum->kernels[a->row];
+        k->bytes_per_dispatch = a->bytes_differ ? 0 : a->one_bytes;
+        k->flops_per_dispatch = a->flops_differ ? 0 : a->one_flops;
+        k->gbps = rate(k->bytes_per_dispatch, k->median_ns);
+        k->gflops = rate(k->flops_per_dispatch, k->median_ns);
+        k->gbps_total = rate(k->bytes, k->total_ns);
+        k->gflops_total = rate(k->flops, k->total_ns);
+        differ = differ || a->bytes_differ || a->flops_differ;
+    }
+    if (!differ) {
+        return WGPROF_OK;
+    }
+    double *rates = wgprof__calloc(wgprof__store_count(store) + 1, sizeof *rates);
+    if (!rates) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    median_rates(store, acc, names, rates, false, sum);
+    median_rates(store, acc, names, rates, true, sum);
+    wgprof__free(rates);
+    return WGPROF_OK;
+}
 
 /* Numbers the scope nodes depth first into sum->scopes (each before its children, siblings in
  * order of first appearance); order[node] receives a node's index there. Linear in the nodes:
@@ -324,6 +396,18 @@ static void summarize_periods(const wgprof__store *store, wgprof_summary *sum)
     }
 }
 
+/* What the batches were timed with: the one strategy, or DEFAULT where none or several. */
+static void summarize_strategy(const wgprof__store *store, wgprof_summary *sum)
+{
+    sum->strategies = wgprof__store_strategies(store);
+    sum->strategy = WGPROF_STRATEGY_DEFAULT;
+    for (int s = WGPROF_STRATEGY_PASS; s <= WGPROF_STRATEGY_CHAIN; s++) {
+        if (sum->strategies == 1u << s) {
+            sum->strategy = (wgprof_strategy)s;
+        }
+    }
+}
+
 wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **out)
 {
     if (!pool || !out) {
@@ -367,6 +451,12 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
         }
         const wgprof__site *site = &sites[r->site];
         kernel_acc *a = &acc[site->name];
+        if (!a->run.count) {
+            a->one_bytes = site->bytes;
+            a->one_flops = site->flops;
+        }
+        a->bytes_differ = a->bytes_differ || site->bytes != a->one_bytes;
+        a->flops_differ = a->flops_differ || site->flops != a->one_flops;
         durations[a->fill++] = r->duration_ns;
         running_add(&a->run, r->duration_ns);
         a->exclusive += r->exclusive_ns;
@@ -378,10 +468,11 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
         goto done;
     }
     for (uint32_t n = 0; n < names; n++) {
-        const kernel_acc *a = &acc[n];
+        kernel_acc *a = &acc[n];
         if (!a->run.count && !a->invalid) {
             continue;
         }
+        a->row = sum->kernel_count;
         wgprof_kernel_stats *k = &sum->kernels[sum->kernel_count++];
         k->name = wgprof__store_name(store, n);
         k->id = n;
@@ -398,7 +489,8 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
     }
     sum->records = count;
     summarize_periods(store, sum);
-    if (summarize_scopes(store, sum) != WGPROF_OK) {
+    summarize_strategy(store, sum);
+    if (summarize_throughput(store, acc, names, sum) != WGPROF_OK || summarize_scopes(store, sum) != WGPROF_OK) {
         goto done;
     }
     *out = sum;

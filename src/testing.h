@@ -16,10 +16,13 @@ wgprof_pool *wgprof__pool_new_host(void);
 /* Interns `dispatch` in the pool's store. */
 wgprof_status wgprof__host_site(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch, uint32_t *site);
 /* Appends `count` pending records, record i of site sites[i % site_count] with dispatch id
- * i + 1, as one resolved batch (`end_missing`: its last record's end was never written);
+ * i + 1, as one resolved batch of the pass strategy (`end_missing`: its last record's end was never written);
  * *first receives its first record and *batch its index. */
 wgprof_status wgprof__host_batch(wgprof_pool *pool, size_t count, const uint32_t *sites, size_t site_count,
                                  bool end_missing, size_t *first, uint32_t *batch);
+/* Host batches are pairs, timed as the pass strategy times; this says `batch` was timed with
+ * `strategy` instead (the readings stay pairs). */
+void wgprof__host_timed_with(wgprof_pool *pool, uint32_t batch, wgprof_strategy strategy);
 /* What collect does with a readback: takes `count` readings (begin, end pairs) of records
  * [first, first + count) of `batch`, converted with `period_ns`. */
 void wgprof__host_readings(wgprof_pool *pool, uint32_t batch, size_t first, size_t count, const uint64_t *ticks,

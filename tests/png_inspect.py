@@ -3,6 +3,8 @@
 
   png_inspect.py IMAGE --region X,Y,W,H --colors '#rrggbb,...' [--min-each N]
       every listed colour covers at least N pixels of the region (default 20)
+  png_inspect.py IMAGE --region X,Y,W,H --absent '#rrggbb,...' [--max-each N]
+      no listed colour covers more than N pixels of the region (default 0)
   png_inspect.py IMAGE --region X,Y,W,H --min-busy N --min-distinct K
       at least N pixels differ from the region's most common colour, and at least K colours
       (channels in steps of 16) cover 30 pixels or more each
@@ -113,7 +115,9 @@ def main():
     ap.add_argument("--region", required=True, help="X,Y,W,H in pixels")
     ap.add_argument("--colors", help="#rrggbb,... that must each appear")
     ap.add_argument("--min-each", type=int, default=20)
-    ap.add_argument("--tolerance", type=int, default=3, help="per channel, for --colors")
+    ap.add_argument("--absent", help="#rrggbb,... that must not appear")
+    ap.add_argument("--max-each", type=int, default=0)
+    ap.add_argument("--tolerance", type=int, default=3, help="per channel, for --colors and --absent")
     ap.add_argument("--min-busy", type=int)
     ap.add_argument("--min-distinct", type=int)
     args = ap.parse_args()
@@ -143,6 +147,17 @@ def main():
         print("colours: %d of %d cover %d+ px" % (len(wanted) - len(missing), len(wanted), args.min_each))
         if missing:
             print("too few pixels of: " + ", ".join(missing))
+            ok = False
+    if args.absent:
+        unwanted = [parse_colour(c) for c in args.absent.split(",") if c.strip()]
+        present = []
+        for colour in unwanted:
+            n = sum(k for rgb, k in counts.items() if near(rgb, colour, args.tolerance))
+            if n > args.max_each:
+                present.append("#%02x%02x%02x (%d px)" % (colour + (n,)))
+        print("absent: %d of %d cover at most %d px" % (len(unwanted) - len(present), len(unwanted), args.max_each))
+        if present:
+            print("present: " + ", ".join(present))
             ok = False
     if args.min_busy is not None or args.min_distinct is not None:
         background = max(counts, key=counts.get)

@@ -2,9 +2,13 @@
 # The HTML report in a real browser. The demo's page (profiling on and off) and a page of
 # hostile kernel names are loaded in headless Chromium: no console message but the page's own,
 # no uncaught exception, nothing fetched from outside; the dumped DOM holds one bar and one table
-# row per kernel of the JSON report, and the scope table; a screenshot shows the bar colours in
-# the chart and a busy timeline. Also the --html and --trace flags' usage errors (exit code 2).
-# $1 is the wgprof binary; tests/png_inspect.py sits beside this script.
+# row per kernel of the JSON report, the efficiency and scope tables, and one page of the table
+# of every dispatch, which the address can turn (on a page of 20,000 dispatches too); a
+# screenshot shows the bar colours in the chart, a busy timeline, and the CPU's greys in the CPU
+# lane and nowhere in the GPU's. At window widths of 1024, 1400 and 1920 px no text is clipped,
+# on the demo's page and on one of long names and long times. Also the --html and --trace flags'
+# usage errors (exit code 2). $1 is the wgprof binary; tests/png_inspect.py sits beside this
+# script.
 set -u
 wgprof="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -19,20 +23,104 @@ if [ -z "$chromium" ] || ! command -v python3 >/dev/null; then
 fi
 # One size for the DOM dump and the screenshot, so that the boxes the page reports in the dump
 # are where the screenshot shows them.
+# The window's width can be changed for one call: width=1024 browser ...
+width=1400
 browser() {
   timeout 120 "$chromium" --headless=new --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
-    --force-device-scale-factor=1 --window-size=1400,1800 --user-data-dir="$tmp/profile" "$@"
+    --force-device-scale-factor=1 --window-size="$width,1800" --user-data-dir="$tmp/profile" "$@"
 }
-# load PAGE: PAGE.dom, PAGE.log (Chromium's stderr); fails on any console message other than the
-# page's own "rendered" line and on any uncaught exception.
+# load PAGE [ADDRESS_SUFFIX [OUT]]: OUT.dom, OUT.log (Chromium's stderr; OUT is PAGE unless
+# given); fails on any console message other than the page's own "rendered" line and on any
+# uncaught exception.
 load() {
-  if ! browser --enable-logging=stderr --v=0 --dump-dom "file://$tmp/$1" >"$1.dom" 2>"$1.log"; then
-    bad "chromium could not load $1: $(tail -5 "$1.log")"
+  local out="${3:-$1}"
+  if ! browser --enable-logging=stderr --v=0 --dump-dom "file://$tmp/$1${2:-}" >"$out.dom" 2>"$out.log"; then
+    bad "chromium could not load $1${2:-}: $(tail -5 "$out.log")"
     return 1
   fi
   local others
-  others="$(grep 'CONSOLE' "$1.log" | grep -v '"wgprof report rendered: ' ; grep 'Uncaught' "$1.log")"
-  [ -z "$others" ] && ok || bad "$1: console errors: $others"
+  others="$(grep 'CONSOLE' "$out.log" | grep -v '"wgprof report rendered: ' ; grep 'Uncaught' "$out.log")"
+  [ -z "$others" ] && ok || bad "$1${2:-}: console errors: $others"
+}
+# body_attr DOM NAME: the value of the body's attribute NAME in a dumped DOM.
+body_attr() {
+  grep -o '<body[^>]*>' "$1" | grep -o " $2=\"[^\"]*\"" | cut -d'"' -f2 | sed 's/&quot;/"/g; s/&amp;/\&/g'
+}
+
+# Text the reader cannot see whole, found by a script added at the end of a copy of the page
+# (after the page's own, which has drawn everything by then): an SVG label that leaves its
+# drawing, an element whose text runs past the edge of the window or of a box that hides or
+# scrolls its overflow, or an element narrower than its text that hides the rest. A name cut on
+# purpose, with an ellipsis and its whole text in its title, is not counted. The script writes
+# what it found into the body's data-clipped, "none" for nothing. On the layout it was written
+# for, it found the chart's labels outside the chart at every width (on the page of long names
+# below) and the per-kernel table past the window's edge at 1024 px (also on the demo's).
+cat >clip_check.js <<'CHECK'
+(function () {
+  'use strict';
+  var found = [];
+  var view = document.documentElement.clientWidth;
+  function what(el) {
+    return el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + ' "' + el.textContent.trim().slice(0, 30) + '"';
+  }
+  function visibleRight(el) {
+    var right = view;
+    for (var a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX !== 'visible') {
+        right = Math.min(right, a.getBoundingClientRect().right);
+      }
+    }
+    return right;
+  }
+  function ownText(el) {
+    for (var n = el.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 3 && n.textContent.trim()) {
+        return true;
+      }
+    }
+    return false;
+  }
+  var all = document.body.getElementsByTagName('*');
+  for (var i = 0; i < all.length; i++) {
+    var el = all[i];
+    if (el.tagName === 'SCRIPT' || el.tagName === 'STYLE' || el.tagName === 'title' || !ownText(el)) {
+      continue;
+    }
+    var r = el.getBoundingClientRect();
+    if (!r.width || !r.height || getComputedStyle(el).visibility === 'hidden') {
+      continue;
+    }
+    if (el instanceof SVGElement) {
+      var svg = el.ownerSVGElement.getBoundingClientRect();
+      if (r.left < svg.left - 0.5 || r.right > Math.min(svg.right, visibleRight(el.ownerSVGElement)) + 0.5) {
+        found.push(what(el) + ' outside its chart');
+      }
+      continue;
+    }
+    var titled = el.getAttribute('title') === el.textContent.trim();
+    if (r.right > visibleRight(el) + 0.5) {
+      found.push(what(el) + ' past the visible edge');
+    } else if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible' && !titled) {
+      found.push(what(el) + ' cut by its box');
+    }
+  }
+  document.body.dataset.clipped = found.length ? found.join(' | ') : 'none';
+})();
+CHECK
+# unclipped PAGE: a copy of PAGE with the check above, loaded at each width, finds nothing.
+unclipped() {
+  python3 - "$1" clip_check.js "check-$1" <<'PY'
+import sys
+page, check = open(sys.argv[1], encoding="utf-8").read(), open(sys.argv[2]).read()
+end = page.rindex("</body>")
+open(sys.argv[3], "w", encoding="utf-8").write(page[:end] + "<script>\n" + check + "</script>\n" + page[end:])
+PY
+  local w clipped
+  for w in 1024 1400 1920; do
+    width=$w load "check-$1" "" "check-$1-$w" || continue
+    clipped="$(body_attr "check-$1-$w.dom" data-clipped)"
+    [ "$clipped" = none ] && ok || bad "$1 at $w px: clipped text: ${clipped:-no check ran}"
+  done
 }
 # Anything that would make the browser fetch: the page must work from file:// and offline.
 self_contained() {
@@ -90,15 +178,30 @@ assert page.body.get("data-rendered") == "ok", page.body
 assert len(page.bars) == len(kernels) > 0, (len(page.bars), len(kernels))
 assert len({b["fill"] for b in page.bars}) == len(kernels), "bar colours repeat"
 assert page.rows.get("summary-table") == len(kernels), page.rows
-assert {"timeline", "kernel-chart", "summary-table", "scope-table", "wgprof-data"} <= page.ids, page.ids
+ids = {"timeline", "kernel-chart", "summary-table", "efficiency-table", "scope-table", "dispatch-table", "wgprof-data"}
+assert ids <= page.ids, page.ids
+efficient = [k for k in report["kernels"] if "gbps" in k or "gflops" in k]
+assert page.rows.get("efficiency-table") == len(efficient) > 0, (page.rows, len(efficient))
+# The dispatch table: every record in the page's data, the first page of them in the document.
+assert int(page.body.get("data-dispatch-rows", -1)) == len(report["dispatches"]), page.body
+assert page.rows.get("dispatch-table") == min(500, len(report["dispatches"])), page.rows
+# The CPU's colours are greys (equal channels) and no kernel's is: none can be taken for another.
+def rgb(c):
+    return [int(c[i:i + 2], 16) for i in (1, 3, 5)]
+cpu = page.body.get("data-cpu-colors", "").split(",")
+assert len(cpu) >= 3 and all(max(rgb(c)) - min(rgb(c)) <= 2 for c in cpu), cpu
+assert all(max(rgb(b["fill"])) - min(rgb(b["fill"])) >= 40 for b in page.bars), [b["fill"] for b in page.bars]
 text = " ".join(page.text)
 for scope in ("embedding", "layer 0", "attention", "mlp", "layer 1", "head"):
     assert re.search(r"\b%s\b" % scope, text), scope
 assert page.rows.get("scope-table", 0) >= 6, page.rows
 for key in ("data-timeline-box", "data-chart-box"):
     assert re.fullmatch(r"\d+,\d+,\d+,\d+", page.body.get(key, "")), key
-open("boxes", "w").write("%s\n%s\n%s\n" % (page.body["data-timeline-box"], page.body["data-chart-box"],
-                                           ",".join(b["fill"] for b in page.bars)))
+lanes = dict(lane.split(":") for lane in page.body.get("data-lanes", "").split(";"))
+assert all(re.fullmatch(r"\d+,\d+,\d+,\d+", lanes.get(k, "")) for k in ("CPU", "GPU")), lanes
+open("boxes", "w").write("%s\n%s\n%s\n%s\n%s\n%s\n" % (
+    page.body["data-timeline-box"], page.body["data-chart-box"], ",".join(b["fill"] for b in page.bars),
+    lanes["CPU"], lanes["GPU"], ",".join(cpu)))
 print("dispatches %d kernels %d" % (dispatches, len(kernels)), file=open("expect", "w"))
 PY
 if [ -s expect ]; then
@@ -114,11 +217,73 @@ else
   bad "chromium took no screenshot: $(tail -5 shot.log)"
 fi
 if [ -s boxes ] && [ -s F.png ]; then
-  { read -r timeline_box; read -r chart_box; read -r fills; } <boxes
+  { read -r timeline_box; read -r chart_box; read -r fills; read -r cpu_lane; read -r gpu_lane; read -r cpu_colors; } <boxes
   python3 "$here/png_inspect.py" F.png --region "$chart_box" --colors "$fills" --min-each 30 &&
     ok || bad "the bar chart's colours are not on the screenshot (region $chart_box)"
   python3 "$here/png_inspect.py" F.png --region "$timeline_box" --min-busy 20000 --min-distinct 8 &&
     ok || bad "the timeline looks blank on the screenshot (region $timeline_box)"
+  python3 "$here/png_inspect.py" F.png --region "$cpu_lane" --colors "$cpu_colors" --min-each 20 &&
+    ok || bad "the CPU lane does not show the CPU's colours (region $cpu_lane)"
+  python3 "$here/png_inspect.py" F.png --region "$gpu_lane" --absent "$cpu_colors" &&
+    ok || bad "a CPU colour shows in the GPU lane (region $gpu_lane)"
+fi
+
+# ---- the table of every dispatch, a page at a time ----
+# dispatch_rows DOM: "ROWS FIRST LAST KERNELS" of the dispatch table's body: how many rows, the
+# first and last record index, how many kernel names among them.
+dispatch_rows() {
+  python3 - "$1" <<'PY'
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+body = dom[dom.index('id="dispatch-table"'):]
+body = body[body.index("<tbody>"):body.index("</tbody>")]
+rows = re.findall(r'<tr><td>(\d+)</td>(?:<td>[^<]*</td>){2}<td class="name" title="([^"]*)"', body)
+print(len(rows), rows[0][0] if rows else -1, rows[-1][0] if rows else -1, len({r[1] for r in rows}))
+PY
+}
+load F.html '#dispatch-page=3&dispatch-rows=20' paged
+read -r rows first last names < <(dispatch_rows paged.dom)
+[ "$rows $first $last" = "20 40 59" ] && grep -q 'rows 41–60 of 99<' paged.dom && ok ||
+  bad "#dispatch-page=3&dispatch-rows=20: $rows rows, $first to $last, want 20, 40 to 59, said so"
+load F.html '#dispatch-kernel=matmul_q&dispatch-rows=10' filtered
+read -r rows first last names < <(dispatch_rows filtered.dom)
+[ "$rows $names" = "6 1" ] && grep -q 'rows 1–6 of 6 (of 99)<' filtered.dom && ok ||
+  bad "#dispatch-kernel=matmul_q: $rows rows of $names kernels, want 6 of 1, said so"
+cat >many.json <<'SPEC'
+{
+  "buffers": [{"name": "b", "type": "f32", "elements": 64}],
+  "kernels": [{"name": "tick", "wgsl": "@group(0) @binding(0) var<storage, read_write> b: array<f32>;\n@compute @workgroup_size(1)\nfn main(@builtin(global_invocation_id) id: vec3u) { b[id.x] = b[id.x] + 1.0; }\n"}],
+  "dispatches": [{"kernel": "tick", "workgroups": 1, "bindings": {"0": "b"}, "repeat": 20000}]
+}
+SPEC
+if "$wgprof" run --warmup 0 --iterations 1 --layout single --quiet --html many.html many.json >many.out 2>&1; then
+  ok
+  load many.html '#dispatch-page=40' many
+  read -r rows first last names < <(dispatch_rows many.dom)
+  [ "$(body_attr many.dom data-dispatch-rows)" = 20000 ] && [ "$rows $first $last" = "500 19500 19999" ] && ok ||
+    bad "20,000 dispatches, page 40: $(body_attr many.dom data-dispatch-rows) in all, $rows rows, $first to $last"
+else
+  bad "run of 20,000 dispatches with --html: $(cat many.out)"
+fi
+
+# ---- no clipped text, at three widths ----
+unclipped F.html
+cat >wide.json <<'SPEC'
+{
+  "buffers": [{"name": "b", "type": "f32", "elements": 65536}],
+  "kernels": [{"name": "spin", "wgsl": "@group(0) @binding(0) var<storage, read_write> b: array<f32>;\n@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3u) { var x = b[id.x]; for (var i = 0u; i < 2000u; i++) { x = x * 1.0001 + 0.5; } b[id.x] = x; }\n"}],
+  "dispatches": [
+    {"kernel": "spin", "label": "WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW", "workgroups": 1024, "bindings": {"0": "b"}, "bytes": 262144, "flops": 262144000},
+    {"kernel": "spin", "label": "kernel_with_a_rather_long_descriptive_name_indeed", "workgroups": 256, "bindings": {"0": "b"}, "bytes": 65536},
+    {"kernel": "spin", "label": "short", "workgroups": 16, "bindings": {"0": "b"}}
+  ]
+}
+SPEC
+if "$wgprof" run --warmup 1 --iterations 12 --quiet --peak-gbps 100 --html wide.html wide.json >wide.out 2>&1; then
+  ok
+  unclipped wide.html
+else
+  bad "run of long names with --html: $(cat wide.out)"
 fi
 
 # ---- profiling off ----
@@ -129,7 +294,8 @@ load off.html
 grep -q 'data-rendered="ok"' off.html.dom && ok || bad "off.html did not render"
 grep -q '"wgprof report rendered: 0 dispatches, 0 kernels"' off.html.log && ok || bad "off.html: console line"
 grep -q 'No timings: profiling off' off.html.dom && ok || bad "off.html does not say why there are no timings"
-grep -q -E '<canvas|<svg|id="summary-table"' off.html.dom && bad "off.html draws a timeline, chart or table" || ok
+grep -q -E '<canvas|<svg|id="summary-table"|id="dispatch-table"' off.html.dom &&
+  bad "off.html draws a timeline, chart or table" || ok
 
 # ---- names that try to break out of the page ----
 cat >hostile.json <<'EOF'

@@ -218,7 +218,7 @@ static char *report_text(const wgprof_pool *p, wgprof_format format)
     info.adapter_type = "cpu";
     info.timestamp_period_ns = 0.52;
     info.period_from_implementation = true;
-    wgprof_report_desc desc = {.device = &info, .pool = p, .strategy = "pass", .peak_gbps = 100000};
+    wgprof_report_desc desc = {.device = &info, .pool = p, .peak_gbps = 100000};
     CHECK_OK(wgprof_report_write(&desc, format, f));
     fclose(f);
     return buf;
@@ -542,6 +542,184 @@ static void test_deep_scopes(void)
     wgprof_pool_destroy(p);
 }
 
+/* One batch of a host pool: record i of sites[i] lasting ticks[i] (period 1: ns), each record
+ * beginning 10 ticks after the previous one ends. */
+static void timed_batch(wgprof_pool *p, const uint32_t *sites, const uint64_t *ticks, size_t n)
+{
+    uint64_t readings[64], t = 1000;
+    size_t first = 0;
+    uint32_t batch = 0;
+    CHECK(n <= 32);
+    for (size_t i = 0; i < n; i++) {
+        readings[2 * i] = t;
+        readings[2 * i + 1] = t += ticks[i];
+        t += 10;
+    }
+    CHECK_OK(wgprof__host_batch(p, n, sites, n, false, &first, &batch));
+    wgprof__extent extent = {0};
+    wgprof__host_readings(p, batch, first, n, readings, 1.0, &extent);
+    wgprof__host_collected(p, batch, 1.0);
+}
+
+static json_t *kernel_json(json_t *root, const char *name)
+{
+    json_t *kernels = json_object_get(root, "kernels");
+    for (size_t i = 0; i < json_array_size(kernels); i++) {
+        const char *k = json_string_value(json_object_get(json_array_get(kernels, i), "name"));
+        if (k && strcmp(k, name) == 0) {
+            return json_array_get(kernels, i);
+        }
+    }
+    return NULL;
+}
+
+/* Throughput: a copy with one slow dispatch among four quick ones is typically as fast as the
+ * quick ones (bytes over the median duration), and the figure over the whole run stays beside
+ * it (all bytes over the total time); a kernel whose dispatches move different amounts gets the
+ * median of their own rates. Every report carries both. */
+static void test_throughput(void)
+{
+    wgprof_pool *p = wgprof__pool_new_host();
+    const double copy_bytes = 33554432, scale_bytes[2] = {1000, 3000};
+    wgprof_dispatch_desc copy = {.kernel = "copy", .bytes = copy_bytes, .flops = 1e6};
+    wgprof_dispatch_desc scale_a = {.kernel = "scale", .bytes = scale_bytes[0]};
+    wgprof_dispatch_desc scale_b = {.kernel = "scale", .bytes = scale_bytes[1], .workgroups = {2, 1, 1}};
+    uint32_t c, a, b;
+    CHECK_OK(wgprof__host_site(p, &copy, &c));
+    CHECK_OK(wgprof__host_site(p, &scale_a, &a));
+    CHECK_OK(wgprof__host_site(p, &scale_b, &b));
+    const uint32_t sites[] = {c, c, c, c, c, a, b, b, a};
+    /* copy: 5800 ns four times and one outlier of 58000; scale: rates 1000/100 = 10,
+     * 3000/200 = 15, 3000/1000 = 3 and 1000/50 = 20 bytes per ns. */
+    const uint64_t ticks[] = {5800, 5790, 58000, 5810, 5800, 100, 200, 1000, 50};
+    timed_batch(p, sites, ticks, sizeof ticks / sizeof ticks[0]);
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK(sum->kernel_count == 2);
+    const wgprof_kernel_stats *k = &sum->kernels[0], *s = &sum->kernels[1];
+    CHECK(strcmp(k->name, "copy") == 0 && k->count == 5 && k->median_ns == 5800);
+    CHECK(k->bytes_per_dispatch == copy_bytes && k->flops_per_dispatch == 1e6);
+    CHECK_MSG(k->gbps == copy_bytes / 5800.0, "gbps %.17g, want %.17g", k->gbps, copy_bytes / 5800.0);
+    CHECK(k->gflops == 1e6 / 5800.0);
+    const double total_ns = 5800 + 5790 + 58000 + 5810 + 5800;
+    CHECK(k->total_ns == total_ns);
+    CHECK_MSG(k->gbps_total == 5 * copy_bytes / total_ns, "gbps_total %.17g, want %.17g", k->gbps_total,
+              5 * copy_bytes / total_ns);
+    CHECK(k->gflops_total == 5e6 / total_ns);
+    CHECK(k->gbps > 2.5 * k->gbps_total); /* the outlier drags the total figure, not the median one */
+    CHECK(strcmp(s->name, "scale") == 0 && s->bytes_per_dispatch == 0);
+    CHECK_MSG(s->gbps == 12.5, "median of the rates 3, 10, 15, 20: %.17g", s->gbps); /* (10 + 15) / 2 */
+    CHECK(s->gbps_total == 8000.0 / 1350.0);
+    CHECK(s->gflops == 0 && s->gflops_total == 0 && s->flops_per_dispatch == 0);
+
+    char *json = report_text(p, WGPROF_FORMAT_JSON);
+    json_error_t err;
+    json_t *root = json_loads(json, 0, &err);
+    CHECK_MSG(root != NULL, "JSON report does not parse: %s", err.text);
+    json_t *jc = kernel_json(root, "copy"), *js = kernel_json(root, "scale");
+    CHECK(jc && js);
+    if (jc && js) {
+        /* gbps keeps its meaning, the rate over the whole run; gbps_median is the typical one. */
+        CHECK(fabs(json_number_value(json_object_get(jc, "gbps_median")) - copy_bytes / 5800.0) < 1e-6);
+        CHECK(fabs(json_number_value(json_object_get(jc, "gbps")) - 5 * copy_bytes / total_ns) < 1e-6);
+        CHECK(fabs(json_number_value(json_object_get(jc, "peak_bandwidth_share_median")) -
+                   copy_bytes / 5800.0 / 100000) < 1e-6);
+        CHECK(fabs(json_number_value(json_object_get(jc, "peak_bandwidth_share")) -
+                   5 * copy_bytes / total_ns / 100000) < 1e-6);
+        CHECK(json_number_value(json_object_get(jc, "bytes_per_dispatch")) == copy_bytes);
+        CHECK(fabs(json_number_value(json_object_get(jc, "gflops_median")) - 1e6 / 5800.0) < 1e-6);
+        CHECK(json_object_get(js, "bytes_per_dispatch") == NULL); /* they differ */
+        CHECK(json_number_value(json_object_get(js, "gbps_median")) == 12.5);
+        CHECK(json_object_get(js, "gflops") == NULL && json_object_get(js, "gflops_median") == NULL);
+    }
+    json_decref(root);
+    free(json);
+
+    char *csv = report_text(p, WGPROF_FORMAT_CSV_SUMMARY);
+    CHECK(strstr(csv, ",gbps,gflops,peak_bandwidth_share,peak_flops_share,bytes_per_dispatch,flops_per_dispatch,"
+                      "gbps_median,gflops_median,peak_bandwidth_share_median,peak_flops_share_median\n") != NULL);
+    /* copy: 2066.160 GB/s over the run, 5785.247 from the median (bytes per ns are GB/s). */
+    char want[256];
+    snprintf(want, sizeof want, ",%.3f,%.3f,%.6f,,33554432,1000000,%.3f,%.3f,%.6f,\n", 5 * copy_bytes / total_ns,
+             5e6 / total_ns, 5 * copy_bytes / total_ns / 100000, copy_bytes / 5800.0, 1e6 / 5800.0,
+             copy_bytes / 5800.0 / 100000);
+    CHECK_MSG(strstr(csv, want) != NULL, "want %s in %s", want, csv);
+    /* scale: 8000 bytes in 1350 ns over the run, 12.5 from the median of the rates; no bytes per
+     * dispatch, no flops. */
+    CHECK_MSG(strstr(csv, "\nscale,4,0,") && strstr(csv, ",8000,0,5.926,,0.000059,,,,12.500,,0.000125,\n"), "%s",
+              csv);
+    free(csv);
+
+    char *table = report_text(p, WGPROF_FORMAT_TABLE);
+    char gbps[32], gbps_total[32];
+    snprintf(gbps, sizeof gbps, " %.3f ", copy_bytes / 5800.0);
+    snprintf(gbps_total, sizeof gbps_total, " %.3f ", 5 * copy_bytes / total_ns);
+    CHECK_MSG(strstr(table, "GB/s_total") && strstr(table, gbps) && strstr(table, gbps_total) &&
+                  strstr(table, "over the median duration"),
+              "%s", table);
+    free(table);
+
+    char *html = report_text(p, WGPROF_FORMAT_HTML);
+    CHECK(strstr(html, "id=\"efficiency-table\"") && strstr(html, "<th>GB/s</th><th>GB/s total</th>"));
+    snprintf(want, sizeof want, ">%.3f</td><td title=\"every dispatch's figure over the total time\">%.3f</td>",
+             copy_bytes / 5800.0, 5 * copy_bytes / total_ns);
+    CHECK_MSG(strstr(html, want) != NULL, "want %s", want);
+    CHECK(strstr(html, ">varies</td>") != NULL); /* scale's bytes per dispatch */
+    free(html);
+    wgprof_summary_destroy(sum);
+    wgprof_pool_destroy(p);
+}
+
+/* The reports name the strategy the pool recorded, which the caller no longer gives. */
+static void test_strategy(void)
+{
+    const char *names[] = {"k"};
+    wgprof_pool *p = named_pool(names, 1);
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK(sum->strategy == WGPROF_STRATEGY_PASS && sum->strategies == 1u << WGPROF_STRATEGY_PASS);
+    wgprof_summary_destroy(sum);
+    char *table = report_text(p, WGPROF_FORMAT_TABLE);
+    CHECK_MSG(strstr(table, " | strategy pass | ") != NULL, "%s", table);
+    free(table);
+    /* A second batch timed as a chain: both are named. */
+    uint32_t site;
+    size_t first;
+    uint32_t batch;
+    wgprof_dispatch_desc d = {.kernel = "k"};
+    CHECK_OK(wgprof__host_site(p, &d, &site));
+    CHECK_OK(wgprof__host_batch(p, 1, &site, 1, false, &first, &batch));
+    wgprof__host_timed_with(p, batch, WGPROF_STRATEGY_CHAIN);
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK(sum->strategy == WGPROF_STRATEGY_DEFAULT &&
+          sum->strategies == (1u << WGPROF_STRATEGY_PASS | 1u << WGPROF_STRATEGY_CHAIN));
+    wgprof_summary_destroy(sum);
+    for (int f = WGPROF_FORMAT_JSON; f <= WGPROF_FORMAT_TRACE; f += WGPROF_FORMAT_TRACE - WGPROF_FORMAT_JSON) {
+        char *text = report_text(p, (wgprof_format)f);
+        json_t *root = json_loads(text, 0, NULL);
+        json_t *holder = f == WGPROF_FORMAT_JSON ? root : json_object_get(root, "otherData");
+        const char *strategy = json_string_value(json_object_get(holder, "strategy"));
+        CHECK_MSG(strategy && strcmp(strategy, "pass+chain") == 0, "format %d: %s", f, strategy ? strategy : "none");
+        json_decref(root);
+        free(text);
+    }
+    char *html = report_text(p, WGPROF_FORMAT_HTML);
+    CHECK(strstr(html, "<dt>strategy</dt><dd>pass+chain</dd>") != NULL);
+    free(html);
+    wgprof__host_timed_with(p, batch, WGPROF_STRATEGY_INSIDE);
+    wgprof__host_timed_with(p, 0, WGPROF_STRATEGY_INSIDE);
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK(sum->strategy == WGPROF_STRATEGY_INSIDE);
+    wgprof_summary_destroy(sum);
+    wgprof_pool_destroy(p);
+    /* Nothing recorded, or no pool: none. */
+    p = wgprof__pool_new_host();
+    table = report_text(p, WGPROF_FORMAT_TABLE);
+    CHECK(strstr(table, " | strategy none | ") != NULL);
+    free(table);
+    wgprof_pool_destroy(p);
+}
+
 int main(void)
 {
     test_classify();
@@ -553,5 +731,7 @@ int main(void)
     test_scopes();
     test_hostile_names();
     test_deep_scopes();
+    test_throughput();
+    test_strategy();
     return check_summary();
 }

@@ -140,7 +140,6 @@ static wgprof_report_desc report_desc(wgprof_device *dev, wgprof_graph *graph, u
     return (wgprof_report_desc){
         .device = wgprof_device_describe(dev),
         .pool = profiled ? wgprof_graph_pool(graph) : NULL,
-        .strategy = profiled ? wgprof_strategy_str(wgprof_graph_settings(graph).strategy) : NULL,
         .iterations = iterations,
         .unavailable_reason = profiled ? NULL : wgprof_graph_profiling_note(graph),
     };

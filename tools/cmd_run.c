@@ -101,10 +101,8 @@ static int check_outputs(const cli_run_options *o, const spec *sp)
 static int write_reports(const cli_run_options *o, wgprof_device *dev, wgprof_graph *g, long iterations)
 {
     wgprof_report_desc report = {0};
-    wgprof_graph_desc settings = wgprof_graph_settings(g);
     report.device = wgprof_device_describe(dev);
     report.pool = wgprof_graph_pool(g);
-    report.strategy = settings.profiling == WGPROF_PROFILING_ON ? wgprof_strategy_str(settings.strategy) : "none";
     report.iterations = (uint32_t)iterations;
     report.unavailable_reason = wgprof_graph_profiling_note(g);
     report.omit_dispatches = o->summary_only;

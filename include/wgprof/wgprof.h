@@ -571,6 +571,19 @@ typedef struct wgprof_kernel_stats {
     double share;          /* total_ns over all kernels' total_ns, 0..1 */
     double bytes;          /* sums over valid records; 0 where unknown */
     double flops;
+    /* What one valid record moved (computed): the same for every one of them, else 0 (also when
+     * unknown). */
+    double bytes_per_dispatch;
+    double flops_per_dispatch;
+    /* Throughput in GB/s (bytes per ns) and GFLOP/s of a typical dispatch, 0 where unknown: a
+     * dispatch's bytes (flops) over median_ns when every valid record has the same figure;
+     * where they differ, the median of the records' own bytes (flops) over duration, leaving
+     * out records without a figure or with a zero duration. One slow dispatch does not move it. */
+    double gbps;
+    double gflops;
+    /* bytes (flops) over total_ns: the rate over the whole run, which slow dispatches pull down. */
+    double gbps_total;
+    double gflops_total;
 } wgprof_kernel_stats;
 
 /* A scope's instances aggregated, per name under the same parents. */
@@ -601,6 +614,10 @@ typedef struct wgprof_summary {
     uint32_t batches;                /* collected */
     double period_min_ns;            /* the smallest and largest ns per tick the collected */
     double period_max_ns;            /* batches were converted with; 0 when none */
+    wgprof_strategy strategy;        /* how the records were timed, as the pool recorded them:
+                                        PASS, INSIDE or CHAIN; DEFAULT when no batch was resolved
+                                        or the batches used more than one (see strategies) */
+    uint32_t strategies;             /* bit (1u << s) for each strategy s among the batches */
 } wgprof_summary;
 
 /* Aggregates the pool's records per kernel name. The caller frees *out with
@@ -617,14 +634,15 @@ typedef enum wgprof_format {
     WGPROF_FORMAT_CSV,         /* per-dispatch rows */
     WGPROF_FORMAT_CSV_SUMMARY, /* per-kernel rows */
     WGPROF_FORMAT_TRACE,       /* Chrome trace event JSON (Perfetto, chrome://tracing) */
-    WGPROF_FORMAT_HTML         /* one self-contained page: timeline, per-kernel chart, tables */
+    WGPROF_FORMAT_HTML         /* one self-contained page: timeline, per-kernel chart, tables of
+                                  kernels, efficiency, scopes and every dispatch (paged) */
 } wgprof_format;
 
 typedef struct wgprof_report_desc {
     const wgprof_device_info *device; /* may be NULL */
     const wgprof_pool *pool;          /* may be NULL: no timings (see unavailable_reason) */
-    const wgprof_summary *summary;    /* may be NULL: computed from pool */
-    const char *strategy;             /* e.g. wgprof_strategy_str(); NULL: "none" */
+    const wgprof_summary *summary;    /* may be NULL: computed from pool. The strategy the
+                                         reports name is the summary's: what the pool recorded */
     uint32_t iterations;              /* the iterations the caller ran, for the header; 0: the
                                          pool's collected batches */
     const char *unavailable_reason;   /* why there are no timings, when pool is NULL */
