@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The demo end to end: every kernel of the decode step timed with valid positive durations in
 # the JSON report, the same checksum with and without profiling (and with each strategy and
-# attention variant), and exit code 2 for bad flags. $1 is the wgprof binary.
+# attention variant), no first-iteration outlier after the warm-up, nothing on stderr from the
+# driver's display probe without XDG_RUNTIME_DIR, and exit code 2 for bad flags. $1 is the
+# wgprof binary.
 set -u
 wgprof="$1"
 . "$(dirname "$0")/harness.sh"
@@ -46,7 +48,67 @@ WGPROF_DISABLE_TIMESTAMPS=1 WEBGPU_TIMESTAMP_QUERY=1 "$wgprof" demo --json "$tmp
   [ "$(checksum <"$tmp/off.txt")" = "$plain" ] && grep -q '"unavailable_reason": "timestamp queries disabled' "$tmp/off.json" &&
   ok || bad "fail-open demo"
 
-for args in "--layers 0" "--dim 100 --heads 3" "--pos 64" "--bogus" "--iterations" "--dim abc" "--heads -2"; do
+# Warm-up: the first execute of each kernel includes its pipeline's compilation (on lavapipe up
+# to tens of times the kernel's own time); the demo executes the step once before the measured
+# iterations, so no kernel's first measured dispatch may be over 3x the kernel's median. Other
+# processes on a small machine slow single dispatches as much, in any iteration, while the
+# compilation lands in the first one every time: the demo runs again (5 runs at most) while
+# some kernel has been over 3x in every run so far, and those kernels fail.
+first_outliers() {
+  python3 - "$@" <<'PY'
+import json, sys
+failing, seen = None, {}
+for path in sys.argv[1:]:
+    r = json.load(open(path))
+    kernels = {k["name"]: k for k in r["kernels"]}
+    first = {}
+    for d in sorted(r["dispatches"], key=lambda d: (d["iteration"], d["index"])):
+        first.setdefault(d["kernel"], d)
+    assert set(first) == set(kernels) and all(d["iteration"] == 0 for d in first.values())
+    slow = {name for name, d in first.items() if d["duration_ns"] > 3 * kernels[name]["median_ns"]}
+    failing = slow if failing is None else failing & slow
+    for name in slow:
+        seen.setdefault(name, []).append("first %.0f us, median %.0f us, max %.0f us" % (
+            first[name]["duration_ns"] / 1e3, kernels[name]["median_ns"] / 1e3, kernels[name]["max_ns"] / 1e3))
+for name in sorted(failing):
+    print("%s: %s" % (name, "; ".join(seen[name])))
+sys.exit(1 if failing else 0)
+PY
+}
+runs=""
+for attempt in 1 2 3 4 5; do
+  out="$(WEBGPU_TIMESTAMP_QUERY=1 "$wgprof" demo --iterations 5 --quiet --json "$tmp/warm$attempt.json" 2>&1)" ||
+    { bad "profiled demo for the warm-up check failed: $out"; break; }
+  if [ "$attempt" -eq 1 ]; then
+    printf '%s\n' "$out" | grep -q 'warmup=1 iterations=5' && ok || bad "the demo's header does not say warmup=1: $out"
+  fi
+  runs="$runs $tmp/warm$attempt.json"
+  # shellcheck disable=SC2086
+  if outliers="$(first_outliers $runs)"; then
+    ok
+    break
+  elif [ "$attempt" -eq 5 ]; then
+    bad "first measured dispatch over 3x the median in each of 5 runs despite the warm-up:
+$outliers"
+  fi
+done
+
+# Without XDG_RUNTIME_DIR (ssh, containers, CI), libwayland-client, asked for a display by Mesa's
+# device-selection layer, prints "error: XDG_RUNTIME_DIR is invalid ..." twice; the CLI routes
+# libwayland's messages to its log, where only WGPROF_LOG=debug shows them.
+env -u XDG_RUNTIME_DIR WEBGPU_TIMESTAMP_QUERY=1 "$wgprof" demo --quiet >"$tmp/xdg.out" 2>"$tmp/xdg.err" &&
+  ! grep -q 'error:' "$tmp/xdg.err" && ok || bad "demo without XDG_RUNTIME_DIR: exit $?, stderr: $(cat "$tmp/xdg.err")"
+env -u XDG_RUNTIME_DIR WGPROF_LOG=debug "$wgprof" demo --quiet >/dev/null 2>"$tmp/xdg-debug.err" &&
+  ! grep -v '^wgprof: ' "$tmp/xdg-debug.err" | grep -q 'XDG_RUNTIME_DIR' && ok ||
+  bad "demo without XDG_RUNTIME_DIR, WGPROF_LOG=debug: a line not through the log: $(cat "$tmp/xdg-debug.err")"
+
+# --warmup N sets the executes before the measured ones; 0 runs none.
+out="$(WEBGPU_TIMESTAMP_QUERY=1 "$wgprof" demo --warmup 0 --iterations 2 --quiet --json "$tmp/cold.json" 2>&1)" &&
+  printf '%s\n' "$out" | grep -q 'warmup=0 iterations=2' &&
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if sorted({d["iteration"] for d in r["dispatches"]}) == [0, 1] else 1)' "$tmp/cold.json" &&
+  ok || bad "demo --warmup 0 --iterations 2: $out"
+
+for args in "--layers 0" "--dim 100 --heads 3" "--pos 64" "--bogus" "--iterations" "--dim abc" "--heads -2" "--warmup -1" "--warmup" "--warmup 1000001"; do
   # shellcheck disable=SC2086
   out="$("$wgprof" demo $args 2>&1)"
   status=$?

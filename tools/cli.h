@@ -1,6 +1,6 @@
 /* Shared by the wgprof subcommands: exit codes, the stderr logger and messages (cli_util.c),
- * report files (report_files.c), and the commands main.c dispatches to (cmd_*.c). Public API
- * only. */
+ * warm-up and measured iterations (cli_iterations.c), report files (report_files.c), and the
+ * commands main.c dispatches to (cmd_*.c). Public API only. */
 #ifndef WGPROF_CLI_H
 #define WGPROF_CLI_H
 
@@ -13,7 +13,8 @@
 /* Exit codes: 0 ok, 1 failed at run time, 2 bad usage or input, 3 timed out. */
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2, CLI_TIMEOUT = 3 };
 
-/* Installs a logger printing warnings and errors (and more with WGPROF_LOG=debug) to stderr. */
+/* Installs a logger printing warnings and errors (and more with WGPROF_LOG=debug) to stderr,
+ * for wgprof's messages and for libwayland-client's (see cli_util.c). */
 void cli_install_logger(void);
 
 /* Prints "wgprof: <what>: <status>" to stderr and returns the exit code for `s`. */
@@ -33,6 +34,21 @@ int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format
 /* The table to `table` (NULL: none), then each format whose files[format] is set. */
 int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_HTML + 1],
                       FILE *table);
+
+/* What cli_execute_iterations() asked for and what completed. */
+typedef struct cli_iterations {
+    long warmup, iterations; /* asked for */
+    long warmed, measured;   /* completed */
+    wgprof_status status;    /* the first failure, else WGPROF_OK */
+} cli_iterations;
+
+/* Executes `graph` `warmup` times, drops what those executes recorded (wgprof_pool_reset), then
+ * executes it `iterations` times; stops at the first failure. `command` ("run", "demo") names
+ * the progress line. */
+cli_iterations cli_execute_iterations(const char *command, wgprof_graph *graph, long warmup, long iterations);
+/* The messages for an execute that timed out: which iteration (warm-up or measured) of how
+ * many, and that nothing is reported when no measured iteration completed. */
+void cli_error_timed_out(const char *command, const cli_iterations *r, double timeout_s);
 
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -59,7 +59,9 @@ const char cli_demo_usage[] =
     "  --vocab N        vocabulary size (default 1024)\n"
     "  --max-seq N      KV cache positions (default 64)\n"
     "  --pos N          position decoded, below --max-seq (default 16)\n"
-    "  --iterations N   times the step is executed (default 3)\n"
+    "  --warmup N       times the step is executed first and not measured: the first execute\n"
+    "                   compiles each kernel's pipeline (default 1)\n"
+    "  --iterations N   times the step is executed and measured (default 3)\n"
     "  --fused-sdpa     attention as one sdpa_kv_cache kernel instead of three\n"
     "  --json FILE      write the JSON report to FILE (without profiling it says why)\n"
     "  --tsv FILE       write the per-dispatch TSV report to FILE\n"
@@ -251,6 +253,7 @@ cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_optio
                                            {"--html", WGPROF_FORMAT_HTML}};
     memset(o, 0, sizeof *o);
     o->model = (demo_config){.layers = 2, .dim = 256, .heads = 4, .ffn = 512, .vocab = 1024, .max_seq = 64, .pos = 16};
+    o->warmup = 1;
     o->iterations = 3;
     o->timeout_s = CLI_DEFAULT_TIMEOUT_S;
     if (cap) {
@@ -265,6 +268,7 @@ cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_optio
         {"--heads", &o->model.heads, 1, MAX_WIDTH},      {"--ffn", &o->model.ffn, 1, MAX_WIDTH},
         {"--vocab", &o->model.vocab, 1, MAX_WIDTH},      {"--max-seq", &o->model.max_seq, 1, MAX_WIDTH},
         {"--pos", &o->model.pos, 0, MAX_WIDTH - 1},      {"--iterations", &o->iterations, 1, MAX_DEMO_ITERATIONS},
+        {"--warmup", &o->warmup, 0, MAX_DEMO_ITERATIONS},
     };
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];

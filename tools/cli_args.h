@@ -39,7 +39,8 @@ typedef struct cli_run_options {
 
 typedef struct cli_demo_options {
     demo_config model;
-    uint32_t iterations;
+    uint32_t warmup;     /* executes first, not measured */
+    uint32_t iterations; /* measured executes */
     const char *files[WGPROF_FORMAT_HTML + 1]; /* by format; NULL: not asked for */
     bool quiet;
     double timeout_s;

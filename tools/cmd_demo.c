@@ -162,28 +162,16 @@ static int write_reports(const cli_demo_options *o, wgprof_device *dev, wgprof_g
 
 /* ---- running ----------------------------------------------------------------------------- */
 
-/* Runs the step `iterations` times; `*done` counts those that completed. */
-static wgprof_status execute_steps(wgprof_graph *graph, uint32_t iterations, uint32_t *done)
+/* A step that did not finish in time: the completed measured ones are reported, and the GPU
+ * objects are left as they are (the device may still be busy): the process exits without
+ * waiting. */
+static int report_timeout(const cli_demo_options *o, wgprof_device *dev, wgprof_graph *graph, const cli_iterations *r)
 {
-    wgprof_status s = WGPROF_OK;
-    for (*done = 0; *done < iterations && s == WGPROF_OK; *done += s == WGPROF_OK) {
-        s = wgprof_graph_execute(graph);
-    }
-    return s;
-}
-
-/* A step that did not finish in time: the completed ones are reported, and the GPU objects are
- * left as they are (the device may still be busy): the process exits without waiting. */
-static int report_timeout(const cli_demo_options *o, wgprof_device *dev, wgprof_graph *graph, uint32_t done)
-{
-    cli_error("wgprof demo: iteration %u of %u did not finish within %g s (--timeout); giving up", done + 1,
-              o->iterations, o->timeout_s);
-    if (done == 0) {
-        cli_error("wgprof demo: no iteration completed: no report written");
-    } else {
-        cli_error("wgprof demo: reporting the %u iteration%s that completed; the logits are not checked", done,
-                  done == 1 ? "" : "s");
-        write_reports(o, dev, graph, done);
+    cli_error_timed_out("demo", r, o->timeout_s);
+    if (r->measured > 0) {
+        cli_error("wgprof demo: reporting the %ld measured iteration%s that completed; the logits are not checked",
+                  r->measured, r->measured == 1 ? "" : "s");
+        write_reports(o, dev, graph, (uint32_t)r->measured);
     }
     return CLI_TIMEOUT;
 }
@@ -208,10 +196,10 @@ static int run_on_device(const cli_demo_options *o, wgprof_device *dev)
         }
         what = "running the decode step";
         demo_model_set_step(model, dev);
-        uint32_t done = 0;
-        s = execute_steps(graph, o->iterations, &done);
+        cli_iterations r = cli_execute_iterations("demo", graph, o->warmup, o->iterations);
+        s = r.status;
         if (s == WGPROF_ERR_TIMEOUT) {
-            return report_timeout(o, dev, graph, done);
+            return report_timeout(o, dev, graph, &r);
         }
     }
     int rc = CLI_OK;
@@ -257,9 +245,9 @@ int cmd_demo(int argc, char **argv)
     }
     const demo_config *c = &o.model;
     printf("demo: layers=%u dim=%u heads=%u ffn=%u vocab=%u max_seq=%u pos=%u token=%u attention=%s "
-           "iterations=%u\n",
+           "warmup=%u iterations=%u\n",
            c->layers, c->dim, c->heads, c->ffn, c->vocab, c->max_seq, c->pos, demo_token(c),
-           c->fused_sdpa ? "fused" : "separate", o.iterations);
+           c->fused_sdpa ? "fused" : "separate", o.warmup, o.iterations);
     fflush(stdout);
     out_set_wait(o.timeout_s);
     wgprof_device_desc device_desc = {.wait_timeout_s = o.timeout_s};

@@ -8,65 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cli_args.h"
 #include "spec.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* A progress line on stderr, only when it is a terminal and the run has lasted a second. */
-typedef struct progress {
-    bool tty;
-    bool shown;
-    double start;
-} progress;
-
-static void progress_update(progress *p, const char *phase, long done, long total)
-{
-    if (p->tty && now_s() - p->start > 1.0) {
-        fprintf(stderr, "\rwgprof run: %s %ld/%ld ", phase, done, total);
-        p->shown = true;
-    }
-}
-
-static void progress_clear(progress *p)
-{
-    if (p->shown) {
-        fputs("\r\033[K", stderr);
-    }
-}
-
-typedef struct run_progress {
-    long warmed, measured; /* iterations completed */
-    wgprof_status status;
-} run_progress;
-
-static run_progress execute_all(wgprof_graph *graph, const cli_run_options *o)
-{
-    progress p = {isatty(STDERR_FILENO) != 0, false, now_s()};
-    run_progress r = {0, 0, WGPROF_OK};
-    for (; r.warmed < o->warmup && r.status == WGPROF_OK; r.warmed += r.status == WGPROF_OK) {
-        r.status = wgprof_graph_execute(graph);
-        progress_update(&p, "warm-up", r.warmed + 1, o->warmup);
-    }
-    if (r.status == WGPROF_OK) {
-        wgprof_pool_reset(wgprof_graph_pool(graph)); /* warm-up is not measured */
-    }
-    for (; r.measured < o->iterations && r.status == WGPROF_OK; r.measured += r.status == WGPROF_OK) {
-        r.status = wgprof_graph_execute(graph);
-        progress_update(&p, "iteration", r.measured + 1, o->iterations);
-    }
-    progress_clear(&p);
-    return r;
-}
 
 /* Every file the run writes (reports, the spec's outputs) checked before any GPU work: it can be
  * written, and is none of the files the run reads. */
@@ -114,14 +59,10 @@ static int write_reports(const cli_run_options *o, wgprof_device *dev, wgprof_gr
 /* A run that timed out: what the completed measured iterations give, and exit code 3. The GPU
  * objects are left as they are (the device may still be busy with the work that did not end):
  * the process exits without waiting for it. */
-static int report_timeout(const cli_run_options *o, wgprof_device *dev, wgprof_graph *g, const run_progress *r)
+static int report_timeout(const cli_run_options *o, wgprof_device *dev, wgprof_graph *g, const cli_iterations *r)
 {
-    bool in_warmup = r->warmed < o->warmup;
-    cli_error("wgprof run: %s iteration %ld of %ld did not finish within %g s (--timeout); giving up",
-              in_warmup ? "warm-up" : "measured", (in_warmup ? r->warmed : r->measured) + 1,
-              in_warmup ? o->warmup : o->iterations, o->timeout_s);
+    cli_error_timed_out("run", r, o->timeout_s);
     if (r->measured == 0) {
-        cli_error("wgprof run: no measured iteration completed: no report written");
         return CLI_TIMEOUT;
     }
     cli_error("wgprof run: reporting the %ld measured iteration%s that completed; the spec's outputs are not "
@@ -166,7 +107,7 @@ int cmd_run(int argc, char **argv)
     }
     spec_gpu gpu;
     s = spec_build(&sp, dev, &o.graph, &gpu, error, sizeof error);
-    run_progress r = {0, 0, s};
+    cli_iterations r = {o.warmup, o.iterations, 0, 0, s};
     if (s != WGPROF_OK) {
         if (error[0]) {
             cli_error("wgprof run: %s", error);
@@ -175,7 +116,7 @@ int cmd_run(int argc, char **argv)
             code = cli_fail("setting up the spec on the device", s);
         }
     } else {
-        r = execute_all(gpu.graph, &o);
+        r = cli_execute_iterations("run", gpu.graph, o.warmup, o.iterations);
         if (r.status == WGPROF_ERR_TIMEOUT) {
             code = report_timeout(&o, dev, gpu.graph, &r);
             spec_free(&sp);
