@@ -42,6 +42,22 @@ static void on_device(WGPURequestDeviceStatus s, WGPUDevice d, WGPUStringView m,
     *(WGPUDevice *)out = s == WGPURequestDeviceStatus_Success ? d : NULL;
 }
 
+/* Without this callback wgpu-native aborts the process on the first validation error; an
+ * engine reports the error, carries on, and fails at the end. */
+static int webgpu_errors;
+
+static void on_uncaptured_error(const WGPUDevice *device, WGPUErrorType type, WGPUStringView message, void *unused1,
+                                void *unused2)
+{
+    (void)device;
+    (void)unused1;
+    (void)unused2;
+    webgpu_errors++;
+    fprintf(stderr, "standalone: WebGPU error %d: %.*s\n", (int)type,
+            message.data ? (int)(message.length == WGPU_STRLEN ? strlen(message.data) : message.length) : 0,
+            message.data ? message.data : "");
+}
+
 static WGPUDevice make_device(WGPUInstance instance, WGPUAdapter *adapter_out)
 {
     WGPUAdapter adapter = NULL;
@@ -58,6 +74,7 @@ static WGPUDevice make_device(WGPUInstance instance, WGPUAdapter *adapter_out)
     WGPUDeviceDescriptor dd = {0};
     dd.requiredFeatureCount = wgpuAdapterHasFeature(adapter, WGPUFeatureName_TimestampQuery) ? 1 : 0;
     dd.requiredFeatures = features;
+    dd.uncapturedErrorCallbackInfo.callback = on_uncaptured_error;
     WGPUDevice device = NULL;
     WGPURequestDeviceCallbackInfo dcb = {0};
     dcb.mode = WGPUCallbackMode_AllowProcessEvents;
@@ -179,7 +196,7 @@ int main(void)
     }
     printf("result: %s (%d of %d wrong)\n", wrong == 0 ? "ok" : "WRONG", wrong < 0 ? N : wrong, N);
 
-    int status = wrong == 0 ? 0 : 1;
+    int status = wrong == 0 && webgpu_errors == 0 ? 0 : 1;
     if (pool) {
         wgprof_report_desc report = {.device = wgprof_device_describe(prof_dev), .pool = pool};
         wgprof_report_write(&report, WGPROF_FORMAT_TABLE, stdout);

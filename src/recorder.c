@@ -182,7 +182,8 @@ static wgprof_status add_record(wgprof_pool *pool, uint32_t site, uint64_t dispa
 {
     bool chained = strategy == WGPROF_STRATEGY_CHAIN;
     if (pool->resolved) {
-        wgprof__log(WGPROF_LOG_ERROR, "a dispatch was recorded after resolve and before collect");
+        wgprof__log(WGPROF_LOG_ERROR, "a dispatch was recorded after resolve: submit the resolving encoder, then "
+                                      "call wgprof_pool_read_async() or wgprof_pool_collect() before timing more");
         return WGPROF_ERR_STATE;
     }
     if ((batch_size(pool) > 0 || pool->chain_open) && pool->batch_chained != chained) {
@@ -396,7 +397,8 @@ wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     if (pool->resolved) {
-        wgprof__log(WGPROF_LOG_ERROR, "resolve called twice before collect");
+        wgprof__log(WGPROF_LOG_ERROR, "resolve called twice: the batch resolved before is kept; submit its encoder, "
+                                      "then call wgprof_pool_read_async() or wgprof_pool_collect()");
         return WGPROF_ERR_STATE;
     }
     size_t records = batch_size(pool);

@@ -610,7 +610,8 @@ static void write_scope_table(FILE *out, const wgprof_summary *s)
         return;
     }
     fputs("<section>\n<h2>Scopes</h2>\n<div class=\"table-wrap\"><table id=\"scope-table\">\n"
-          "<thead><tr><th>scope</th><th>count</th><th>invalid</th><th>total us</th><th>mean us</th><th>min us</th>"
+          "<thead><tr><th>scope</th><th>count</th><th>invalid</th><th>empty</th><th>total us</th><th>mean us</th>"
+          "<th>min us</th>"
           "<th>max us</th><th>dispatch us</th><th>share</th></tr></thead>\n<tbody>\n",
           out);
     for (size_t i = 0; i < s->scope_count; i++) {
@@ -622,7 +623,7 @@ static void write_scope_table(FILE *out, const wgprof_summary *s)
         html_text(out, sc->name);
         fputs("\">", out);
         html_text(out, sc->name);
-        fprintf(out, "</td><td>%u</td><td>%u</td>", sc->count, sc->invalid);
+        fprintf(out, "</td><td>%u</td><td>%u</td><td>%u</td>", sc->count, sc->invalid, sc->empty);
         const double values[] = {sc->total_ns, sc->mean_ns, sc->min_ns, sc->max_ns, sc->dispatch_ns};
         figure_cells(out, sc->count > 0, values, sizeof values / sizeof values[0], sc->share);
     }

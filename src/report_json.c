@@ -134,8 +134,8 @@ static void write_scope_stats(const wgprof_summary *s, size_t i, uint32_t *ances
     json_string(out, sc->name);
     fputs(", \"path\": ", out);
     write_scope_path(s, i, ancestors, out);
-    fprintf(out, ", \"depth\": %u, \"parent\": %d, \"count\": %u, \"invalid\": %u", sc->depth, sc->parent,
-            sc->count, sc->invalid);
+    fprintf(out, ", \"depth\": %u, \"parent\": %d, \"count\": %u, \"invalid\": %u, \"empty\": %u", sc->depth,
+            sc->parent, sc->count, sc->invalid, sc->empty);
     const char *const keys[] = {"total_ns", "mean_ns", "min_ns", "max_ns", "dispatch_ns"};
     const double values[] = {sc->total_ns, sc->mean_ns, sc->min_ns, sc->max_ns, sc->dispatch_ns};
     json_fields(out, keys, values, sizeof values / sizeof values[0], sc->count > 0);

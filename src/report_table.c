@@ -39,8 +39,8 @@ static void write_scopes(const wgprof_summary *s, FILE *out)
     if (!s->scope_count) {
         return;
     }
-    fprintf(out, "\n%-28s %7s %7s %13s %11s %11s %11s %13s %7s\n", "scope", "count", "invalid", "total_us", "mean_us",
-            "min_us", "max_us", "dispatch_us", "share");
+    fprintf(out, "\n%-28s %7s %7s %7s %13s %11s %11s %11s %13s %7s\n", "scope", "count", "invalid", "empty",
+            "total_us", "mean_us", "min_us", "max_us", "dispatch_us", "share");
     for (size_t i = 0; i < s->scope_count; i++) {
         const wgprof_scope_stats *sc = &s->scopes[i];
         /* Indented by depth; a deep name keeps its full text and pushes the row right. */
@@ -48,12 +48,12 @@ static void write_scopes(const wgprof_summary *s, FILE *out)
         int width = 28 - indent;
         fprintf(out, "%*s", indent, "");
         wgprof__text(out, sc->name, width);
-        fprintf(out, " %7u %7u ", sc->count, sc->invalid);
+        fprintf(out, " %7u %7u %7u ", sc->count, sc->invalid, sc->empty);
         if (sc->count) {
             fprintf(out, "%13.3f %11.3f %11.3f %11.3f %13.3f %6.1f%%\n", sc->total_ns / 1e3, sc->mean_ns / 1e3,
                     sc->min_ns / 1e3, sc->max_ns / 1e3, sc->dispatch_ns / 1e3, sc->share * 100.0);
         } else {
-            fprintf(out, "%13s\n", "no valid record");
+            fprintf(out, "%13s\n", sc->invalid ? "no valid record" : "no dispatch");
         }
     }
 }

@@ -363,7 +363,7 @@ static wgprof_status summarize_scopes(const wgprof__store *store, wgprof_summary
         }
         wgprof_scope_stats *st = &sum->scopes[order[sc.node]];
         if (!sc.valid) {
-            st->invalid++;
+            *(sc.invalid_records ? &st->invalid : &st->empty) += 1;
             continue;
         }
         st->min_ns = st->count ? fmin(st->min_ns, sc.duration_ns) : sc.duration_ns;

@@ -41,6 +41,25 @@ static void test_out_of_order(wgprof_device *dev)
     CHECK_OK(wgprof_pool_record(pool, 0, &r));
     CHECK(r.valid && r.duration_ns > 0);
     CHECK(wgprof_pool_count(pool) == 1);
+    /* The refused calls changed nothing: once the batch was collected the next one records. */
+    CHECK_OK(wgprof_pool_pass_writes(pool, &d, &tw));
+    CHECK(wgprof_pool_count(pool) == 2);
+    /* read_async, not only collect, ends a batch's cycle: recording goes on at once. */
+    enc = wgpuDeviceCreateCommandEncoder(wgprof_device_webgpu(dev), NULL);
+    pass = wgpuCommandEncoderBeginComputePass(enc, &pd);
+    wgpuComputePassEncoderEnd(pass);
+    wgpuComputePassEncoderRelease(pass);
+    CHECK_OK(wgprof_pool_resolve(pool, enc));
+    cb = wgpuCommandEncoderFinish(enc, NULL);
+    wgpuQueueSubmit(wgprof_device_queue(dev), 1, &cb);
+    wgpuCommandBufferRelease(cb);
+    wgpuCommandEncoderRelease(enc);
+    CHECK_OK(wgprof_pool_read_async(pool));
+    CHECK_OK(wgprof_pool_pass_writes(pool, &d, &tw));
+    CHECK(wgprof_pool_count(pool) == 3 && wgprof_pool_in_flight(pool) == 1);
+    CHECK_OK(wgprof_pool_collect(pool));
+    CHECK_OK(wgprof_pool_record(pool, 1, &r));
+    CHECK(r.valid);
     wgprof_pool_destroy(pool);
     ts_busy_free(&b);
 }

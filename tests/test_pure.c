@@ -442,6 +442,37 @@ static void test_scopes(void)
     wgprof_pool_destroy(p);
 }
 
+/* A scope around no timed dispatch is empty, not invalid: nothing went wrong. One whose only
+ * record never got its end timestamp is invalid. */
+static void test_empty_scope(void)
+{
+    wgprof_pool *p = wgprof__pool_new_host();
+    uint32_t site, batch = 0;
+    size_t first = 0;
+    wgprof_dispatch_desc d = {.kernel = "k"};
+    CHECK_OK(wgprof__host_site(p, &d, &site));
+    CHECK_OK(wgprof_pool_scope_begin(p, "idle"));
+    CHECK_OK(wgprof_pool_scope_end(p));
+    CHECK_OK(wgprof_pool_scope_begin(p, "cut"));
+    CHECK_OK(wgprof__host_batch(p, 1, &site, 1, true, &first, &batch));
+    CHECK_OK(wgprof_pool_scope_end(p));
+    const uint64_t ticks[2] = {1000, 0};
+    wgprof__extent extent = {0};
+    wgprof__host_readings(p, batch, first, 1, ticks, 1.0, &extent);
+    wgprof__host_collected(p, batch, 1.0);
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK(sum->scope_count == 2);
+    CHECK(strcmp(sum->scopes[0].name, "idle") == 0 && sum->scopes[0].empty == 1 && sum->scopes[0].invalid == 0 &&
+          sum->scopes[0].count == 0);
+    CHECK(strcmp(sum->scopes[1].name, "cut") == 0 && sum->scopes[1].empty == 0 && sum->scopes[1].invalid == 1);
+    char *table = report_text(p, WGPROF_FORMAT_TABLE);
+    CHECK_MSG(strstr(table, "no dispatch") && strstr(table, "no valid record"), "%s", table);
+    free(table);
+    wgprof_summary_destroy(sum);
+    wgprof_pool_destroy(p);
+}
+
 /* A host pool holding one batch of `n` valid records, record i of kernel names[i], inside the
  * scopes opened before it by the caller. */
 static wgprof_pool *named_pool(const char *const *names, size_t n)
@@ -729,6 +760,7 @@ int main(void)
     test_reports();
     test_clock_fit();
     test_scopes();
+    test_empty_scope();
     test_hostile_names();
     test_deep_scopes();
     test_throughput();

@@ -317,7 +317,12 @@ WGPROF_API wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const 
 
 /* Encodes the resolve of every query written since the last resolve, and the copy into a free
  * readback frame, into `encoder`; the dispatches recorded so far become a batch. Call once
- * after the last timed pass has ended, on the encoder that is submitted last (or alone). When
+ * after the last timed pass has ended, on the encoder that is submitted last (or alone).
+ *
+ * The cycle of a batch: record, resolve, submit, then wgprof_pool_read_async() or
+ * wgprof_pool_collect(). Between resolve and one of those two, recording and another resolve
+ * return WGPROF_ERR_STATE and change nothing: the resolved batch is kept and can still be
+ * submitted and read. When
  * every frame is in flight, the batch is dropped instead: its records are discarded and
  * counted (wgprof_pool_dropped), nothing is encoded, and WGPROF_OK is returned: profiling
  * never stalls the caller. */
@@ -335,7 +340,9 @@ WGPROF_API wgprof_status wgprof_pool_collect(wgprof_pool *pool);
 
 /* After the caller submitted the resolving encoder: starts reading that batch back and returns
  * at once; the batch is in flight until wgprof_pool_collect_ready() or wgprof_pool_collect()
- * takes it. Does nothing after a dropped batch. */
+ * takes it, and the next batch may be recorded now. Called after each submit, it keeps up to
+ * readback_frames batches in flight at once (wgprof_pool_in_flight); a batch resolved while all
+ * of them are is dropped and counted, never waited for. Does nothing after a dropped batch. */
 WGPROF_API wgprof_status wgprof_pool_read_async(wgprof_pool *pool);
 /* Takes, oldest first and without blocking, every batch in flight whose readback is complete;
  * *collected (may be NULL) receives how many. Returns the first failure among them. */
@@ -592,7 +599,9 @@ typedef struct wgprof_scope_stats {
     uint32_t depth;
     int32_t parent;        /* index into wgprof_summary.scopes; -1 at the top */
     uint32_t count;        /* instances holding a valid record */
-    uint32_t invalid;      /* instances holding none, excluded from the figures below */
+    uint32_t invalid;      /* instances whose records are all invalid, excluded from the figures */
+    uint32_t empty;        /* instances around no timed dispatch (nothing to time: not an error),
+                              excluded from the figures too */
     double total_ns;       /* sum of the instances' spans */
     double mean_ns;
     double min_ns;
