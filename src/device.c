@@ -89,15 +89,8 @@ static const char *adapter_type_name(WGPUAdapterType t)
 static WGPUInstance create_instance(void)
 {
     WGPUInstanceDescriptor desc = {0};
-#ifdef WGPROF__HAVE_WGPU_H
-    /* The primary backends only: compute timestamps need Vulkan, Metal or D3D12, and skipping
-     * OpenGL spares start-up time and the EGL probing it prints warnings from. */
-    WGPUInstanceExtras extras = {0};
-    extras.chain.sType = (WGPUSType)WGPUSType_InstanceExtras;
-    extras.backends = WGPUInstanceBackend_Primary;
-    extras.flags = WGPUInstanceFlag_Default;
-    desc.nextInChain = &extras.chain;
-#endif
+    wgprof__chain chain;
+    wgprof__ext_chain_instance(&desc, &chain);
     return wgpuCreateInstance(&desc);
 }
 
@@ -163,8 +156,14 @@ static wgprof_status request_device(wgprof_device *d, const WGPUFeatureName *fea
     WGPUDeviceDescriptor dd = {0};
     dd.label = (WGPUStringView){"wgprof", WGPU_STRLEN};
     dd.requiredLimits = &limits;
-    dd.requiredFeatureCount = count;
-    dd.requiredFeatures = features;
+    WGPUFeatureName all[8];
+    size_t n = 0;
+    for (; n < count && n < sizeof all / sizeof all[0]; n++) {
+        all[n] = features[n];
+    }
+    wgprof__chain chain;
+    dd.requiredFeatureCount = wgprof__ext_chain_device(&dd, &chain, all, n, sizeof all / sizeof all[0]);
+    dd.requiredFeatures = all;
     dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
     dd.deviceLostCallbackInfo.callback = on_lost;
     dd.deviceLostCallbackInfo.userdata1 = d;
@@ -197,6 +196,8 @@ static wgprof_status request_adapter(wgprof_device *d, const wgprof_device_desc 
     WGPURequestAdapterOptions opts = {0};
     opts.backendType = desc->backend;
     opts.powerPreference = desc->power;
+    wgprof__chain chain;
+    wgprof__ext_chain_adapter(&opts, &chain);
     WGPURequestAdapterCallbackInfo cb = {0};
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
     cb.callback = on_adapter;
@@ -272,9 +273,10 @@ wgprof_status wgprof_device_create(const wgprof_device_desc *desc, wgprof_device
     bool disabled = desc->disable_timestamps || wgprof__env_read().disable_timestamps;
     bool has_ts = wgpuAdapterHasFeature(d->adapter, WGPUFeatureName_TimestampQuery) != 0;
     bool extensions = has_ts && !desc->core_timestamps_only;
-    bool has_enc = extensions && wgpuAdapterHasFeature(d->adapter, wgprof__feature_inside_encoders) != 0;
-    bool has_pass = extensions && ext->pass_write_timestamp &&
-                    wgpuAdapterHasFeature(d->adapter, wgprof__feature_inside_passes) != 0;
+    bool has_enc = extensions && ext->feature_inside_encoders &&
+                   wgpuAdapterHasFeature(d->adapter, ext->feature_inside_encoders) != 0;
+    bool has_pass = extensions && ext->pass_write_timestamp && ext->feature_inside_passes &&
+                    wgpuAdapterHasFeature(d->adapter, ext->feature_inside_passes) != 0;
     d->info.timestamp_query = has_ts;
 
     WGPUFeatureName features[3];
@@ -282,16 +284,18 @@ wgprof_status wgprof_device_create(const wgprof_device_desc *desc, wgprof_device
     if (has_ts && !disabled) {
         features[nfeatures++] = WGPUFeatureName_TimestampQuery;
         if (has_enc) {
-            features[nfeatures++] = wgprof__feature_inside_encoders;
+            features[nfeatures++] = ext->feature_inside_encoders;
         }
         if (has_pass) {
-            features[nfeatures++] = wgprof__feature_inside_passes;
+            features[nfeatures++] = ext->feature_inside_passes;
         }
     }
     s = request_device(d, features, nfeatures);
     if (s != WGPROF_OK) {
         goto fail;
     }
+    /* Encoder timestamps without a feature: the toggle wgprof set on its own device. */
+    d->encoder_timestamps_by_toggle = ext->encoder_timestamps_by_toggle && extensions;
     fill_device_state(d, disabled);
     *out = d;
     return WGPROF_OK;
@@ -309,10 +313,14 @@ static void fill_device_state(wgprof_device *d, bool disabled)
     bool adapter_has_ts = d->info.timestamp_query || d->wrapped;
     d->queue = wgpuDeviceGetQueue(d->device);
     d->info.profiling_available = !disabled && wgpuDeviceHasFeature(d->device, WGPUFeatureName_TimestampQuery);
+    d->info.implementation = ext->name;
     d->info.timestamp_inside_encoders =
-        d->info.profiling_available && wgpuDeviceHasFeature(d->device, wgprof__feature_inside_encoders);
+        d->info.profiling_available &&
+        (d->encoder_timestamps_by_toggle ||
+         (ext->feature_inside_encoders && wgpuDeviceHasFeature(d->device, ext->feature_inside_encoders)));
     d->info.timestamp_inside_passes = d->info.profiling_available && ext->pass_write_timestamp &&
-                                      wgpuDeviceHasFeature(d->device, wgprof__feature_inside_passes);
+                                      ext->feature_inside_passes &&
+                                      wgpuDeviceHasFeature(d->device, ext->feature_inside_passes);
     if (!d->info.profiling_available) {
         snprintf(d->info.unavailable_reason, sizeof d->info.unavailable_reason, "%s",
                  disabled ? "timestamp queries disabled by request (WGPROF_DISABLE_TIMESTAMPS)"

@@ -17,6 +17,7 @@ struct wgprof_device {
     wgprof_device_info info;
     double wait_timeout_s;
     bool wrapped; /* made by wgprof_device_wrap */
+    bool encoder_timestamps_by_toggle; /* Dawn: encoder timestamps enabled by its toggle, set by wgprof */
     atomic_bool lost;
     atomic_bool destroying;
     /* WebGPU errors the device reported to wgprof's uncaptured-error callback (wgpu-native and

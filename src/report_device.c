@@ -20,6 +20,7 @@ wgprof_status wgprof_device_info_write_json(const wgprof_device_info *d, FILE *o
     field(out, "vendor", d->vendor);
     field(out, "architecture", d->architecture);
     field(out, "driver", d->driver);
+    field(out, "implementation", d->implementation ? d->implementation : "");
     field(out, "backend", d->backend);
     field(out, "adapter_type", d->adapter_type);
     fprintf(out,

@@ -48,6 +48,8 @@ static void write_adapter(const wgprof_device_info *d, FILE *out)
     json_string(out, d->architecture);
     fputs(", \"driver\": ", out);
     json_string(out, d->driver);
+    fputs(", \"implementation\": ", out);
+    json_string(out, d->implementation ? d->implementation : "");
     fputs(", \"backend\": ", out);
     json_string(out, d->backend);
     fputs(", \"type\": ", out);

@@ -1,46 +1,140 @@
 /*
- * WebGPU entry points outside standard webgpu.h, looked up at run time so that wgprof builds
- * and runs against any implementation (wgpu-native, Dawn) and simply goes without the ones
- * that are absent.
+ * The WebGPU implementation in the process and how it differs (see webgpu_ext.h). wgprof never
+ * loads an implementation: it uses the one whose wgpu* symbols the process already has, found
+ * through the dynamic linker (the library that wgpuCreateInstance resolves to), and tells which
+ * it is from the entry points only one of them exports (wgpuGetVersion: wgpu-native;
+ * wgpuDeviceTick: Dawn), looked up in that library only: where another implementation is also
+ * loaded (preloaded over it, say), its extensions must not be mixed in.
  *
  * Lookup uses the dynamic linker rather than wgpuGetProcAddress: wgpu-native 29 does not
  * implement wgpuGetProcAddress (it aborts the process), while every implementation exports its
  * entry points as ordinary symbols.
+ *
+ * Dawn, on the devices wgprof creates: the toggle allow_unsafe_apis (also on the adapter request,
+ * so that the adapter lists the in-pass timestamp feature; encoder timestamps need only the
+ * toggle), timestamp_quantization off (on by default, it rounds every timestamp down to a
+ * multiple of 65,536 ns), and the feature ImplicitDeviceSynchronization, without which Dawn's
+ * device may not be used from several threads (wgprof's threading contract allows it).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
 #include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <threads.h>
 
 #include "webgpu_ext.h"
 
-/* wgpu-native's native feature names. Where its header is at hand, take them from it. */
+/* Dawn's values (its generated webgpu.h, 2026), declared here rather than taken from a header
+ * that does not ship with its library. */
+static const WGPUSType DAWN_STYPE_TOGGLES_DESCRIPTOR = (WGPUSType)0x0005000A;
+static const WGPUFeatureName DAWN_FEATURE_INSIDE_PASSES = (WGPUFeatureName)0x00050003;
+static const WGPUFeatureName DAWN_FEATURE_IMPLICIT_DEVICE_SYNCHRONIZATION = (WGPUFeatureName)0x00050004;
+static const char *const DAWN_ENABLED_TOGGLES[] = {"allow_unsafe_apis"};
+static const char *const DAWN_DISABLED_TOGGLES[] = {"timestamp_quantization"};
+
+/* wgpu-native's native feature values, from its header where it is at hand. */
 #ifdef WGPROF__HAVE_WGPU_H
-const WGPUFeatureName wgprof__feature_inside_encoders =
-    (WGPUFeatureName)WGPUNativeFeature_TimestampQueryInsideEncoders;
-const WGPUFeatureName wgprof__feature_inside_passes =
-    (WGPUFeatureName)WGPUNativeFeature_TimestampQueryInsidePasses;
+#define WGPU_NATIVE_INSIDE_ENCODERS ((WGPUFeatureName)WGPUNativeFeature_TimestampQueryInsideEncoders)
+#define WGPU_NATIVE_INSIDE_PASSES ((WGPUFeatureName)WGPUNativeFeature_TimestampQueryInsidePasses)
 #else
-const WGPUFeatureName wgprof__feature_inside_encoders = (WGPUFeatureName)0x00030024;
-const WGPUFeatureName wgprof__feature_inside_passes = (WGPUFeatureName)0x00030025;
+#define WGPU_NATIVE_INSIDE_ENCODERS ((WGPUFeatureName)0x00030024)
+#define WGPU_NATIVE_INSIDE_PASSES ((WGPUFeatureName)0x00030025)
 #endif
 
 static wgprof__ext g_ext;
 static once_flag g_ext_once = ONCE_FLAG_INIT;
 
-static void *lookup(const char *name)
-{
-    return dlsym(RTLD_DEFAULT, name);
-}
+static void *g_library = RTLD_DEFAULT; /* the implementation's own handle, once found */
+
+static void *lookup(const char *name) { return dlsym(g_library, name); }
 
 static void load_ext(void)
 {
+    Dl_info where = {0};
+    void *create = dlsym(RTLD_DEFAULT, "wgpuCreateInstance");
+    if (create && dladdr(create, &where) && where.dli_fname) {
+        snprintf(g_ext.path, sizeof g_ext.path, "%s", where.dli_fname);
+        /* Already loaded: this takes a reference to it and loads nothing. */
+        void *own = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+        g_library = own ? own : RTLD_DEFAULT;
+    }
     /* Casting from void * to a function pointer is how dlsym is meant to be used (POSIX). */
     *(void **)&g_ext.device_poll = lookup("wgpuDevicePoll");
     *(void **)&g_ext.queue_timestamp_period = lookup("wgpuQueueGetTimestampPeriod");
     *(void **)&g_ext.pass_write_timestamp = lookup("wgpuComputePassEncoderWriteTimestamp");
+    uint32_t (*get_version)(void) = NULL;
+    *(void **)&get_version = lookup("wgpuGetVersion");
+    if (get_version) {
+        /* wgpu-native packs its version as one byte per part, major first. */
+        uint32_t v = get_version();
+        g_ext.kind = WGPROF__IMPL_WGPU_NATIVE;
+        snprintf(g_ext.name, sizeof g_ext.name, "wgpu-native %u.%u.%u.%u", v >> 24, (v >> 16) & 0xFF,
+                 (v >> 8) & 0xFF, v & 0xFF);
+        g_ext.feature_inside_passes = WGPU_NATIVE_INSIDE_PASSES;
+        g_ext.feature_inside_encoders = WGPU_NATIVE_INSIDE_ENCODERS;
+    } else if (lookup("wgpuDeviceTick")) {
+        g_ext.kind = WGPROF__IMPL_DAWN;
+        snprintf(g_ext.name, sizeof g_ext.name, "Dawn");
+        g_ext.feature_inside_passes = DAWN_FEATURE_INSIDE_PASSES;
+        g_ext.encoder_timestamps_by_toggle = true;
+    } else {
+        g_ext.kind = WGPROF__IMPL_OTHER;
+        snprintf(g_ext.name, sizeof g_ext.name, "%s", create ? "unknown WebGPU implementation" : "none");
+    }
 }
 
 const wgprof__ext *wgprof__ext_get(void)
 {
     call_once(&g_ext_once, load_ext);
     return &g_ext;
+}
+
+static void *dawn_toggles(wgprof__chain *storage)
+{
+    storage->dawn_toggles.chain.next = NULL;
+    storage->dawn_toggles.chain.sType = DAWN_STYPE_TOGGLES_DESCRIPTOR;
+    storage->dawn_toggles.enabledToggleCount = sizeof DAWN_ENABLED_TOGGLES / sizeof DAWN_ENABLED_TOGGLES[0];
+    storage->dawn_toggles.enabledToggles = DAWN_ENABLED_TOGGLES;
+    storage->dawn_toggles.disabledToggleCount = sizeof DAWN_DISABLED_TOGGLES / sizeof DAWN_DISABLED_TOGGLES[0];
+    storage->dawn_toggles.disabledToggles = DAWN_DISABLED_TOGGLES;
+    return &storage->dawn_toggles.chain;
+}
+
+void wgprof__ext_chain_instance(WGPUInstanceDescriptor *desc, wgprof__chain *storage)
+{
+#ifdef WGPROF__HAVE_WGPU_H
+    if (wgprof__ext_get()->kind == WGPROF__IMPL_WGPU_NATIVE) {
+        /* The primary backends only: compute timestamps need Vulkan, Metal or D3D12, and
+         * skipping OpenGL spares start-up time and the EGL probing it prints warnings from. */
+        storage->wgpu_instance = (WGPUInstanceExtras){0};
+        storage->wgpu_instance.chain.sType = (WGPUSType)WGPUSType_InstanceExtras;
+        storage->wgpu_instance.backends = WGPUInstanceBackend_Primary;
+        storage->wgpu_instance.flags = WGPUInstanceFlag_Default;
+        desc->nextInChain = &storage->wgpu_instance.chain;
+    }
+#else
+    (void)desc;
+    (void)storage;
+#endif
+}
+
+void wgprof__ext_chain_adapter(WGPURequestAdapterOptions *options, wgprof__chain *storage)
+{
+    if (wgprof__ext_get()->kind == WGPROF__IMPL_DAWN) {
+        options->nextInChain = dawn_toggles(storage);
+    }
+}
+
+size_t wgprof__ext_chain_device(WGPUDeviceDescriptor *desc, wgprof__chain *storage, WGPUFeatureName *features,
+                                size_t count, size_t cap)
+{
+    if (wgprof__ext_get()->kind == WGPROF__IMPL_DAWN) {
+        desc->nextInChain = dawn_toggles(storage);
+        if (count < cap) {
+            features[count++] = DAWN_FEATURE_IMPLICIT_DEVICE_SYNCHRONIZATION;
+        }
+    }
+    return count;
 }

@@ -1,10 +1,15 @@
 /*
- * What wgprof uses beyond standard webgpu.h, in one place: wgpu-native's own header where it is
- * at hand (the only place that looks for it), the extension entry points found at run time,
- * and the native feature names.
+ * What wgprof does differently per WebGPU implementation, in one place: which implementation
+ * is in the process (wgpu-native, Dawn, or another), its name and version, the extension entry
+ * points found at run time, its timestamp features, and what it needs chained on the instance,
+ * adapter request and device descriptors. wgpu-native's own header is used where it is at hand
+ * (the only place that looks for it); Dawn's few extension values are declared here.
  */
 #ifndef WGPROF_WEBGPU_EXT_H
 #define WGPROF_WEBGPU_EXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include <webgpu/webgpu.h>
 
@@ -19,15 +24,46 @@ typedef WGPUBool (*wgprof__device_poll_fn)(WGPUDevice, WGPUBool, const void *);
 typedef float (*wgprof__queue_period_fn)(WGPUQueue);
 typedef void (*wgprof__pass_write_timestamp_fn)(WGPUComputePassEncoder, WGPUQuerySet, uint32_t);
 
-/* Entry points looked up at run time; NULL where the implementation lacks them. */
+typedef enum wgprof__impl_kind { WGPROF__IMPL_OTHER, WGPROF__IMPL_WGPU_NATIVE, WGPROF__IMPL_DAWN } wgprof__impl_kind;
+
+/* The implementation in the process, found once. */
 typedef struct wgprof__ext {
+    wgprof__impl_kind kind;
+    char name[160];                                       /* e.g. "wgpu-native 29.0.0.0", "Dawn" */
+    char path[512];                                       /* the library it was found in; "" unknown */
     wgprof__device_poll_fn device_poll;                   /* wgpu-native */
     wgprof__queue_period_fn queue_timestamp_period;       /* wgpu-native */
     wgprof__pass_write_timestamp_fn pass_write_timestamp; /* wgpu-native, Dawn */
+    WGPUFeatureName feature_inside_passes;                /* 0: none */
+    WGPUFeatureName feature_inside_encoders;              /* 0: no feature (see below) */
+    /* Encoder timestamps need no feature where the device has allow_unsafe_apis (Dawn): true on
+     * the devices wgprof creates, unknown (so false) on wrapped ones. */
+    bool encoder_timestamps_by_toggle;
 } wgprof__ext;
 
 const wgprof__ext *wgprof__ext_get(void);
-extern const WGPUFeatureName wgprof__feature_inside_encoders;
-extern const WGPUFeatureName wgprof__feature_inside_passes;
+
+/* Storage for what the implementation needs chained on a descriptor; lives as long as the
+ * descriptor's use. */
+typedef struct wgprof__chain {
+    struct {
+        WGPUChainedStruct chain;
+        size_t enabledToggleCount;
+        const char *const *enabledToggles;
+        size_t disabledToggleCount;
+        const char *const *disabledToggles;
+    } dawn_toggles; /* Dawn's DawnTogglesDescriptor, laid out as its header has it */
+#ifdef WGPROF__HAVE_WGPU_H
+    WGPUInstanceExtras wgpu_instance;
+#endif
+} wgprof__chain;
+
+/* Chains onto the instance descriptor, the adapter request and the device descriptor what the
+ * implementation needs for compute profiling; the device's also receives the implementation's
+ * extra required features (appended to `features`, whose room is `cap`; returns the count). */
+void wgprof__ext_chain_instance(WGPUInstanceDescriptor *desc, wgprof__chain *storage);
+void wgprof__ext_chain_adapter(WGPURequestAdapterOptions *options, wgprof__chain *storage);
+size_t wgprof__ext_chain_device(WGPUDeviceDescriptor *desc, wgprof__chain *storage, WGPUFeatureName *features,
+                                size_t count, size_t cap);
 
 #endif

@@ -49,6 +49,7 @@ int cmd_info(int argc, char **argv)
             printf("architecture:             %s\n", d->architecture);
         }
         printf("driver:                   %s\n", d->driver[0] ? d->driver : "-");
+        printf("WebGPU implementation:    %s\n", d->implementation ? d->implementation : "-");
         printf("backend:                  %s\n", d->backend);
         printf("adapter type:             %s\n", d->adapter_type);
         printf("timestamp queries:        %s\n", yes_no(d->timestamp_query));

@@ -48,8 +48,9 @@
     REDUCTION("workgroup_sum", "add", size)                                                   \
     REDUCTION("workgroup_max", "max", size)
 
-/* The lowest finite f32: the identity of max over finite scores. */
-#define LOWEST_F32 "-3.40282347e38"
+/* The lowest finite f32: the identity of max over finite scores. In hexadecimal: the decimal
+ * -3.40282347e38 lies a hair beyond the f32 range as a real number, and Tint (Dawn) refuses it. */
+#define LOWEST_F32 "-0x1.fffffep+127f"
 
 const char *const demo_wgsl_embedding =
     PRELUDE

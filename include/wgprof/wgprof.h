@@ -145,6 +145,8 @@ typedef struct wgprof_device_info {
     char vendor[128];
     char architecture[128];
     char driver[256];       /* the adapter's description: driver name and version */
+    const char *implementation; /* the WebGPU implementation in the process, e.g. "wgpu-native
+                                   29.0.0.0", "Dawn" (static string) */
     const char *backend;    /* "vulkan", "metal", ... (static string) */
     const char *adapter_type; /* "discrete", "integrated", "cpu", "unknown" (static string) */
     uint32_t vendor_id;
