@@ -17,8 +17,28 @@
 #define SPEC_MAX_WGSL_BYTES (16ull << 20) /* one wgsl_file */
 #define SPEC_DEFAULT_MAX_DISPATCHES 1000000ull /* dispatches per iteration, counting repeat */
 
-typedef enum spec_type { SPEC_F32, SPEC_U32, SPEC_I32 } spec_type;
-typedef enum spec_init { SPEC_INIT_ZEROS, SPEC_INIT_CONSTANT, SPEC_INIT_RANDOM, SPEC_INIT_FILE } spec_init;
+/* SPEC_F16 is a struct field's scalar only: a buffer's own type is f32, u32 or i32. */
+typedef enum spec_type { SPEC_F32, SPEC_U32, SPEC_I32, SPEC_F16 } spec_type;
+typedef enum spec_init {
+    SPEC_INIT_ZEROS,
+    SPEC_INIT_CONSTANT,
+    SPEC_INIT_RANDOM,
+    SPEC_INIT_FILE,
+    SPEC_INIT_STRUCT
+} spec_init;
+
+/* A struct's largest size, the default maxUniformBufferBindingSize: a struct init describes a
+ * uniform block of parameters, not bulk data. */
+#define SPEC_MAX_STRUCT_BYTES 65536u
+
+/* One field of a struct init: a scalar or vecN of `type`, laid out by WGSL's rules. */
+typedef struct spec_field {
+    char *name;       /* may be NULL; for messages */
+    spec_type type;   /* the scalar */
+    uint32_t count;   /* 1 for a scalar, else the vector's 2, 3 or 4 components */
+    uint32_t offset;  /* bytes from the buffer's start */
+    double value[4];  /* checked to be values of `type` (f16 within its range) */
+} spec_field;
 
 typedef struct spec_buffer {
     char *name;
@@ -30,6 +50,8 @@ typedef struct spec_buffer {
     double min, max;
     char *file;    /* SPEC_INIT_FILE: the real path (links resolved) */
     uint64_t file_dev, file_ino; /* SPEC_INIT_FILE: the file read, to find it unchanged at upload */
+    spec_field *fields; /* SPEC_INIT_STRUCT: in offset order; the bytes between them are zeros */
+    size_t field_count;
 } spec_buffer;
 
 typedef struct spec_constant {
@@ -40,7 +62,10 @@ typedef struct spec_constant {
 typedef struct spec_kernel {
     char *name;
     char *source;  /* WGSL text */
-    char *origin;  /* where the source came from, for messages */
+    char *origin;  /* where the source came from, for messages: the wgsl_file as the user would
+                      write it (relative to the current folder), or the JSON path of an inline
+                      "wgsl" string (e.g. $.kernels[2].wgsl) */
+    bool inline_source; /* origin is a JSON path in the spec, not a file */
     char *entry;
     spec_constant *constants;
     size_t constant_count;
@@ -48,10 +73,16 @@ typedef struct spec_kernel {
     char *workgroup_size_why;   /* why it is unknown: said once the shader is known to compile */
 } spec_kernel;
 
+/* WebGPU's default minStorageBufferOffsetAlignment and minUniformBufferOffsetAlignment, also
+ * the largest value a device may require: an offset that is a multiple of it binds anywhere. */
+#define SPEC_BINDING_OFFSET_ALIGNMENT 256u
+
 typedef struct spec_binding {
     uint32_t group;
     uint32_t binding;
     size_t buffer;
+    uint64_t offset; /* bytes into the buffer: a multiple of SPEC_BINDING_OFFSET_ALIGNMENT */
+    uint64_t size;   /* bytes bound, > 0 and a multiple of 4: the rest of the buffer unless given */
 } spec_binding;
 
 typedef struct spec_dispatch {
@@ -125,8 +156,12 @@ void spec_escape(char *out, size_t cap, const char *text, bool keep_newlines);
 typedef struct spec_gpu {
     WGPUBuffer *buffers;
     WGPUComputePipeline *pipelines;
-    WGPUBindGroup *groups; /* per dispatch, per group index */
+    WGPUBindGroup *groups; /* distinct bind groups: one per kernel, group index and bindings */
     size_t group_count;
+    WGPUBindGroup *sets;   /* [set * 4 + group]: a dispatch's groups, shared by dispatches alike */
+    uint32_t *set_sizes;   /* [set]: how many groups the set binds */
+    uint32_t *dispatch_set; /* [dispatch]: its set */
+    size_t set_count;
     wgprof_graph *graph;
 } spec_gpu;
 

@@ -653,13 +653,16 @@ static bool read_workgroup_size(const spec_kernel *k, uint32_t out[3], char *why
 
 /* ---- sections ---- */
 
-/* Whether `v` is a value of a buffer of `type`: within f32's range, or an integer within u32's
- * or i32's. Nothing is rounded, wrapped or clamped to make it one. */
+/* Whether `v` is a value of `type`: within f32's or f16's range, or an integer within u32's or
+ * i32's. Nothing is wrapped or clamped to make it one; a float rounds to the nearest value of
+ * its type, as a WGSL literal does. */
 static bool fits_type(ctx *c, const char *where, spec_type type, double v)
 {
     switch (type) {
     case SPEC_F32:
         return fabs(v) <= FLT_MAX ? true : fail(c, where, "%g is outside the range of f32", v);
+    case SPEC_F16:
+        return fabs(v) <= 65504.0 ? true : fail(c, where, "%g is outside the range of f16 (-65504 to 65504)", v);
     case SPEC_U32:
         if (v != floor(v) || v < 0 || v > 4294967295.0) {
             return fail(c, where, "%g is not a u32 (a whole number from 0 to 4294967295)", v);
@@ -702,6 +705,191 @@ static bool find_kernel(const spec *s, size_t count, const char *name, size_t *i
     return false;
 }
 
+/* ---- struct inits: fields laid out by WGSL's rules ---- */
+
+static const struct field_scalar {
+    const char *name;
+    char suffix; /* WGSL's shorthand: vec3f, vec2u, vec4h */
+    spec_type type;
+    uint32_t size;
+} field_scalars[] = {
+    {"u32", 'u', SPEC_U32, 4},
+    {"i32", 'i', SPEC_I32, 4},
+    {"f32", 'f', SPEC_F32, 4},
+    {"f16", 'h', SPEC_F16, 2},
+};
+
+static const struct field_scalar *scalar_of(spec_type type)
+{
+    for (size_t i = 0; i < sizeof field_scalars / sizeof field_scalars[0]; i++) {
+        if (field_scalars[i].type == type) {
+            return &field_scalars[i];
+        }
+    }
+    return &field_scalars[0];
+}
+
+/* A field's type: a scalar, vecN<T>, or WGSL's shorthand vecNT. Returns its component count
+ * (1 for a scalar), 0 for no type. */
+static uint32_t parse_field_type(const char *text, spec_type *type)
+{
+    for (size_t i = 0; i < sizeof field_scalars / sizeof field_scalars[0]; i++) {
+        for (uint32_t count = 1; count <= 4; count++) {
+            char full[16], shorthand[16];
+            snprintf(full, sizeof full, "vec%u<%s>", count, field_scalars[i].name);
+            snprintf(shorthand, sizeof shorthand, "vec%u%c", count, field_scalars[i].suffix);
+            if (count == 1 ? strcmp(text, field_scalars[i].name) == 0
+                           : strcmp(text, full) == 0 || strcmp(text, shorthand) == 0) {
+                *type = field_scalars[i].type;
+                return count;
+            }
+        }
+    }
+    return 0;
+}
+
+/* WGSL's SizeOf and AlignOf for a scalar or vector: a vec3 is aligned as a vec4. */
+static uint32_t field_size(const spec_field *f) { return scalar_of(f->type)->size * f->count; }
+static uint32_t field_align(const spec_field *f) { return scalar_of(f->type)->size * (f->count == 3 ? 4 : f->count); }
+
+static const char *field_type_name(const spec_field *f, char *out, size_t cap)
+{
+    if (f->count == 1) {
+        snprintf(out, cap, "%s", scalar_of(f->type)->name);
+    } else {
+        snprintf(out, cap, "vec%u<%s>", f->count, scalar_of(f->type)->name);
+    }
+    return out;
+}
+
+/* Field `f` (the struct's field `index`, at `at`) from its JSON object; `end` is where the
+ * previous field ends and becomes where this one does. */
+static bool parse_field(ctx *c, json_t *fj, const char *at, spec_buffer *b, size_t index, uint64_t *end)
+{
+    static const char *const keys[] = {"name", "type", "value", "offset", NULL};
+    spec_field *f = &b->fields[index];
+    if (!json_is_object(fj)) {
+        return fail(c, at, "expected an object with \"type\" and \"value\", not %s", json_kind(fj));
+    }
+    const char *name, *type;
+    if (!check_keys(c, fj, at, keys) || !get_string(c, fj, "name", at, false, &name) ||
+        !get_string(c, fj, "type", at, true, &type)) {
+        return false;
+    }
+    if (name) {
+        f->name = dup_string(name);
+        if (!f->name) {
+            return fail(c, at, "out of memory");
+        }
+        for (size_t i = 0; i < index; i++) {
+            if (b->fields[i].name && strcmp(b->fields[i].name, name) == 0) {
+                return fail(c, at, "field name \"%s\" is used twice", shown(c, name));
+            }
+        }
+    }
+    /* Every message about this field names it too, when it has a name. */
+    char suffix[300] = "", named[660], sub[700], tname[24];
+    if (name) {
+        snprintf(suffix, sizeof suffix, " (field \"%s\")", shown(c, name));
+    }
+    snprintf(named, sizeof named, "%s%s", at, suffix);
+    f->count = parse_field_type(type, &f->type);
+    if (f->count == 0) {
+        snprintf(sub, sizeof sub, "%s.type%s", at, suffix);
+        return fail(c, sub, "\"%s\" is not a field type: expected u32, i32, f32, f16, or a vec2, vec3 or vec4 of one "
+                            "(vec3<f32> or vec3f)",
+                    shown(c, type));
+    }
+    field_type_name(f, tname, sizeof tname);
+    json_t *value = json_object_get(fj, "value");
+    if (!value) {
+        return fail(c, named, "missing \"value\" (%s)", f->count == 1 ? "a number" : "an array of numbers");
+    }
+    snprintf(sub, sizeof sub, "%s.value%s", at, suffix);
+    if (f->count == 1) {
+        if (!json_is_number(value)) {
+            return fail(c, sub, "expected a number (%s), not %s", tname, json_kind(value));
+        }
+        f->value[0] = json_number_value(value);
+        if (!fits_type(c, sub, f->type, f->value[0])) {
+            return false;
+        }
+    } else {
+        if (!json_is_array(value)) {
+            return fail(c, sub, "expected an array of %u numbers (%s), not %s", f->count, tname, json_kind(value));
+        }
+        if (json_array_size(value) != f->count) {
+            return fail(c, sub, "expected %u numbers (%s), not %zu", f->count, tname, json_array_size(value));
+        }
+        for (uint32_t k = 0; k < f->count; k++) {
+            json_t *item = json_array_get(value, k);
+            char vat[700];
+            snprintf(vat, sizeof vat, "%s.value[%u]%s", at, k, suffix);
+            if (!json_is_number(item)) {
+                return fail(c, vat, "expected a number, not %s", json_kind(item));
+            }
+            f->value[k] = json_number_value(item);
+            if (!fits_type(c, vat, f->type, f->value[k])) {
+                return false;
+            }
+        }
+    }
+    uint64_t align = field_align(f), offset = (*end + align - 1) / align * align;
+    json_t *given = json_object_get(fj, "offset");
+    if (given) {
+        snprintf(sub, sizeof sub, "%s.offset%s", at, suffix);
+        if (!as_uint(c, given, sub, 0, SPEC_MAX_STRUCT_BYTES, &offset)) {
+            return false;
+        }
+        if (offset % align) {
+            return fail(c, sub, "%llu is not a multiple of %llu, the alignment of %s", (unsigned long long)offset,
+                        (unsigned long long)align, tname);
+        }
+        if (offset < *end) {
+            return fail(c, sub, "%llu overlaps the previous field, which ends at byte %llu", (unsigned long long)offset,
+                        (unsigned long long)*end);
+        }
+    }
+    if (offset + field_size(f) > SPEC_MAX_STRUCT_BYTES) {
+        return fail(c, named, "the field would end at byte %llu, past the %u bytes a struct may span",
+                    (unsigned long long)offset + field_size(f), SPEC_MAX_STRUCT_BYTES);
+    }
+    f->offset = (uint32_t)offset;
+    *end = offset + field_size(f);
+    return true;
+}
+
+/* `{"struct": [fields]}` at `where`: the fields, and the struct's size by WGSL's rules (the end
+ * of its last field rounded up to its largest alignment). */
+static bool parse_struct(ctx *c, json_t *fields, const char *where, spec_buffer *b, uint64_t *size)
+{
+    if (!json_is_array(fields) || json_array_size(fields) == 0) {
+        return fail(c, where, "expected a non-empty array of fields ({\"name\", \"type\", \"value\"}), not %s",
+                    json_is_array(fields) ? "an empty one" : json_kind(fields));
+    }
+    size_t n = json_array_size(fields);
+    if (n > SPEC_MAX_STRUCT_BYTES / 2) {
+        return fail(c, where, "%zu fields, more than the %u bytes a struct may span can hold", n,
+                    SPEC_MAX_STRUCT_BYTES);
+    }
+    b->fields = calloc(n, sizeof *b->fields);
+    if (!b->fields) {
+        return fail(c, where, "out of memory");
+    }
+    uint64_t end = 0, max_align = 1;
+    for (size_t i = 0; i < n; i++) {
+        char at[340];
+        snprintf(at, sizeof at, "%s[%zu]", where, i);
+        b->field_count++; /* counted first, so that spec_free frees its name */
+        if (!parse_field(c, json_array_get(fields, i), at, b, i, &end)) {
+            return false;
+        }
+        max_align = field_align(&b->fields[i]) > max_align ? field_align(&b->fields[i]) : max_align;
+    }
+    *size = (end + max_align - 1) / max_align * max_align;
+    return true;
+}
+
 static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buffer *out)
 {
     static const char *const keys[] = {"name", "type", "elements", "bytes", "init", NULL};
@@ -736,23 +924,34 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
     json_t *init = json_object_get(b, "init");
     char at[300];
     snprintf(at, sizeof at, "%s.init", where);
+    uint64_t struct_size = 0;
     out->init = SPEC_INIT_ZEROS;
     if (init && json_is_string(init)) {
         if (strcmp(json_string_value(init), "zeros") != 0) {
-            return fail(c, at, "\"%s\": expected \"zeros\" or an object with constant, random or file",
+            return fail(c, at, "\"%s\": expected \"zeros\" or an object with constant, random, file or struct",
                         shown(c, json_string_value(init)));
         }
     } else if (init && json_is_object(init)) {
-        static const char *const init_keys[] = {"constant", "random", "file", NULL};
+        static const char *const init_keys[] = {"constant", "random", "file", "struct", NULL};
         if (!check_keys(c, init, at, init_keys)) {
             return false;
         }
         if (json_object_size(init) != 1) {
-            return fail(c, at, "give exactly one of constant, random or file");
+            return fail(c, at, "give exactly one of constant, random, file or struct");
         }
-        json_t *random = json_object_get(init, "random");
+        json_t *random = json_object_get(init, "random"), *fields = json_object_get(init, "struct");
         const char *file;
-        if (json_object_get(init, "constant")) {
+        if (fields) {
+            char sat[320];
+            snprintf(sat, sizeof sat, "%s.struct", at);
+            if (type) {
+                return fail(c, where, "\"type\" has no meaning with a struct init: each field has its own");
+            }
+            out->init = SPEC_INIT_STRUCT;
+            if (!parse_struct(c, fields, sat, out, &struct_size)) {
+                return false;
+            }
+        } else if (json_object_get(init, "constant")) {
             out->init = SPEC_INIT_CONSTANT;
             char cat[320];
             snprintf(cat, sizeof cat, "%s.constant", at);
@@ -828,10 +1027,22 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
         if (n % 4) {
             return fail(c, where, "\"bytes\": %llu is not a multiple of 4", (unsigned long long)n);
         }
-    } else if (out->init != SPEC_INIT_FILE) {
+    } else if (out->init != SPEC_INIT_FILE && out->init != SPEC_INIT_STRUCT) {
         return fail(c, where, "missing \"elements\" or \"bytes\" (the buffer's size)");
     }
-    if (out->init == SPEC_INIT_FILE) {
+    if (out->init == SPEC_INIT_STRUCT) {
+        if (n && n < struct_size) {
+            char sat[320];
+            snprintf(sat, sizeof sat, "%s.%s", where, elements ? "elements" : "bytes");
+            return fail(c, sat, "%llu bytes, fewer than the struct's %llu", (unsigned long long)n,
+                        (unsigned long long)struct_size);
+        }
+        /* Without a size, the struct's rounded up to 16 bytes, zeros after the last field: WGSL's
+         * uniform address space lays structs out in 16-byte units, and a shader's struct may end
+         * in padding fields the spec leaves out (`_pad: vec2u`, filling a row), so the buffer
+         * still binds as that uniform. */
+        out->size = n ? n : (struct_size + 15) / 16 * 16;
+    } else if (out->init == SPEC_INIT_FILE) {
         if (n && n != out->size) {
             return fail(c, where, "'%s' holds %llu bytes, the buffer %llu", shown(c, out->file),
                         (unsigned long long)out->size, (unsigned long long)n);
@@ -873,8 +1084,9 @@ static bool parse_kernel(ctx *c, json_t *k, const char *where, spec *s, spec_ker
     if (wgsl) {
         out->source = dup_string(wgsl);
         char origin[300];
-        snprintf(origin, sizeof origin, "%s (inline)", where);
+        snprintf(origin, sizeof origin, "%s.wgsl", where);
         out->origin = dup_string(origin);
+        out->inline_source = true;
     } else {
         char at[300];
         snprintf(at, sizeof at, "%s.wgsl_file", where);
@@ -902,7 +1114,7 @@ static bool parse_kernel(ctx *c, json_t *k, const char *where, spec *s, spec_ker
         char at[300];
         snprintf(at, sizeof at, "%s.constants", where);
         if (!json_is_object(constants)) {
-            return fail(c, at, "expected an object of name: number, not %s", json_kind(constants));
+            return fail(c, at, "expected an object of name: number or boolean, not %s", json_kind(constants));
         }
         out->constants = calloc(json_object_size(constants) + 1, sizeof *out->constants);
         if (!out->constants) {
@@ -911,11 +1123,18 @@ static bool parse_kernel(ctx *c, json_t *k, const char *where, spec *s, spec_ker
         const char *key;
         json_t *value;
         json_object_foreach(constants, key, value) {
-            if (!json_is_number(value)) {
-                return fail(c, at, "\"%s\" must be a number, not %s", shown(c, key), json_kind(value));
+            /* WebGPU passes every override as a double: a bool override takes 1 or 0. */
+            if (!json_is_number(value) && !json_is_boolean(value)) {
+                char cat[600];
+                snprintf(cat, sizeof cat, "%s[\"%s\"]", at, shown(c, key));
+                return fail(c, cat, "expected a number or a boolean, not %s", json_kind(value));
             }
-            out->constants[out->constant_count].name = dup_string(key);
-            out->constants[out->constant_count++].value = json_number_value(value);
+            spec_constant *constant = &out->constants[out->constant_count++];
+            constant->name = dup_string(key);
+            constant->value = json_is_boolean(value) ? (json_is_true(value) ? 1.0 : 0.0) : json_number_value(value);
+            if (!constant->name) {
+                return fail(c, at, "out of memory");
+            }
         }
     }
     /* The size is read from the shader, overrides resolved; the spec's workgroup_size is needed
@@ -969,6 +1188,63 @@ static bool parse_binding_key(const char *key, uint32_t *group, uint32_t *bindin
     }
     *group = (uint32_t)a;
     *binding = (uint32_t)b;
+    return true;
+}
+
+/* A binding's buffer: its name (the whole buffer), or {"buffer", "offset", "size"} for a range. */
+static bool parse_binding_value(ctx *c, json_t *value, const char *where, spec *s, spec_binding *b)
+{
+    static const char *const keys[] = {"buffer", "offset", "size", NULL};
+    const char *name = json_string_value(value);
+    if (json_is_object(value) &&
+        (!check_keys(c, value, where, keys) || !get_string(c, value, "buffer", where, true, &name))) {
+        return false;
+    }
+    if (!name) {
+        return fail(c, where, "expected a buffer name or {\"buffer\", \"offset\", \"size\"}, not %s",
+                    json_kind(value));
+    }
+    if (!find_buffer(s, s->buffer_count, name, &b->buffer)) {
+        return fail(c, where, "unknown buffer \"%s\"", shown(c, name));
+    }
+    uint64_t total = s->buffers[b->buffer].size;
+    b->offset = 0;
+    b->size = total;
+    if (!json_is_object(value)) {
+        return true;
+    }
+    char at[480];
+    json_t *offset = json_object_get(value, "offset"), *size = json_object_get(value, "size");
+    if (offset) {
+        snprintf(at, sizeof at, "%s.offset", where);
+        if (!as_uint(c, offset, at, 0, INT64_MAX, &b->offset)) {
+            return false;
+        }
+        /* 256 is the default of both offset alignments and the most a device may require. */
+        if (b->offset % SPEC_BINDING_OFFSET_ALIGNMENT) {
+            return fail(c, at, "%llu is not a multiple of %u (WebGPU's buffer offset alignment)",
+                        (unsigned long long)b->offset, SPEC_BINDING_OFFSET_ALIGNMENT);
+        }
+        if (b->offset >= total) {
+            return fail(c, at, "%llu is past the end of buffer \"%s\" (%llu bytes)", (unsigned long long)b->offset,
+                        shown(c, name), (unsigned long long)total);
+        }
+        b->size = total - b->offset;
+    }
+    if (size) {
+        snprintf(at, sizeof at, "%s.size", where);
+        if (!as_uint(c, size, at, 1, INT64_MAX, &b->size)) {
+            return false;
+        }
+        if (b->size % 4) {
+            return fail(c, at, "%llu is not a multiple of 4", (unsigned long long)b->size);
+        }
+        if (b->size > total - b->offset) {
+            return fail(c, at, "%llu bytes from offset %llu run past the end of buffer \"%s\" (%llu bytes)",
+                        (unsigned long long)b->size, (unsigned long long)b->offset, shown(c, name),
+                        (unsigned long long)total);
+        }
+    }
     return true;
 }
 
@@ -1036,11 +1312,8 @@ static bool parse_dispatch(ctx *c, json_t *d, const char *where, spec *s, spec_d
         if (!parse_binding_key(key, &b->group, &b->binding)) {
             return fail(c, bat, "a binding is named by its number (\"0\") or group and number (\"1/0\")");
         }
-        if (!json_is_string(value)) {
-            return fail(c, bat, "expected a buffer name, not %s", json_kind(value));
-        }
-        if (!find_buffer(s, s->buffer_count, json_string_value(value), &b->buffer)) {
-            return fail(c, bat, "unknown buffer \"%s\"", shown(c, json_string_value(value)));
+        if (!parse_binding_value(c, value, bat, s, b)) {
+            return false;
         }
         out->binding_count++;
     }
@@ -1227,6 +1500,10 @@ void spec_free(spec *s)
     for (size_t i = 0; i < s->buffer_count; i++) {
         free(s->buffers[i].name);
         free(s->buffers[i].file);
+        for (size_t j = 0; j < s->buffers[i].field_count; j++) {
+            free(s->buffers[i].fields[j].name);
+        }
+        free(s->buffers[i].fields);
     }
     for (size_t i = 0; i < s->kernel_count; i++) {
         spec_kernel *k = &s->kernels[i];

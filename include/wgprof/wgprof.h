@@ -541,7 +541,10 @@ WGPROF_API wgprof_status wgprof_graph_scope_end(wgprof_graph *graph);
 
 /* Encodes every dispatch in order, submits, and waits for the GPU. When profiling, each
  * dispatch is bracketed by timestamps and the results are collected into the graph's pool
- * before returning. Nothing is submitted when the encoding raised a WebGPU error
+ * before returning; with a pass per dispatch, a graph of more than a few thousand passes is
+ * submitted in parts of about 4,000, at most two in flight (one batch all the same, no duration
+ * across two submits), so that the implementation reuses its command buffers instead of holding
+ * every pass's at once. Nothing is submitted when the encoding raised a WebGPU error
  * (WGPROF_ERR_WEBGPU) or the device is lost (WGPROF_ERR_DEVICE_LOST, from then on for every
  * call); a wait past the device's wait_timeout_s returns WGPROF_ERR_TIMEOUT (the work may still
  * be running on the GPU). */
