@@ -29,7 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <webgpu/wgpu.h>
+#include <dlfcn.h>
+
+#include <webgpu/webgpu.h>
+
+/* In-pass timestamps: an extension that wgpu-native and Dawn both export with this signature
+ * (wgpu.h declares it; Dawn ships no header). */
+void wgpuComputePassEncoderWriteTimestamp(WGPUComputePassEncoder pass, WGPUQuerySet set, uint32_t index);
 
 #include "bench_util.h"
 #include "../tools/demo_model.h"
@@ -139,10 +145,18 @@ static void on_mapped(WGPUMapAsyncStatus s, WGPUStringView m, void *done, void *
     *(volatile bool *)done = true;
 }
 
+/* Blocks on wgpu-native's wgpuDevicePoll where the implementation has it (looked up at run
+ * time: Dawn has none), else spins on wgpuInstanceProcessEvents. */
 static void wait_for(const bench *b, volatile bool *done)
 {
+    WGPUBool (*poll)(WGPUDevice, WGPUBool, const void *) = NULL;
+    *(void **)&poll = dlsym(RTLD_DEFAULT, "wgpuDevicePoll");
     while (!*done) {
-        wgpuDevicePoll(b->device, 1, NULL);
+        if (poll) {
+            poll(b->device, 1, NULL);
+        } else {
+            wgpuInstanceProcessEvents(wgprof_device_instance(b->dev));
+        }
     }
 }
 

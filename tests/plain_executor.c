@@ -1,12 +1,22 @@
 /* See plain_executor.h. */
+#include <dlfcn.h>
+
 #include "plain_executor.h"
 
-#if defined(__has_include)
-#if __has_include(<webgpu/wgpu.h>)
-#include <webgpu/wgpu.h>
-#define HAVE_WGPU_NATIVE 1
-#endif
-#endif
+/* wgpu-native fires callbacks from wgpuDevicePoll, an extension that other implementations
+ * lack: looked up at run time, as wgprof does. */
+static void poll_device(wgprof_device *dev)
+{
+    static WGPUBool (*poll)(WGPUDevice, WGPUBool, const void *);
+    static bool looked_up;
+    if (!looked_up) {
+        *(void **)&poll = dlsym(RTLD_DEFAULT, "wgpuDevicePoll");
+        looked_up = true;
+    }
+    if (poll) {
+        poll(wgprof_device_webgpu(dev), 1, NULL);
+    }
+}
 
 static void on_done(WGPUQueueWorkDoneStatus s, WGPUStringView m, void *done, void *unused)
 {
@@ -61,9 +71,7 @@ void plain_execute(wgprof_device *dev, const wgprof_graph *graph, bool single_pa
     info.userdata1 = (void *)&done;
     wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(dev), info);
     while (!done) {
-#ifdef HAVE_WGPU_NATIVE
-        wgpuDevicePoll(wgprof_device_webgpu(dev), 1, NULL);
-#endif
+        poll_device(dev);
         wgpuInstanceProcessEvents(wgprof_device_instance(dev));
     }
 }
@@ -85,9 +93,7 @@ void plain_throttle_after_submit(plain_throttle *t)
     wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(t->dev), info);
     t->submitted++;
     while (t->submitted - t->done > t->limit) {
-#ifdef HAVE_WGPU_NATIVE
-        wgpuDevicePoll(wgprof_device_webgpu(t->dev), 1, NULL);
-#endif
+        poll_device(t->dev);
         wgpuInstanceProcessEvents(wgprof_device_instance(t->dev));
     }
 }

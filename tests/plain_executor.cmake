@@ -9,5 +9,5 @@ if(NOT TARGET wgprof_plain_executor)
   target_include_directories(wgprof_plain_executor PUBLIC ${CMAKE_CURRENT_LIST_DIR}
     PRIVATE $<TARGET_PROPERTY:wgprof,INTERFACE_INCLUDE_DIRECTORIES>)
   target_compile_options(wgprof_plain_executor PRIVATE ${WGPROF_WARNINGS})
-  target_link_libraries(wgprof_plain_executor PUBLIC wgprof_webgpu)
+  target_link_libraries(wgprof_plain_executor PUBLIC wgprof_webgpu_headers)
 endif()

@@ -59,8 +59,10 @@ static char *stop_log(void)
 /* ---- wrappers: log, then call the real function ---- */
 
 #define REAL(name) __real_##name
+/* Weak, as every wgpu* reference of wgprof's programs (cmake/webgpu_weak.cmake): the linker
+ * turns __real_X into X, which the implementation loaded at run time defines. */
 #define WRAP(ret, name, params, args, ...)                                                         \
-    ret REAL(name) params;                                                                         \
+    ret REAL(name) params __attribute__((weak));                                                   \
     ret __wrap_##name params;                                                                      \
     ret __wrap_##name params                                                                       \
     {                                                                                              \
@@ -68,7 +70,7 @@ static char *stop_log(void)
         return REAL(name) args;                                                                    \
     }
 #define WRAPV(name, params, args, ...)                                                             \
-    void REAL(name) params;                                                                        \
+    void REAL(name) params __attribute__((weak));                                                  \
     void __wrap_##name params;                                                                     \
     void __wrap_##name params                                                                      \
     {                                                                                              \

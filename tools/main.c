@@ -15,9 +15,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "webgpu_loader.h"
 
 static const char usage[] =
-    "usage: wgprof <command> [options]\n"
+    "usage: wgprof [--webgpu IMPLEMENTATION] <command> [options]\n"
     "\n"
     "Per-dispatch GPU timing for WebGPU compute work.\n"
     "\n"
@@ -29,17 +30,65 @@ static const char usage[] =
     "  help      print this help; 'wgprof <command> --help' for a command's options\n"
     "  version   print the version\n"
     "\n"
+    "  --webgpu wgpu-native|dawn|PATH   the WebGPU implementation to run on (default: WGPROF_WEBGPU,\n"
+    "            else the first of wgpu-native and dawn found); PATH names its library\n"
+    "\n"
     "environment:\n"
     "  WEBGPU_TIMESTAMP_QUERY=1     turn profiling on (unset or 0: off)\n"
     "  WGPROF_STRATEGY=auto|pass|inside|chain   how dispatches are bracketed (default auto)\n"
     "  WGPROF_DISABLE_TIMESTAMPS=1  create the device without timestamp features\n"
     "  WGPROF_LOG=error|warn|info|debug   what the library logs to stderr (default warn)\n"
+    "  WGPROF_WEBGPU=wgpu-native|dawn|PATH   as --webgpu\n"
     "\n"
     "exit status: 0 success, 1 failed at run time (a WebGPU failure, a file or stdout that could\n"
     "not be written), 2 bad usage or input, 3 timed out (--timeout)\n";
 
+/* Takes `--webgpu X` (or `--webgpu=X`) from before the command, shifting it out of argv. */
+static int take_webgpu_option(int *argc, char **argv, const char **choice)
+{
+    if (*argc < 2 || strncmp(argv[1], "--webgpu", 8) != 0 || (argv[1][8] != '\0' && argv[1][8] != '=')) {
+        return CLI_OK;
+    }
+    int used = 1;
+    if (argv[1][8] == '=') {
+        *choice = argv[1] + 9;
+    } else if (*argc >= 3) {
+        *choice = argv[2];
+        used = 2;
+    } else {
+        cli_error("wgprof: --webgpu needs a value: wgpu-native, dawn, or a path to a WebGPU library");
+        return CLI_USAGE;
+    }
+    if (!(*choice)[0]) {
+        cli_error("wgprof: --webgpu needs a value: wgpu-native, dawn, or a path to a WebGPU library");
+        return CLI_USAGE;
+    }
+    memmove(argv + 1, argv + 1 + used, (size_t)(*argc - 1 - used + 1) * sizeof *argv); /* with argv[argc] */
+    *argc -= used;
+    return CLI_OK;
+}
+
+/* Commands that touch the GPU load the implementation first; help and version do not. */
+static bool needs_webgpu(const char *cmd)
+{
+    return strcmp(cmd, "info") == 0 || strcmp(cmd, "run") == 0 || strcmp(cmd, "demo") == 0;
+}
+
 static int run_command(int argc, char **argv)
 {
+    const char *webgpu = NULL;
+    int rc = take_webgpu_option(&argc, argv, &webgpu);
+    if (rc != CLI_OK) {
+        return rc;
+    }
+    if (argc >= 2 && needs_webgpu(argv[1])) {
+        char error[2048];
+        if (!webgpu_loader_select(webgpu, error, sizeof error)) {
+            cli_error("wgprof: %s", error);
+            /* A name or path that is not one is bad usage; one that cannot be loaded a failure. */
+            return strstr(error, ": expected wgpu-native") ? CLI_USAGE : CLI_FAILED;
+        }
+    }
     if (argc < 2) {
         fputs(usage, stderr);
         return CLI_USAGE;
