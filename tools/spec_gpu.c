@@ -807,8 +807,10 @@ static wgprof_status make_bind_groups(const spec *s, wgprof_device *dev, spec_gp
         const spec_dispatch *d = &s->dispatches[i];
         uint32_t used = groups_used(d);
         uint64_t set_key[6] = {d->kernel, used};
-        memcpy(sorted, d->bindings, d->binding_count * sizeof *sorted);
-        qsort(sorted, d->binding_count, sizeof *sorted, by_binding);
+        if (d->binding_count) { /* a dispatch without bindings has none to copy (bindings NULL) */
+            memcpy(sorted, d->bindings, d->binding_count * sizeof *sorted);
+            qsort(sorted, d->binding_count, sizeof *sorted, by_binding);
+        }
         for (uint32_t group = 0; group < used && st == WGPROF_OK; group++) {
             size_t n = 0, count = 0, first = 0, index = 0;
             key[n++] = d->kernel;
