@@ -224,7 +224,10 @@ if [ -s boxes ] && [ -s F.png ]; then
     ok || bad "the timeline looks blank on the screenshot (region $timeline_box)"
   python3 "$here/png_inspect.py" F.png --region "$cpu_lane" --colors "$cpu_colors" --min-each 20 &&
     ok || bad "the CPU lane does not show the CPU's colours (region $cpu_lane)"
-  python3 "$here/png_inspect.py" F.png --region "$gpu_lane" --absent "$cpu_colors" &&
+  # A CPU span drawn in the GPU lane would be a lane tall (20+ px) even when 1 px wide; the
+  # edges of kernel colours and text blended with white can hit a grey within tolerance in a
+  # pixel or two, which is not a span.
+  python3 "$here/png_inspect.py" F.png --region "$gpu_lane" --absent "$cpu_colors" --max-each 12 &&
     ok || bad "a CPU colour shows in the GPU lane (region $gpu_lane)"
 fi
 
