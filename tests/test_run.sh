@@ -154,7 +154,7 @@ expect dupkey.json 'dupkey.json:1:'
 expect "$tmp/absent.json" "absent.json"
 # What only the device can tell.
 spec "$good_buffer" '{"name": "k", "wgsl": "fn main( {"}' "$good_dispatch" | write wgsl.json
-expect wgsl.json 'wgsl.json: $.kernels[0].wgsl:1:10: error: expected identifier'
+expect wgsl.json 'wgsl.json: $.kernels[0].wgsl:1:10: error: ' # the words are naga's or Tint's
 spec "$good_buffer" "{\"name\": \"k\", \"entry\": \"other\", \"wgsl\": \"$wgsl\"}" "$good_dispatch" | write entry.json
 expect entry.json 'no pipeline for entry point "other"'
 spec "$good_buffer" "$good_kernel" '{"kernel": "k", "workgroups": 1, "bindings": {"0": "v", "5": "v"}}' | write extra.json

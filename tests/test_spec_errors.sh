@@ -13,8 +13,9 @@ cd "$tmp" || exit 1
 # fails SPEC: runs it, wants exit 2; the message is left in $out (stderr, stdout empty).
 fails() {
   local status
-  out="$("$wgprof" run --quiet --warmup 0 --iterations 1 "$1" 2>"$tmp/stderr")"
+  out="$("$wgprof" run --quiet --warmup 0 --iterations 1 "$1" 2>"$tmp/stderr.all")"
   status=$?
+  without_implementation_lines <"$tmp/stderr.all" >"$tmp/stderr"
   if [ "$status" -ne 2 ] || [ -n "$out" ]; then
     bad "$1: exit $status (want 2), stdout '$out'"
   fi
@@ -73,7 +74,7 @@ if printf '%s' "$out" | grep -Eq '┌─| wgsl:|doubleMe:|Caused by|Validation E
   bad "the implementation's framing left in: $out"
 else ok; fi
 # From the spec's folder, the path as the spec wrote it.
-(cd specs && "$wgprof" run --quiet --warmup 0 --iterations 1 file.json 2>&1 >/dev/null) | head -n 1 |
+(cd specs && "$wgprof" run --quiet --warmup 0 --iterations 1 file.json 2>&1 >/dev/null) | without_implementation_lines | head -n 1 |
   grep -Fxq "wgprof run: kernels/bad.wgsl:5:25: error: $unknown" &&
   ok || bad "from the spec's folder: not located as kernels/bad.wgsl:5:25"
 
