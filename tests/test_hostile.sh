@@ -99,12 +99,19 @@ if [ "$(id -u)" -eq 0 ] && mkdir shared && chmod 1777 shared && ln -s ../victim.
 fi
 
 # A write that fails (the file-size limit, a real EFBIG) leaves the old file and no temporary.
-echo "old report" >big.json
-(trap '' XFSZ && ulimit -f 1 && run --json big.json good.json) 2>big.err
-status=$?
-[ $status -eq 1 ] && [ "$(cat big.json)" = "old report" ] && grep -q "big.json" big.err && ! grep -q '\.tmp' big.err &&
-  ok || bad "a failed write: exit $status, big.json '$(head -c 40 big.json)', message: $(cat big.err)"
-no_temporaries .
+# Where the driver itself grows files (Mesa 25's lavapipe backs descriptor memory with a memfd
+# it extends with ftruncate), the limit kills the process inside the driver before any report
+# is written: that case is left to the runs on a driver that does not.
+if (trap '' XFSZ && ulimit -f 1 && run good.json) >/dev/null 2>&1; then
+  echo "old report" >big.json
+  (trap '' XFSZ && ulimit -f 1 && run --json big.json good.json) 2>big.err
+  status=$?
+  [ $status -eq 1 ] && [ "$(cat big.json)" = "old report" ] && grep -q "big.json" big.err && ! grep -q '\.tmp' big.err &&
+    ok || bad "a failed write: exit $status, big.json '$(head -c 40 big.json)', message: $(cat big.err)"
+  no_temporaries .
+else
+  echo "not tested: a failed write under a file-size limit (this driver does not run under one)"
+fi
 
 # ---- 2. what is not a regular file is written in place, never replaced ----
 # As root, a wgprof that wrongly replaced what it writes would replace /dev/null, /dev/full or
