@@ -42,8 +42,10 @@ demo: build
 	@echo
 	WEBGPU_TIMESTAMP_QUERY=1 ./$(BUILD)/tools/wgprof demo
 
+# The test groups fetch Dawn and Mesa 25 before the configure step, which registers the GPU
+# tests once per implementation found (tests/CMakeLists.txt).
+test: DEPS_GROUP = test
 test: build
-	@./scripts/install-deps.sh test
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # Sanitizers and fuzzing. GPU tests run with leak detection off: lavapipe leaks from the shader
@@ -62,6 +64,7 @@ lint: build
 	@if command -v node >/dev/null; then echo "node --check src/report_html/page.js"; \
 		node --check src/report_html/page.js; else echo "lint: no node, page.js left to test_html"; fi
 
+check: DEPS_GROUP = check
 check: lint
 	@./scripts/install-deps.sh check
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DWGPROF_SANITIZE=ON -DWGPROF_BUILD_BENCH=OFF >/dev/null

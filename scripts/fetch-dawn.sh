@@ -2,7 +2,7 @@
 # Fetches Dawn, Chromium's WebGPU implementation, as the shared library libwebgpu_dawn.so that
 # the PyPI wheel rillfacet 0.1.3 ships (Dawn of about 2026-08; no header comes with it, none is
 # needed: its core ABI is that of the webgpu.h fetched with wgpu-native, and wgprof declares the
-# few Dawn extension values it uses itself, in src/webgpu_impl.c). Pinned by checksum; unpacked
+# few Dawn extension values it uses itself, in src/webgpu_ext.c). Pinned by checksum; unpacked
 # with Dawn's license into .deps/dawn/. No Python is needed at run time.
 set -euo pipefail
 

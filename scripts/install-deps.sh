@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what a make target needs and is missing, by group, then fetches wgpu-native (every
-# group: nothing builds or runs without it). Safe to run again: it installs nothing present.
+# group: nothing builds or runs without it) and, for the groups that run the tests, Dawn and
+# Mesa 25's lavapipe (the GPU tests run on both implementations; Dawn needs Mesa >= 25 there,
+# unpacked under .deps/mesa/ beside the system's Mesa, which stays as it is). Safe to run
+# again: it installs and fetches nothing present.
 #   build  the compiler, CMake, pkg-config and jansson; the Vulkan loader and Mesa's lavapipe (a
 #          real Vulkan driver on the CPU, with timestamp queries) that the built tool and demo run
 #          on; curl, CA certificates and unzip for fetching wgpu-native       (make build, make demo)
 #   test   build + python3 and chromium: the tests read reports with Python and load the HTML
-#          one in headless Chromium                                                    (make test)
+#          one in headless Chromium; Dawn and Mesa 25 (x86_64 only)                   (make test)
 #   lint   build + cppcheck and clang-tidy                                             (make lint)
 #   fuzz   build + clang with its libFuzzer/sanitizer runtimes, and python3 (seeds) (make fuzz)
 #   check  all of the above + valgrind                                                (make check)
@@ -22,13 +25,15 @@ check_packages=(valgrind)
 
 packages=("${build_packages[@]}")
 [ $# -gt 0 ] || set -- build
+tests=false
 for group in "$@"; do
   case "$group" in
     build) ;;
-    test) packages+=("${test_packages[@]}") ;;
+    test) packages+=("${test_packages[@]}"); tests=true ;;
     lint) packages+=("${lint_packages[@]}") ;;
     fuzz) packages+=("${fuzz_packages[@]}") ;;
-    check) packages+=("${test_packages[@]}" "${lint_packages[@]}" "${fuzz_packages[@]}" "${check_packages[@]}") ;;
+    check) packages+=("${test_packages[@]}" "${lint_packages[@]}" "${fuzz_packages[@]}" "${check_packages[@]}")
+           tests=true ;;
     *) echo "install-deps: unknown group '$group' (build, test, lint, fuzz, check)" >&2; exit 2 ;;
   esac
 done
@@ -53,3 +58,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 "$root/scripts/fetch-wgpu-native.sh"
+if $tests; then
+  if [ "$(uname -m)" = x86_64 ]; then
+    "$root/scripts/fetch-dawn.sh"
+    "$root/scripts/fetch-mesa.sh"
+  else
+    echo "install-deps: no pinned Dawn or Mesa for $(uname -m); the GPU tests run on wgpu-native only"
+  fi
+fi
