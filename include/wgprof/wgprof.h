@@ -177,7 +177,10 @@ WGPROF_API wgprof_status wgprof_device_create(const wgprof_device_desc *desc, wg
  * reference to each handle and drops it at destroy; the caller keeps its own. Timestamp support is read from the device's enabled features, so the
  * caller must have requested TimestampQuery (and, for the inside strategy, wgpu-native's
  * TimestampQueryInsidePasses) when creating it. Device loss is seen through failed maps,
- * since the lost callback belongs to whoever created the device. */
+ * since the lost callback belongs to whoever created the device. A device's toggles are its
+ * creator's: on Dawn, timestamp_quantization is on unless the caller disabled it, and every
+ * timestamp is rounded down to 65,536 ns; wgprof cannot change that, but finds it from the
+ * readings and the reports say it (wgprof_summary.timestamp_quantum_ns). */
 WGPROF_API wgprof_status wgprof_device_wrap(WGPUInstance instance, WGPUAdapter adapter, WGPUDevice device,
                                             wgprof_device **out);
 WGPROF_API void wgprof_device_destroy(wgprof_device *device);
