@@ -1,6 +1,7 @@
 /*
  * The HTML report: one self-contained page, opened from a file, that fetches nothing. A header
- * names the device, the strategy and the clock fit; a zoomable timeline shows the CPU spans of
+ * names the device, the strategy, the timestamps' resolution (a warning where they are
+ * quantized) and the clock fit; a zoomable timeline shows the CPU spans of
  * each batch, the GPU dispatches and the scopes on one axis; a bar chart and tables give the
  * per-kernel statistics and throughput and the per-scope statistics; a table lists every
  * dispatch, a page of rows at a time. The header and summary tables are plain HTML written
@@ -393,6 +394,17 @@ static void write_header(FILE *out, const wgprof__report *r)
     fact_begin(out, "dispatches", false);
     fprintf(out, "%zu timed, %zu valid", s->records, s->records - s->invalid);
     fact_end(out);
+    char quantum[64];
+    wgprof__quantum_text(s, quantum, sizeof quantum);
+    fact_begin(out, "timestamps", false);
+    if (quantum[0]) {
+        html_text(out, quantum);
+    } else if (s->records - s->invalid >= WGPROF_QUANTUM_MIN_READINGS) {
+        fputs("every tick", out);
+    } else {
+        fprintf(out, "resolution not known (under %d valid)", WGPROF_QUANTUM_MIN_READINGS);
+    }
+    fact_end(out);
     fact_begin(out, "total GPU time", false);
     fprintf(out, "%.3f us", s->total_ns / 1e3);
     if (s->exclusive_total_ns < s->total_ns) {
@@ -426,7 +438,15 @@ static void write_header(FILE *out, const wgprof__report *r)
                 (unsigned long long)dropped_dispatches);
         fact_end(out);
     }
-    fputs("</dl>\n</header>\n", out);
+    fputs("</dl>\n", out);
+    char warning[256];
+    wgprof__quantized_warning(s, warning, sizeof warning);
+    if (warning[0]) {
+        fputs("<p class=\"note\">Warning: ", out);
+        html_text(out, warning);
+        fputs(".</p>\n", out);
+    }
+    fputs("</header>\n", out);
 }
 
 static void write_timeline(FILE *out, const timeline *t)

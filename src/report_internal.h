@@ -43,6 +43,13 @@ bool wgprof__any_throughput(const wgprof_summary *s);
 extern const char wgprof__throughput_note[];
 /* "a, b, c" of the invalid counts by reason, e.g. "2 zero, 1 map-failed"; "" when none. */
 void wgprof__invalid_breakdown(const wgprof_summary *s, char *buf, size_t cap);
+/* What the summary found of the timestamps' resolution, to stand beside the figures:
+ * "quantized to 65536 ns" (rounded: wgprof_summary.timestamp_quantized) or "resolution 32 ns"
+ * (the counter's own step); "" when no step coarser than a tick shows, or too few readings
+ * were there to tell. */
+void wgprof__quantum_text(const wgprof_summary *s, char *buf, size_t cap);
+/* The line that warns of quantized timestamps, without a newline; "" when they are not. */
+void wgprof__quantized_warning(const wgprof_summary *s, char *buf, size_t cap);
 /* The period the collected batches were converted with, e.g. "1 ns/tick" or
  * "0.5-1 ns/tick (varied by batch)"; the device's "(assumed)" one when none was collected. */
 void wgprof__period_text(const wgprof__report *r, char *buf, size_t cap);

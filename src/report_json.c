@@ -1,5 +1,5 @@
 /*
- * The JSON report: version, adapter, period, strategy, iterations, every dispatch, the
+ * The JSON report: version, adapter, period, the timestamps' quantum, strategy, iterations, every dispatch, the
  * per-kernel summary, the scopes (aggregated and each instance), the batches with their CPU
  * spans and the period each was converted with, and the clock fit. Invalid records carry null times and their reason; without a pool
  * the report says why there are no timings.
@@ -293,6 +293,14 @@ wgprof_status wgprof__write_json(const wgprof__report *r, FILE *out)
         fprintf(out, "%.9g", d->device->timestamp_period_ns);
     } else {
         fputs("null", out);
+    }
+    /* Beside the period: the step every reading was a multiple of (0: none coarser than a tick,
+     * or too few readings), and whether that is rounding (wgprof_summary). */
+    if (s) {
+        fprintf(out, ",\n  \"timestamp_quantum_ns\": %.9g,\n  \"timestamp_quantized\": %s", s->timestamp_quantum_ns,
+                s->timestamp_quantized ? "true" : "false");
+    } else {
+        fputs(",\n  \"timestamp_quantum_ns\": null,\n  \"timestamp_quantized\": false", out);
     }
     fputs(",\n  \"strategy\": ", out);
     json_string(out, r->strategy);

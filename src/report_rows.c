@@ -1,6 +1,8 @@
 /*
  * Per-dispatch rows, the CSV and TSV formats' common body: one header row, then a row per
- * record. Invalid records leave the time columns empty and name their reason.
+ * record. Invalid records leave the time columns empty and name their reason. The last column,
+ * the same on every row, is the timestamps' quantum: every time in the file is a multiple of it
+ * (empty where none coarser than a tick shows).
  */
 #include "report_internal.h"
 
@@ -9,9 +11,14 @@ void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep)
     static const char *const columns[] = {"iteration", "index", "dispatch_id", "kernel", "wg_x", "wg_y", "wg_z",
                                           "local_x", "local_y", "local_z", "global_x", "global_y", "global_z",
                                           "start_ns", "end_ns", "duration_ns", "exclusive_ns", "valid",
-                                          "invalid_reason"};
+                                          "invalid_reason", "timestamp_quantum_ns"};
     for (size_t c = 0; c < sizeof columns / sizeof *columns; c++) {
         fprintf(out, "%s%c", columns[c], c + 1 < sizeof columns / sizeof *columns ? sep : '\n');
+    }
+    /* The same on every row: a row read alone still says that its times are rounded. */
+    char quantum[32] = "";
+    if (r->summary && r->summary->timestamp_quantum_ns > 0) {
+        snprintf(quantum, sizeof quantum, "%.9g", r->summary->timestamp_quantum_ns);
     }
     size_t n = r->store ? wgprof__store_count(r->store) : 0;
     for (size_t i = 0; i < n; i++) {
@@ -26,10 +33,11 @@ void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep)
                 rec.workgroup_size[2], sep, (unsigned long long)rec.global_size[0], sep,
                 (unsigned long long)rec.global_size[1], sep, (unsigned long long)rec.global_size[2], sep);
         if (rec.valid) {
-            fprintf(out, "%.3f%c%.3f%c%.3f%c%.3f%c1%c\n", rec.start_ns, sep, rec.end_ns, sep, rec.duration_ns, sep,
-                    rec.exclusive_ns, sep, sep);
+            fprintf(out, "%.3f%c%.3f%c%.3f%c%.3f%c1%c%c%s\n", rec.start_ns, sep, rec.end_ns, sep, rec.duration_ns,
+                    sep, rec.exclusive_ns, sep, sep, sep, quantum);
         } else {
-            fprintf(out, "%c%c%c%c0%c%s\n", sep, sep, sep, sep, sep, wgprof_invalid_reason_str(rec.invalid_reason));
+            fprintf(out, "%c%c%c%c0%c%s%c%s\n", sep, sep, sep, sep, sep, wgprof_invalid_reason_str(rec.invalid_reason),
+                    sep, quantum);
         }
     }
 }

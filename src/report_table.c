@@ -1,5 +1,7 @@
 /*
- * The human-readable table: a header naming the device and strategy, one row per dispatch,
+ * The human-readable table: a header naming the device, the timestamps' resolution where it is
+ * coarser than a tick (with a warning line where they are quantized) and the strategy, one row
+ * per dispatch,
  * then the per-kernel summary, the scopes, indented by depth, and the kernels' throughput. Times
  * in µs with 3 decimals; invalid records show their reason in place of a number.
  */
@@ -18,9 +20,18 @@ static void write_header(const wgprof__report *r, FILE *out)
         wgprof__text(out, d->adapter, 0);
         fprintf(out, " (%s, %s) | period %s", d->backend, d->adapter_type, period);
     }
+    char quantum[64], warning[256];
+    wgprof__quantum_text(r->summary, quantum, sizeof quantum);
+    if (quantum[0]) {
+        fprintf(out, " | %s", quantum);
+    }
     fputs(" | strategy ", out);
     wgprof__text(out, r->strategy, 0);
     fprintf(out, " | %u iteration%s\n", r->iterations, r->iterations == 1 ? "" : "s");
+    wgprof__quantized_warning(r->summary, warning, sizeof warning);
+    if (warning[0]) {
+        fprintf(out, "warning: %s\n", warning);
+    }
     uint64_t dropped_dispatches = 0, dropped = r->store ? wgprof__store_dropped(r->store, &dropped_dispatches) : 0;
     if (dropped) {
         fprintf(out, "%llu execute%s (%llu dispatches) not timed: every readback frame was in flight\n",

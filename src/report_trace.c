@@ -6,7 +6,7 @@
  * valid dispatch, one span per iteration and the scopes, nested by time; a flow arrow runs
  * from each submit to its first dispatch. Without a fit there is no CPU process and the GPU
  * times count from the pool's epoch. Invalid records have no time to place them at; they are
- * counted in otherData.
+ * counted in otherData, beside the timestamps' quantum (and a warning where they are quantized).
  */
 #include <math.h>
 
@@ -212,6 +212,16 @@ wgprof_status wgprof__write_trace(const wgprof__report *r, FILE *out)
     if (t.cpu) {
         fprintf(out, ", \"timeline_origin_cpu_ns\": %.3f, \"clock_uncertainty_ns\": %.3f, \"clock_drift_ppm\": %.6f",
                 t.origin, clock->uncertainty_ns, clock->drift_ppm);
+    }
+    if (r->summary) {
+        char warning[256];
+        wgprof__quantized_warning(r->summary, warning, sizeof warning);
+        fprintf(out, ", \"timestamp_quantum_ns\": %.9g, \"timestamp_quantized\": %s",
+                r->summary->timestamp_quantum_ns, r->summary->timestamp_quantized ? "true" : "false");
+        if (warning[0]) {
+            fputs(", \"warning\": ", out);
+            json_string(out, warning);
+        }
     }
     if (!r->store) {
         fputs(", \"unavailable_reason\": ", out);

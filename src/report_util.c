@@ -44,6 +44,26 @@ void wgprof__invalid_breakdown(const wgprof_summary *s, char *buf, size_t cap)
     }
 }
 
+void wgprof__quantum_text(const wgprof_summary *s, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (s && s->timestamp_quantum_ns > 0) {
+        snprintf(buf, cap, "%s %.6g ns", s->timestamp_quantized ? "quantized to" : "resolution",
+                 s->timestamp_quantum_ns);
+    }
+}
+
+void wgprof__quantized_warning(const wgprof_summary *s, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (s && s->timestamp_quantized) {
+        snprintf(buf, cap,
+                 "timestamps quantized to %.6g ns: every time is rounded to a multiple of it, not exact "
+                 "(on Dawn: the device toggle timestamp_quantization is on; disable it)",
+                 s->timestamp_quantum_ns);
+    }
+}
+
 void wgprof__period_text(const wgprof__report *r, char *buf, size_t cap)
 {
     const wgprof_summary *s = r->summary;

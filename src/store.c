@@ -36,6 +36,8 @@ void wgprof__store_reset(wgprof__store *store)
     store->dropped_dispatches = 0;
     store->have_epoch = false;
     store->epoch_ns = 0;
+    store->ticks_or = 0;
+    store->ticks_or_period_ns = 0;
     store->scope_count = 0;
     store->scope_depth = 0;
     store->generation++;
@@ -153,6 +155,18 @@ double wgprof__store_gpu_ns(wgprof__store *store, uint64_t ticks, double period_
     return (double)(int64_t)(ticks - store->origin_ticks) * period_ns;
 }
 
+double wgprof__store_quantum_ns(const wgprof__store *store)
+{
+    if (!store->ticks_or) {
+        return 0;
+    }
+    /* The lowest set bit, in ticks: every reading ORed into it was a multiple of it. A step of
+     * one tick is the counter's own resolution, nothing coarser: 0. Where batches had different
+     * periods, the smallest one converts it, which understates rather than invents a step. */
+    uint64_t step = store->ticks_or & (~store->ticks_or + 1);
+    return step > 1 ? (double)step * store->ticks_or_period_ns : 0;
+}
+
 wgprof_invalid_reason wgprof__classify(uint64_t begin, uint64_t end, bool end_issued)
 {
     if (!end_issued || (begin == 0 && end == 0)) {
@@ -181,6 +195,7 @@ void wgprof__store_take_readings(wgprof__store *store, const wgprof__batch *batc
     const uint64_t origin = store->origin_ticks;
     uint64_t first_begin = extent->first_begin, last_end = extent->last_end;
     double epoch = store->have_epoch ? store->epoch_ns : INFINITY;
+    uint64_t ticks_or = 0; /* one OR per valid reading: the cost of telling a quantized clock */
     size_t invalid = 0;
     wgprof__result *results = store->results + first;
     for (size_t i = 0; i < count; i++) {
@@ -200,12 +215,18 @@ void wgprof__store_take_readings(wgprof__store *store, const wgprof__batch *batc
         uint64_t clamped = begin > last_end ? begin : last_end;
         r->exclusive_ns = (double)(end - (clamped < end ? clamped : end)) * period_ns;
         last_end = end > last_end ? end : last_end;
+        ticks_or |= begin | end;
         first_begin = !first_begin || begin < first_begin ? begin : first_begin;
         epoch = r->start_ns < epoch ? r->start_ns : epoch;
     }
     extent->first_begin = first_begin;
     extent->last_end = last_end;
     store->invalid += invalid;
+    if (ticks_or) {
+        double smallest = store->ticks_or_period_ns;
+        store->ticks_or_period_ns = !store->ticks_or || period_ns < smallest ? period_ns : smallest;
+        store->ticks_or |= ticks_or;
+    }
     if (isfinite(epoch)) {
         store->epoch_ns = epoch;
         store->have_epoch = true;

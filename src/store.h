@@ -117,7 +117,8 @@ uint64_t wgprof__store_dropped(const wgprof__store *store, uint64_t *dispatches)
 double wgprof__store_gpu_ns(wgprof__store *store, uint64_t ticks, double period_ns);
 /* Finishes results [first, first + count) of `batch` from readings (begin, end pairs `stride`
  * ticks apart: 2 for pairs, 1 for a chain): validates, converts with `period_ns`, clamps each
- * start to the extent's last end so far, widens the extent and moves the epoch. */
+ * start to the extent's last end so far, widens the extent, moves the epoch and ORs the valid
+ * ticks into the quantum (wgprof__store_quantum_ns). */
 void wgprof__store_take_readings(wgprof__store *store, const wgprof__batch *batch, size_t first, size_t count,
                                  const uint64_t *ticks, size_t stride, double period_ns, wgprof__extent *extent);
 /* Why a reading is invalid, or WGPROF_VALID; `end_issued` false: its end was never encoded. */
@@ -131,6 +132,12 @@ void wgprof__store_batch_collected(wgprof__store *store, uint32_t index, double 
 /* ---- reading ---- */
 const wgprof__result *wgprof__store_results(const wgprof__store *store);
 size_t wgprof__store_invalid(const wgprof__store *store);
+/* The quantum: the step that every valid reading taken since the last reset (its begin and its
+ * end) was a multiple of, in ns, where it is coarser than one tick: a clock the implementation
+ * rounds (Dawn's timestamp_quantization) or a counter that steps by several ticks. 0 when no
+ * valid reading was taken or the readings use every tick. How many readings make it more than
+ * chance is for the reader to judge (the summary). */
+double wgprof__store_quantum_ns(const wgprof__store *store);
 /* The smallest valid start, GPU ns on the origin: records count from it. */
 double wgprof__store_epoch_ns(const wgprof__store *store);
 /* The public view of result `index`, its CPU times through `clock` (may be NULL). */

@@ -39,6 +39,9 @@ struct wgprof__store {
     bool have_origin;
     double epoch_ns;       /* smallest valid start */
     bool have_epoch;
+    uint64_t ticks_or;     /* every valid reading's begin and end ticks, ORed: its lowest set
+                              bit is the step every reading was a multiple of */
+    double ticks_or_period_ns; /* the smallest period those readings were converted with */
 
     char **names;
     uint32_t name_count, name_cap;

@@ -1,8 +1,8 @@
 /*
  * Per-kernel aggregation of a pool's finished results (read from its results store): count,
  * invalid count, total, mean, min, max, median, p95, standard deviation, share and throughput,
- * all in floating point; the strategy the batches were timed with. Invalid records are counted
- * and excluded from every figure.
+ * all in floating point; the strategy the batches were timed with; the timestamps' quantum.
+ * Invalid records are counted and excluded from every figure.
  *
  * One pass over the records places each valid duration in its kernel's run of an array and
  * keeps the kernel's running sum, minimum, maximum and sum of squares; the median and p95 are
@@ -12,6 +12,7 @@
  * branch-light passes where two full quickselects would shuffle the whole run twice.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "recorder.h"
@@ -408,6 +409,25 @@ static void summarize_strategy(const wgprof__store *store, wgprof_summary *sum)
     }
 }
 
+/* The timestamps' quantum (wgprof_summary.timestamp_quantum_ns), once enough readings make it
+ * more than chance; a warning the first time in the process that it shows rounding. */
+static void summarize_quantum(const wgprof__store *store, wgprof_summary *sum)
+{
+    static atomic_bool warned;
+    size_t valid = sum->records - sum->invalid;
+    sum->timestamp_quantum_ns = valid >= WGPROF_QUANTUM_MIN_READINGS ? wgprof__store_quantum_ns(store) : 0;
+    sum->timestamp_quantized = sum->timestamp_quantum_ns >= WGPROF_QUANTIZED_NS;
+    if (sum->timestamp_quantized && !atomic_exchange(&warned, true)) {
+        wgprof__log(WGPROF_LOG_WARN,
+                    "timestamps quantized to %.6g ns: all %zu valid readings are multiples of it, so every "
+                    "duration is rounded to it. On Dawn this is the device toggle timestamp_quantization, on "
+                    "by default, here likely on a device the application created and wgprof wrapped: create "
+                    "that device with the toggle disabled (DawnTogglesDescriptor, disabledToggles "
+                    "\"timestamp_quantization\") or let wgprof_device_create make it",
+                    sum->timestamp_quantum_ns, valid);
+    }
+}
+
 wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **out)
 {
     if (!pool || !out) {
@@ -490,6 +510,7 @@ wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **ou
     sum->records = count;
     summarize_periods(store, sum);
     summarize_strategy(store, sum);
+    summarize_quantum(store, sum);
     if (summarize_throughput(store, acc, names, sum) != WGPROF_OK || summarize_scopes(store, sum) != WGPROF_OK) {
         goto done;
     }

@@ -14,7 +14,9 @@
  * so that the adapter lists the in-pass timestamp feature; encoder timestamps need only the
  * toggle), timestamp_quantization off (on by default, it rounds every timestamp down to a
  * multiple of 65,536 ns), and the feature ImplicitDeviceSynchronization, without which Dawn's
- * device may not be used from several threads (wgprof's threading contract allows it).
+ * device may not be used from several threads (wgprof's threading contract allows it). A device
+ * the application made and wgprof wraps keeps its own toggles: the summary finds rounded
+ * timestamps from the readings instead (wgprof_summary.timestamp_quantum_ns).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr */

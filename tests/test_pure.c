@@ -8,6 +8,7 @@
 #include "check.h"
 #include "clock_fit.h"
 #include "summary_internal.h"
+#include "support.h"
 #include "testing.h"
 
 static void test_classify(void)
@@ -269,12 +270,12 @@ static void test_reports(void)
         lines += *c == '\n';
     }
     CHECK(lines == 8);
-    CHECK(strstr(tsv, "\t\t\t\t0\tzero\n") != NULL); /* no number for an invalid record */
+    CHECK(strstr(tsv, "\t\t\t\t0\tzero\t\n") != NULL); /* no number for an invalid record; no quantum */
     free(tsv);
 
     char *csv = report_text(s.pool, WGPROF_FORMAT_CSV);
     CHECK(strncmp(csv, "iteration,index,dispatch_id,kernel,", 35) == 0);
-    CHECK(strstr(csv, ",,,,0,backwards\n") != NULL);
+    CHECK(strstr(csv, ",,,,0,backwards,\n") != NULL);
     free(csv);
     char *csv_summary = report_text(s.pool, WGPROF_FORMAT_CSV_SUMMARY);
     /* matmul: 2 valid records of 1e6 bytes in 130 ticks of 0.52 ns: 29585.799 GB/s, 29.6% of the peak. */
@@ -668,16 +669,17 @@ static void test_throughput(void)
 
     char *csv = report_text(p, WGPROF_FORMAT_CSV_SUMMARY);
     CHECK(strstr(csv, ",gbps,gflops,peak_bandwidth_share,peak_flops_share,bytes_per_dispatch,flops_per_dispatch,"
-                      "gbps_median,gflops_median,peak_bandwidth_share_median,peak_flops_share_median\n") != NULL);
+                      "gbps_median,gflops_median,peak_bandwidth_share_median,peak_flops_share_median,"
+                      "timestamp_quantum_ns\n") != NULL);
     /* copy: 2066.160 GB/s over the run, 5785.247 from the median (bytes per ns are GB/s). */
     char want[256];
-    snprintf(want, sizeof want, ",%.3f,%.3f,%.6f,,33554432,1000000,%.3f,%.3f,%.6f,\n", 5 * copy_bytes / total_ns,
+    snprintf(want, sizeof want, ",%.3f,%.3f,%.6f,,33554432,1000000,%.3f,%.3f,%.6f,,\n", 5 * copy_bytes / total_ns,
              5e6 / total_ns, 5 * copy_bytes / total_ns / 100000, copy_bytes / 5800.0, 1e6 / 5800.0,
              copy_bytes / 5800.0 / 100000);
     CHECK_MSG(strstr(csv, want) != NULL, "want %s in %s", want, csv);
     /* scale: 8000 bytes in 1350 ns over the run, 12.5 from the median of the rates; no bytes per
      * dispatch, no flops. */
-    CHECK_MSG(strstr(csv, "\nscale,4,0,") && strstr(csv, ",8000,0,5.926,,0.000059,,,,12.500,,0.000125,\n"), "%s",
+    CHECK_MSG(strstr(csv, "\nscale,4,0,") && strstr(csv, ",8000,0,5.926,,0.000059,,,,12.500,,0.000125,,\n"), "%s",
               csv);
     free(csv);
 
@@ -751,6 +753,140 @@ static void test_strategy(void)
     wgprof_pool_destroy(p);
 }
 
+/* A pool of `n` readings of one kernel (period `period`), each begin and end `step` ticks apart
+ * at the least and a multiple of `step` (1: any tick, random low bits), plus one invalid reading
+ * whose odd end must not count; collected as one batch. */
+static wgprof_pool *stepped_pool(size_t n, uint64_t step, double period, uint64_t *seed)
+{
+    wgprof_pool *p = wgprof__pool_new_host();
+    uint32_t site;
+    wgprof_dispatch_desc d = {.kernel = "k"};
+    CHECK_OK(wgprof__host_site(p, &d, &site));
+    size_t first;
+    uint32_t batch;
+    CHECK_OK(wgprof__host_batch(p, n + 1, &site, 1, false, &first, &batch));
+    uint64_t *ticks = calloc(2 * (n + 1), sizeof *ticks);
+    uint64_t t = 1ull << 40; /* large, as real counters give; a multiple of 65536 */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t gap = step * (1 + (uint64_t)(lcg_unit(seed) * 40));
+        uint64_t length = step * (1 + (uint64_t)(lcg_unit(seed) * 90));
+        if (step == 1) {
+            gap += (uint64_t)(lcg_unit(seed) * 1000);
+            length += (uint64_t)(lcg_unit(seed) * 1000);
+        }
+        ticks[2 * i] = t += gap;
+        ticks[2 * i + 1] = t += length;
+    }
+    ticks[2 * n] = 0; /* invalid (zero): its end is odd and left out */
+    ticks[2 * n + 1] = t + 1;
+    wgprof__extent extent = {0};
+    wgprof__host_readings(p, batch, first, n + 1, ticks, period, &extent);
+    wgprof__host_collected(p, batch, period);
+    free(ticks);
+    return p;
+}
+
+/* The timestamps' quantum on synthetic readings: rounded to Dawn's 65,536 ns, stepping by a
+ * counter's 32 ticks, and ordinary; what the summary and every report say of each. */
+static void test_quantum(void)
+{
+    uint64_t seed = 7;
+    ts_capture_log();
+    ts_clear_log();
+    /* As Dawn with timestamp_quantization on: period 1, every timestamp a multiple of 65536. */
+    wgprof_pool *p = stepped_pool(64, 65536, 1.0, &seed);
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK_MSG(sum->timestamp_quantum_ns == 65536 && sum->timestamp_quantized, "%g", sum->timestamp_quantum_ns);
+    CHECK(sum->records == 65 && sum->invalid == 1);
+    CHECK_MSG(strstr(ts_last_log(), "quantized to 65536 ns") && strstr(ts_last_log(), "timestamp_quantization"),
+              "log: %s", ts_last_log());
+    wgprof_summary_destroy(sum);
+    ts_clear_log();
+    CHECK_OK(wgprof_summary_create(p, &sum)); /* warned once per process */
+    CHECK_MSG(ts_last_log()[0] == '\0', "logged again: %s", ts_last_log());
+    wgprof_summary_destroy(sum);
+
+    char *table = report_text(p, WGPROF_FORMAT_TABLE);
+    CHECK_MSG(strstr(table, " | period 1 ns/tick | quantized to 65536 ns | ") != NULL, "%s", table);
+    CHECK(strstr(table, "\nwarning: timestamps quantized to 65536 ns") != NULL);
+    free(table);
+    for (int f = WGPROF_FORMAT_JSON; f <= WGPROF_FORMAT_TRACE; f += WGPROF_FORMAT_TRACE - WGPROF_FORMAT_JSON) {
+        char *text = report_text(p, (wgprof_format)f);
+        json_t *root = json_loads(text, 0, NULL);
+        json_t *holder = f == WGPROF_FORMAT_JSON ? root : json_object_get(root, "otherData");
+        CHECK_MSG(json_number_value(json_object_get(holder, "timestamp_quantum_ns")) == 65536, "format %d", f);
+        CHECK_MSG(json_is_true(json_object_get(holder, "timestamp_quantized")), "format %d", f);
+        const char *warning = json_string_value(json_object_get(holder, "warning"));
+        CHECK_MSG(f == WGPROF_FORMAT_JSON || (warning && strstr(warning, "quantized to 65536 ns")), "trace: %s",
+                  warning ? warning : "no warning");
+        json_decref(root);
+        free(text);
+    }
+    char *html = report_text(p, WGPROF_FORMAT_HTML);
+    CHECK(strstr(html, "<dt>timestamps</dt><dd>quantized to 65536 ns</dd>") != NULL);
+    CHECK(strstr(html, "<p class=\"note\">Warning: timestamps quantized to 65536 ns") != NULL);
+    free(html);
+    char *csv = report_text(p, WGPROF_FORMAT_CSV);
+    CHECK(strstr(csv, ",invalid_reason,timestamp_quantum_ns\n") != NULL);
+    CHECK_MSG(strstr(csv, ",1,,65536\n") && strstr(csv, ",0,zero,65536\n"), "%s", csv); /* every row */
+    free(csv);
+    char *tsv = report_text(p, WGPROF_FORMAT_TSV);
+    CHECK(strstr(tsv, "\t1\t\t65536\n") != NULL);
+    free(tsv);
+    csv = report_text(p, WGPROF_FORMAT_CSV_SUMMARY);
+    CHECK(strstr(csv, ",timestamp_quantum_ns\nk,64,1,") && strstr(csv, ",65536\n"));
+    free(csv);
+    /* A reset forgets the readings, and their quantum with them. */
+    wgprof_pool_reset(p);
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK(sum->records == 0 && sum->timestamp_quantum_ns == 0 && !sum->timestamp_quantized);
+    wgprof_summary_destroy(sum);
+    wgprof_pool_destroy(p);
+
+    /* One reading short of enough: not named, however round the readings. */
+    p = stepped_pool(WGPROF_QUANTUM_MIN_READINGS - 1, 65536, 1.0, &seed);
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK(sum->timestamp_quantum_ns == 0 && !sum->timestamp_quantized);
+    wgprof_summary_destroy(sum);
+    wgprof_pool_destroy(p);
+
+    /* A counter that steps by 32 ticks of 0.52 ns: its resolution, named, not a warning. */
+    p = stepped_pool(64, 32, 0.52, &seed);
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK_MSG(fabs(sum->timestamp_quantum_ns - 32 * 0.52) < 1e-9 && !sum->timestamp_quantized, "%g",
+              sum->timestamp_quantum_ns);
+    wgprof_summary_destroy(sum);
+    table = report_text(p, WGPROF_FORMAT_TABLE);
+    CHECK_MSG(strstr(table, " | resolution 16.64 ns | ") && !strstr(table, "quantized"), "%s", table);
+    free(table);
+    wgprof_pool_destroy(p);
+
+    /* Ordinary readings, random low bits: nothing coarser than a tick, nothing said. */
+    p = stepped_pool(64, 1, 1.0, &seed);
+    CHECK_OK(wgprof_summary_create(p, &sum));
+    CHECK_MSG(sum->timestamp_quantum_ns == 0 && !sum->timestamp_quantized, "%g", sum->timestamp_quantum_ns);
+    wgprof_summary_destroy(sum);
+    table = report_text(p, WGPROF_FORMAT_TABLE);
+    CHECK_MSG(!strstr(table, "quantized") && !strstr(table, "resolution"), "%s", table);
+    free(table);
+    char *json = report_text(p, WGPROF_FORMAT_JSON);
+    json_t *root = json_loads(json, 0, NULL);
+    CHECK(json_number_value(json_object_get(root, "timestamp_quantum_ns")) == 0);
+    CHECK(json_is_false(json_object_get(root, "timestamp_quantized")));
+    json_decref(root);
+    free(json);
+    html = report_text(p, WGPROF_FORMAT_HTML);
+    CHECK(strstr(html, "<dt>timestamps</dt><dd>every tick</dd>") && !strstr(html, "class=\"note\">Warning"));
+    free(html);
+    csv = report_text(p, WGPROF_FORMAT_CSV);
+    CHECK(strstr(csv, ",0,zero,\n") != NULL); /* the quantum's field empty */
+    free(csv);
+    wgprof_pool_destroy(p);
+    CHECK_MSG(ts_last_log()[0] == '\0', "logged: %s", ts_last_log());
+    wgprof_set_logger(NULL, NULL);
+}
+
 int main(void)
 {
     test_classify();
@@ -765,5 +901,6 @@ int main(void)
     test_deep_scopes();
     test_throughput();
     test_strategy();
+    test_quantum();
     return check_summary();
 }

@@ -177,7 +177,10 @@ WGPROF_API wgprof_status wgprof_device_create(const wgprof_device_desc *desc, wg
  * reference to each handle and drops it at destroy; the caller keeps its own. Timestamp support is read from the device's enabled features, so the
  * caller must have requested TimestampQuery (and, for the inside strategy, wgpu-native's
  * TimestampQueryInsidePasses) when creating it. Device loss is seen through failed maps,
- * since the lost callback belongs to whoever created the device. */
+ * since the lost callback belongs to whoever created the device. A device's toggles are its
+ * creator's: on Dawn, timestamp_quantization is on unless the caller disabled it, and every
+ * timestamp is rounded down to 65,536 ns; wgprof cannot change that, but finds it from the
+ * readings and the reports say it (wgprof_summary.timestamp_quantum_ns). */
 WGPROF_API wgprof_status wgprof_device_wrap(WGPUInstance instance, WGPUAdapter adapter, WGPUDevice device,
                                             wgprof_device **out);
 WGPROF_API void wgprof_device_destroy(wgprof_device *device);
@@ -632,10 +635,36 @@ typedef struct wgprof_summary {
                                         PASS, INSIDE or CHAIN; DEFAULT when no batch was resolved
                                         or the batches used more than one (see strategies) */
     uint32_t strategies;             /* bit (1u << s) for each strategy s among the batches */
+    /* The timestamps' resolution, found from the readings themselves: every valid reading (its
+     * begin and its end) was a multiple of this many ns, a step coarser than one tick of the
+     * period. 0 when the readings use every tick (nothing coarser shows), or when fewer than
+     * WGPROF_QUANTUM_MIN_READINGS valid readings are there to tell. Durations and every figure
+     * made of them are multiples of it too, so they are exact only to within it. */
+    double timestamp_quantum_ns;
+    /* timestamp_quantum_ns >= WGPROF_QUANTIZED_NS: the timestamps were rounded in software (on
+     * Dawn, the device toggle timestamp_quantization, on by default on devices wgprof did not
+     * create), and the reports say "quantized to N ns" beside the figures. Below it, the
+     * quantum is the counter's own resolution (tens of ns on some GPUs), and the reports name
+     * it as such. */
+    bool timestamp_quantized;
 } wgprof_summary;
 
+/* Valid readings needed before the summary names a timestamp quantum. k readings of a counter
+ * with random low bits are all multiples of 2^b ticks by chance with probability 2^(-2bk) when
+ * timed in pairs, 2^(-b(k+1)) in a chain (each end is the next begin): with 32 readings, a
+ * quantum twice the true one shows with a chance of at most 2^-33 (about 1e-10). */
+#define WGPROF_QUANTUM_MIN_READINGS 32
+/* The quantum from which timestamps count as rounded, not as the counter's resolution: GPU
+ * counters step in tens of ns (a 32 ns step, a period of 41.7 or 83.3 ns), while rounding done
+ * in software is microseconds (Dawn's 65,536 ns; browsers round to 100 us), as long as a
+ * short kernel's whole duration, so that its figures are mostly the rounding. 1 us lies
+ * between the two by more than an order of magnitude on each side. */
+#define WGPROF_QUANTIZED_NS 1000.0
+
 /* Aggregates the pool's records per kernel name. The caller frees *out with
- * wgprof_summary_destroy(); it borrows names from the pool, which must outlive it. */
+ * wgprof_summary_destroy(); it borrows names from the pool, which must outlive it. The first
+ * summary in the process that finds the timestamps quantized (timestamp_quantized) logs a
+ * warning naming the likely cause. */
 WGPROF_API wgprof_status wgprof_summary_create(const wgprof_pool *pool, wgprof_summary **out);
 WGPROF_API void wgprof_summary_destroy(wgprof_summary *summary);
 
