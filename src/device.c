@@ -329,7 +329,7 @@ static void fill_device_state(wgprof_device *d, bool disabled)
         wgprof__log(WGPROF_LOG_WARN, "profiling unavailable on %s: %s; work runs unprofiled",
                     d->info.adapter, d->info.unavailable_reason);
     }
-    d->info.period_from_implementation = ext->queue_timestamp_period != NULL;
+    d->info.period_from_implementation = ext->queue_timestamp_period != NULL || ext->resolves_in_ns;
     d->info.timestamp_period_ns = wgprof_device_timestamp_period(d);
 
     WGPULimits limits;

@@ -81,6 +81,7 @@ static void load_ext(void)
         snprintf(g_ext.name, sizeof g_ext.name, "Dawn");
         g_ext.feature_inside_passes = DAWN_FEATURE_INSIDE_PASSES;
         g_ext.encoder_timestamps_by_toggle = true;
+        g_ext.resolves_in_ns = true; /* its ResolveQuerySet converts ticks with the period */
     } else {
         g_ext.kind = WGPROF__IMPL_OTHER;
         snprintf(g_ext.name, sizeof g_ext.name, "%s", create ? "unknown WebGPU implementation" : "none");

@@ -39,6 +39,8 @@ typedef struct wgprof__ext {
     /* Encoder timestamps need no feature where the device has allow_unsafe_apis (Dawn): true on
      * the devices wgprof creates, unknown (so false) on wrapped ones. */
     bool encoder_timestamps_by_toggle;
+    /* Timestamps come resolved in ns, with no period query (Dawn): 1.0 is known, not assumed. */
+    bool resolves_in_ns;
 } wgprof__ext;
 
 const wgprof__ext *wgprof__ext_get(void);

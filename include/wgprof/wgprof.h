@@ -157,7 +157,8 @@ typedef struct wgprof_device_info {
     bool profiling_available;     /* the device was created with TimestampQuery */
     char unavailable_reason[160]; /* why profiling_available is false; "" otherwise */
     double timestamp_period_ns;   /* ns per tick, as read at creation */
-    bool period_from_implementation; /* false: no period query exists, 1.0 assumed */
+    bool period_from_implementation; /* true: the implementation states it (wgpu-native's period
+                                        query; Dawn resolves timestamps in ns); false: 1.0 assumed */
     /* Limits of the device as created: wgprof_device_create requests the adapter's own for
      * buffer sizes and compute workgroups, where WebGPU's defaults are lower. */
     uint32_t max_workgroups_per_dimension;
