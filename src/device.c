@@ -206,10 +206,8 @@ static wgprof_status request_adapter(wgprof_device *d, const wgprof_device_desc 
     wgprof_status s = wgprof__wait_flag(d->instance, NULL, d->wait_timeout_s, w, NULL);
     if (s == WGPROF_OK) {
         if (w->status != (int)WGPURequestAdapterStatus_Success || !w->handle) {
-            wgprof__log(WGPROF_LOG_ERROR,
-                        "no WebGPU adapter: %s (on Linux without a GPU, install Mesa's "
-                        "lavapipe: apt-get install mesa-vulkan-drivers)",
-                        w->message[0] ? w->message : "none offered");
+            wgprof__log(WGPROF_LOG_ERROR, "no WebGPU adapter: %s (%s)", w->message[0] ? w->message : "none offered",
+                        wgprof__ext_get()->no_adapter_hint);
             s = WGPROF_ERR_NO_ADAPTER;
         } else {
             d->adapter = w->handle;

@@ -54,6 +54,7 @@ static void *lookup(const char *name) { return dlsym(g_library, name); }
 
 static void load_ext(void)
 {
+    g_ext.no_adapter_hint = "on Linux without a GPU, install Mesa's lavapipe: apt-get install mesa-vulkan-drivers";
     Dl_info where = {0};
     void *create = dlsym(RTLD_DEFAULT, "wgpuCreateInstance");
     if (create && dladdr(create, &where) && where.dli_fname) {
@@ -82,6 +83,11 @@ static void load_ext(void)
         g_ext.feature_inside_passes = DAWN_FEATURE_INSIDE_PASSES;
         g_ext.encoder_timestamps_by_toggle = true;
         g_ext.resolves_in_ns = true; /* its ResolveQuerySet converts ticks with the period */
+        /* Since 2025-04 Dawn requires shaderUniform*ArrayDynamicIndexing, which lavapipe has
+         * from Mesa 25 (Debian bookworm has 22.3.6; bookworm-backports 25.0.7). */
+        g_ext.no_adapter_hint = "Dawn needs a Vulkan driver with shaderUniformBufferArrayDynamicIndexing: on a "
+                                "machine without a GPU, Mesa's lavapipe 25 or newer (selected with VK_DRIVER_FILES "
+                                "where the system's Mesa is older)";
     } else {
         g_ext.kind = WGPROF__IMPL_OTHER;
         snprintf(g_ext.name, sizeof g_ext.name, "%s", create ? "unknown WebGPU implementation" : "none");

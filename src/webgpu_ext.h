@@ -41,6 +41,8 @@ typedef struct wgprof__ext {
     bool encoder_timestamps_by_toggle;
     /* Timestamps come resolved in ns, with no period query (Dawn): 1.0 is known, not assumed. */
     bool resolves_in_ns;
+    /* What to try when no adapter comes up. */
+    const char *no_adapter_hint;
 } wgprof__ext;
 
 const wgprof__ext *wgprof__ext_get(void);

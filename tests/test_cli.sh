@@ -51,5 +51,13 @@ check "demo --timeout -1" 2 "--timeout -1" -- "$wgprof" demo --timeout -1
 check "run --help" 0 "--max-dispatches N" -- "$wgprof" run --help
 check "run --help exit codes" 0 "3 timed out" -- "$wgprof" run --help
 check "demo --help" 0 "--timeout SECONDS" -- "$wgprof" demo --help
+# No driver at all (a Vulkan driver list naming nothing that exists): exit 1, the reason and what
+# to try, in the implementation's terms.
+check "no adapter" 1 "no WebGPU adapter" -- env VK_DRIVER_FILES=/nonexistent/icd.json "$wgprof" info
+case "${WGPROF_WEBGPU:-}" in
+  dawn) hint="Mesa's lavapipe 25 or newer" ;;
+  *) hint="install Mesa's lavapipe" ;;
+esac
+check "no adapter: what to try" 1 "$hint" -- env VK_DRIVER_FILES=/nonexistent/icd.json "$wgprof" info
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
