@@ -391,6 +391,18 @@ bool wgprof__pool_frame_free(const wgprof_pool *pool)
     return pool->frames[pool->next_frame].state == WGPROF__FRAME_FREE;
 }
 
+wgprof_status wgprof_pool_discard(wgprof_pool *pool)
+{
+    if (!pool) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    if (pool->resolved) {
+        return WGPROF_ERR_STATE;
+    }
+    wgprof__pool_discard_batch(pool);
+    return WGPROF_OK;
+}
+
 wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
 {
     if (!pool || !encoder) {

@@ -52,11 +52,18 @@ static void *g_library = RTLD_DEFAULT; /* the implementation's own handle, once 
 
 static void *lookup(const char *name) { return dlsym(g_library, name); }
 
+static void *g_given_library; /* wgprof__ext_use_library's */
+
+void wgprof__ext_use_library(void *handle)
+{
+    g_given_library = handle;
+}
+
 static void load_ext(void)
 {
     g_ext.no_adapter_hint = "on Linux without a GPU, install Mesa's lavapipe: apt-get install mesa-vulkan-drivers";
     Dl_info where = {0};
-    void *create = dlsym(RTLD_DEFAULT, "wgpuCreateInstance");
+    void *create = dlsym(g_given_library ? g_given_library : RTLD_DEFAULT, "wgpuCreateInstance");
     if (create && dladdr(create, &where) && where.dli_fname) {
         snprintf(g_ext.path, sizeof g_ext.path, "%s", where.dli_fname);
         /* Already loaded: this takes a reference to it and loads nothing. */

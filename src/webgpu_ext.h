@@ -46,6 +46,11 @@ typedef struct wgprof__ext {
 } wgprof__ext;
 
 const wgprof__ext *wgprof__ext_get(void);
+/* For a library that stands between a program and its implementation (wgprof record's preload
+ * library, which exports every wgpu* function itself): the implementation's own dlopen handle,
+ * to be looked at instead of whatever wgpuCreateInstance resolves to. Call before anything of
+ * wgprof's runs. */
+void wgprof__ext_use_library(void *handle);
 
 /* Storage for what the implementation needs chained on a descriptor; lives as long as the
  * descriptor's use. */

@@ -53,5 +53,6 @@ void cli_error_timed_out(const char *command, const cli_iterations *r, double ti
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif

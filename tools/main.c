@@ -27,6 +27,7 @@ static const char usage[] =
     "  demo      run a transformer decode step on the GPU, check it against the CPU, and\n"
     "            print per-kernel timings when profiling is on\n"
     "  run       profile the WGSL kernels a spec file describes ('wgprof run --help')\n"
+    "  record    run an unmodified program and time its dispatches ('wgprof record --help')\n"
     "  help      print this help; 'wgprof <command> --help' for a command's options\n"
     "  version   print the version\n"
     "\n"
@@ -71,7 +72,8 @@ static int take_webgpu_option(int *argc, char **argv, const char **choice)
 /* Commands that touch the GPU load the implementation first; help and version do not. */
 static bool needs_webgpu(const char *cmd)
 {
-    return strcmp(cmd, "info") == 0 || strcmp(cmd, "run") == 0 || strcmp(cmd, "demo") == 0;
+    return strcmp(cmd, "info") == 0 || strcmp(cmd, "run") == 0 || strcmp(cmd, "demo") == 0 ||
+           strcmp(cmd, "record") == 0;
 }
 
 static int run_command(int argc, char **argv)
@@ -110,6 +112,9 @@ static int run_command(int argc, char **argv)
     }
     if (strcmp(cmd, "demo") == 0) {
         return cmd_demo(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "record") == 0) {
+        return cmd_record(argc - 1, argv + 1);
     }
     cli_error("wgprof: unknown command '%s'\n", cmd);
     fputs(usage, stderr);

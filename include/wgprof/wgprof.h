@@ -334,6 +334,13 @@ WGPROF_API wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const 
  * never stalls the caller. */
 WGPROF_API wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder);
 
+/* Forgets the batch being recorded, as if its dispatches had never been timed: its records and
+ * the scope instances begun in it go; earlier batches, resolved or collected, stay. For work
+ * that is encoded and then abandoned (an encoder or command buffer released unsubmitted), whose
+ * timestamps the GPU never writes. WGPROF_ERR_STATE between resolve and read (nothing to
+ * forget: the resolved batch is kept). */
+WGPROF_API wgprof_status wgprof_pool_discard(wgprof_pool *pool);
+
 /* After the caller submitted the resolving encoder: blocks until that batch and every earlier
  * one in flight are read back (a resolved batch whose read was not started is started), and
  * turns their timestamps into records: ticks to ns with the period the implementation reports

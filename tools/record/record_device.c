@@ -1,0 +1,417 @@
+/*
+ * The devices the program creates, each a session: its request gets the timestamp features
+ * (and on Dawn the toggles) that profiling needs, hidden again from the program's feature
+ * queries; wgprof wraps the device on first use and times with one pool; the results are
+ * written when the program lets go of the device (its last release, or destroy) and at exit,
+ * and a snapshot of them at most once a second while it runs, so that a crash loses at most
+ * the last second.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "record_lib.h"
+#include "webgpu_ext.h"
+
+enum { SNAPSHOT_EVERY_NS = 1000000000 };
+
+static wgprof_rec_map g_sessions; /* WGPUDevice -> wgprof_rec_session */
+static wgprof_rec_map g_features; /* WGPUFeatureName arrays handed out -> themselves */
+static WGPUInstance g_instance;   /* the last the program created */
+static unsigned g_devices;
+static bool g_atexit;
+
+static void finish_session(void *value, void *user);
+
+static void at_exit(void)
+{
+    wgprof_rec_lock();
+    wgprof_rec_map_each(&g_sessions, finish_session, NULL);
+    wgprof_rec_unlock();
+}
+
+/* ---- instances and adapters ---- */
+
+WGPROF_REC_EXPORT WGPUInstance wgpuCreateInstance(WGPU_NULLABLE WGPUInstanceDescriptor const *descriptor)
+{
+    WGPUInstance instance = wgprof_rec_real()->wgpuCreateInstance(descriptor);
+    if (instance && wgprof_rec_active() && !wgprof_rec_inside()) {
+        wgprof_rec_lock();
+        g_instance = instance;
+        wgprof_rec_unlock();
+    }
+    return instance;
+}
+
+/* Whether a descriptor chain already holds a struct of `type`. */
+static bool chain_has(const WGPUChainedStruct *chain, WGPUSType type)
+{
+    for (; chain; chain = chain->next) {
+        if (chain->sType == type) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* What the implementation needs chained for profiling (Dawn's toggles), put in front of the
+ * program's own chain unless that chain already has such a struct (the program's toggles win:
+ * Dawn takes one toggles struct). */
+static WGPUChainedStruct *chain_ours(WGPUChainedStruct *ours, WGPUChainedStruct *theirs)
+{
+    if (!ours || chain_has(theirs, ours->sType)) {
+        return theirs;
+    }
+    ours->next = theirs;
+    return ours;
+}
+
+WGPROF_REC_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
+                                                        WGPU_NULLABLE WGPURequestAdapterOptions const *options,
+                                                        WGPURequestAdapterCallbackInfo callbackInfo)
+{
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    if (!wgprof_rec_active() || wgprof_rec_inside()) {
+        return real->wgpuInstanceRequestAdapter(instance, options, callbackInfo);
+    }
+    WGPURequestAdapterOptions copy = options ? *options : (WGPURequestAdapterOptions){0};
+    WGPURequestAdapterOptions probe = {0};
+    wgprof__chain storage;
+    wgprof__ext_chain_adapter(&probe, &storage);
+    copy.nextInChain = chain_ours(probe.nextInChain, copy.nextInChain);
+    wgprof_rec_lock();
+    g_instance = instance;
+    wgprof_rec_unlock();
+    return real->wgpuInstanceRequestAdapter(instance, &copy, callbackInfo);
+}
+
+/* ---- devices ---- */
+
+enum { EXTRA_FEATURES = 4 };
+
+typedef struct device_request {
+    WGPURequestDeviceCallbackInfo theirs;
+    WGPUAdapter adapter;
+    WGPUFeatureName added[EXTRA_FEATURES];
+    unsigned added_count;
+} device_request;
+
+static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void *userdata1,
+                      void *userdata2)
+{
+    (void)userdata2;
+    device_request *req = userdata1;
+    if (status == WGPURequestDeviceStatus_Success && device) {
+        wgprof_rec_session *s = wgprof__calloc(1, sizeof *s);
+        wgprof_rec_lock();
+        if (s && wgprof_rec_map_put(&g_sessions, device, s)) {
+            s->device = device;
+            s->adapter = req->adapter;
+            s->index = g_devices++;
+            s->app_refs = 1;
+            memcpy(s->added, req->added, sizeof s->added);
+            s->added_count = req->added_count;
+            if (!g_atexit) {
+                g_atexit = atexit(at_exit) == 0;
+            }
+        } else {
+            wgprof__free(s);
+            wgprof_rec_say("out of memory: a device runs unprofiled");
+        }
+        wgprof_rec_unlock();
+    }
+    if (req->theirs.callback) {
+        req->theirs.callback(status, device, message, req->theirs.userdata1, req->theirs.userdata2);
+    }
+    wgprof__free(req);
+}
+
+static bool adapter_has(const wgprof_rec_real_table *real, WGPUAdapter adapter, WGPUFeatureName f)
+{
+    return f && real->wgpuAdapterHasFeature(adapter, f);
+}
+
+static bool listed(const WGPUFeatureName *features, size_t count, WGPUFeatureName f)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (features[i] == f) {
+            return true;
+        }
+    }
+    return false;
+}
+
+WGPROF_REC_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter,
+                                                      WGPU_NULLABLE WGPUDeviceDescriptor const *descriptor,
+                                                      WGPURequestDeviceCallbackInfo callbackInfo)
+{
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    device_request *req = NULL;
+    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+        req = wgprof__calloc(1, sizeof *req);
+    }
+    if (!req) {
+        return real->wgpuAdapterRequestDevice(adapter, descriptor, callbackInfo);
+    }
+    WGPUDeviceDescriptor copy = descriptor ? *descriptor : (WGPUDeviceDescriptor){0};
+    size_t count = copy.requiredFeatureCount;
+    WGPUFeatureName *features = wgprof__calloc(count + EXTRA_FEATURES, sizeof *features);
+    if (!features) {
+        wgprof__free(req);
+        return real->wgpuAdapterRequestDevice(adapter, descriptor, callbackInfo);
+    }
+    if (count) {
+        memcpy(features, copy.requiredFeatures, count * sizeof *features);
+    }
+    /* Timestamps, timestamps inside passes, and what the implementation needs besides (Dawn:
+     * implicit device synchronization), where the adapter has them and the program did not ask. */
+    WGPUDeviceDescriptor probe = {0};
+    wgprof__chain storage;
+    WGPUFeatureName wanted[EXTRA_FEATURES] = {WGPUFeatureName_TimestampQuery, wgprof__ext_get()->feature_inside_passes};
+    size_t wanted_count = wgprof__ext_chain_device(&probe, &storage, wanted, 2, EXTRA_FEATURES);
+    for (size_t i = 0; i < wanted_count; i++) {
+        if (adapter_has(real, adapter, wanted[i]) && !listed(features, count, wanted[i])) {
+            features[count++] = wanted[i];
+            req->added[req->added_count++] = wanted[i];
+        }
+    }
+    copy.nextInChain = chain_ours(probe.nextInChain, copy.nextInChain);
+    copy.requiredFeatureCount = count;
+    copy.requiredFeatures = features;
+    req->theirs = callbackInfo;
+    req->adapter = adapter;
+    WGPURequestDeviceCallbackInfo ours = callbackInfo;
+    ours.callback = on_device;
+    ours.userdata1 = req;
+    ours.userdata2 = NULL;
+    WGPUFuture future = real->wgpuAdapterRequestDevice(adapter, &copy, ours);
+    wgprof__free(features);
+    return future;
+}
+
+static bool added(const wgprof_rec_session *s, WGPUFeatureName f)
+{
+    for (unsigned i = 0; i < s->added_count; i++) {
+        if (s->added[i] == f) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The program sees the features it asked for, not the ones wgprof added. */
+WGPROF_REC_EXPORT WGPUBool wgpuDeviceHasFeature(WGPUDevice device, WGPUFeatureName feature)
+{
+    WGPUBool has = wgprof_rec_real()->wgpuDeviceHasFeature(device, feature);
+    if (has && wgprof_rec_active() && !wgprof_rec_inside()) {
+        wgprof_rec_lock();
+        const wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
+        if (s && added(s, feature)) {
+            has = 0;
+        }
+        wgprof_rec_unlock();
+    }
+    return has;
+}
+
+WGPROF_REC_EXPORT void wgpuDeviceGetFeatures(WGPUDevice device, WGPUSupportedFeatures *features)
+{
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    real->wgpuDeviceGetFeatures(device, features);
+    if (!features || !wgprof_rec_active() || wgprof_rec_inside()) {
+        return;
+    }
+    wgprof_rec_lock();
+    const wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
+    /* The implementation's array goes back to it now; the program gets a copy without the
+     * added features, which wgpuSupportedFeaturesFreeMembers below recognises. */
+    WGPUFeatureName *kept = s ? wgprof__calloc(features->featureCount + 1, sizeof *kept) : NULL;
+    if (kept && wgprof_rec_map_put(&g_features, kept, kept)) {
+        size_t n = 0;
+        for (size_t i = 0; i < features->featureCount; i++) {
+            if (!added(s, features->features[i])) {
+                kept[n++] = features->features[i];
+            }
+        }
+        real->wgpuSupportedFeaturesFreeMembers(*features);
+        features->featureCount = n;
+        features->features = kept;
+    } else {
+        wgprof__free(kept);
+    }
+    wgprof_rec_unlock();
+}
+
+WGPROF_REC_EXPORT void wgpuSupportedFeaturesFreeMembers(WGPUSupportedFeatures supportedFeatures)
+{
+    wgprof_rec_lock();
+    void *ours = wgprof_rec_map_take(&g_features, supportedFeatures.features);
+    wgprof_rec_unlock();
+    if (ours) {
+        wgprof__free(ours);
+    } else {
+        wgprof_rec_real()->wgpuSupportedFeaturesFreeMembers(supportedFeatures);
+    }
+}
+
+static void setup(wgprof_rec_session *s)
+{
+    wgprof_rec_enter();
+    wgprof_status st = wgprof_device_wrap(g_instance, s->adapter, s->device, &s->wdev);
+    const wgprof_device_info *info = st == WGPROF_OK ? wgprof_device_describe(s->wdev) : NULL;
+    if (!info) {
+        wgprof_rec_say("device %u: wgprof cannot use it (%s): it runs unprofiled", s->index, wgprof_status_str(st));
+    } else if (!info->profiling_available || !info->timestamp_inside_passes) {
+        wgprof_rec_say("device %u: %s: it runs unprofiled", s->index,
+                       !info->profiling_available ? info->unavailable_reason
+                                                  : "no timestamps inside compute passes on this device");
+    } else {
+        /* More readback frames than the library's default: the program submits at its own
+         * pace, and a full ring drops a batch rather than wait. */
+        wgprof_pool_desc pd = {.readback_frames = 8};
+        st = wgprof_pool_create(s->wdev, &pd, &s->pool);
+        if (st != WGPROF_OK) {
+            wgprof_rec_say("device %u: no query pool (%s): it runs unprofiled", s->index, wgprof_status_str(st));
+        }
+    }
+    s->broken = !s->pool;
+    wgprof_rec_leave();
+}
+
+wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device)
+{
+    wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
+    if (s && !s->wdev && !s->broken) {
+        setup(s);
+    }
+    return s && !s->broken && !s->finished ? s : NULL;
+}
+
+static void collect_session(void *value, void *user)
+{
+    (void)user;
+    wgprof_rec_session *s = value;
+    if (!s->pool || s->finished || !wgprof_pool_in_flight(s->pool)) {
+        return;
+    }
+    uint32_t taken = 0;
+    wgprof_pool_collect_ready(s->pool, &taken);
+    uint64_t now = wgprof_cpu_now_ns();
+    if (taken && now - s->last_snapshot_ns >= SNAPSHOT_EVERY_NS) {
+        s->last_snapshot_ns = now;
+        wgprof_rec_output_write(s, false);
+    }
+}
+
+void wgprof_rec_collect_ready(void)
+{
+    wgprof_rec_enter();
+    wgprof_rec_map_each(&g_sessions, collect_session, NULL);
+    wgprof_rec_leave();
+}
+
+/* Takes what is still in flight (waiting at most the device's time-out), then writes every
+ * report asked for. The session stays, finished: its device may still be in use (at exit). */
+static void finish_session(void *value, void *user)
+{
+    (void)user;
+    wgprof_rec_session *s = value;
+    if (s->finished || !s->pool) {
+        return;
+    }
+    wgprof_rec_enter();
+    if (s->owner) {
+        wgprof_pool_discard(s->pool); /* encoded, never submitted */
+        s->owner = NULL;
+        s->owner_buffer = NULL;
+    }
+    if (wgprof_pool_in_flight(s->pool)) {
+        wgprof_pool_collect(s->pool);
+    }
+    wgprof_rec_output_write(s, true);
+    s->finished = true;
+    wgprof_rec_leave();
+}
+
+/* The program's last reference gone: results written, wgprof's own references dropped. */
+static void release_session(WGPUDevice device)
+{
+    wgprof_rec_session *s = wgprof_rec_map_take(&g_sessions, device);
+    if (!s) {
+        return;
+    }
+    finish_session(s, NULL);
+    wgprof_rec_enter();
+    wgprof_pool_destroy(s->pool);
+    wgprof_device_destroy(s->wdev);
+    wgprof_rec_leave();
+    wgprof__free(s);
+}
+
+WGPROF_REC_EXPORT void wgpuDeviceAddRef(WGPUDevice device)
+{
+    wgprof_rec_real()->wgpuDeviceAddRef(device);
+    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+        wgprof_rec_lock();
+        wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
+        if (s) {
+            s->app_refs++;
+        }
+        wgprof_rec_unlock();
+    }
+}
+
+WGPROF_REC_EXPORT void wgpuDeviceRelease(WGPUDevice device)
+{
+    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+        wgprof_rec_lock();
+        wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
+        if (s && --s->app_refs == 0) {
+            release_session(device);
+        }
+        wgprof_rec_unlock();
+    }
+    wgprof_rec_real()->wgpuDeviceRelease(device);
+}
+
+WGPROF_REC_EXPORT void wgpuDeviceDestroy(WGPUDevice device)
+{
+    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+        wgprof_rec_lock();
+        wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
+        if (s) {
+            finish_session(s, NULL);
+        }
+        wgprof_rec_unlock();
+    }
+    wgprof_rec_real()->wgpuDeviceDestroy(device);
+}
+
+/* ---- the program driving the implementation: a moment to take finished readbacks ---- */
+
+WGPROF_REC_EXPORT void wgpuInstanceProcessEvents(WGPUInstance instance)
+{
+    wgprof_rec_real()->wgpuInstanceProcessEvents(instance);
+    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+        wgprof_rec_lock();
+        wgprof_rec_collect_ready();
+        wgprof_rec_unlock();
+    }
+}
+
+WGPROF_REC_EXPORT WGPUBool wgpuDevicePoll(WGPUDevice device, WGPUBool wait,
+                                          WGPU_NULLABLE WGPUSubmissionIndex const *submissionIndex)
+{
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    if (!real->wgpuDevicePoll) {
+        wgprof_rec_missing("wgpuDevicePoll");
+        return 0;
+    }
+    WGPUBool r = real->wgpuDevicePoll(device, wait, submissionIndex);
+    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+        wgprof_rec_lock();
+        wgprof_rec_collect_ready();
+        wgprof_rec_unlock();
+    }
+    return r;
+}

@@ -1,0 +1,115 @@
+/*
+ * wgprof record's preload library: loaded into an unmodified program (LD_PRELOAD), it stands
+ * between the program and its WebGPU implementation. Every wgpu* function of webgpu.h (and
+ * wgpu.h) is exported: most are forwarders generated at build time (record_forward.c, from
+ * cmake/webgpu_forward.cmake), the rest are the hooks of record_device.c and record_encode.c,
+ * which time each compute dispatch with libwgprof's pool (linked in, its symbols hidden).
+ *
+ * The files, from the bottom: record_load.c finds the implementation and the settings the CLI
+ * passed in the environment, and interposes dlopen for programs that load their implementation
+ * themselves (wgpu-py); record_map.c maps WebGPU handles to what the hooks know of them;
+ * record_output.c writes a session's reports; record_device.c holds the sessions (one per
+ * device the program creates); record_encode.c the encoding hooks.
+ *
+ * Threads: the hooks' state is guarded by one mutex (wgprof_rec_lock). libwgprof's own WebGPU
+ * calls pass through the hooks too (they are the process's wgpu* symbols): a thread-local flag
+ * set while wgprof works (wgprof_rec_enter/leave) sends them straight to the implementation.
+ */
+#ifndef WGPROF_RECORD_LIB_H
+#define WGPROF_RECORD_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <wgprof/wgprof.h>
+
+#include "record_real.h"
+
+#define WGPROF_REC_EXPORT __attribute__((visibility("default")))
+
+/* ---- record_load.c ---- */
+
+/* How the CLI asked for the recording (environment variables WGPROF_RECORD_*). */
+typedef struct wgprof_rec_settings {
+    char dir[4096];        /* where the results go; "" records nothing */
+    bool inside;           /* pairs of in-pass timestamps instead of a chain */
+    uint32_t sample_every; /* time one command encoder in N; 1: every one */
+    char formats[64];      /* report formats to write at the end: "json,html,trace,csv" */
+} wgprof_rec_settings;
+
+/* The implementation's functions, found on first use (every hook and forwarder calls this). */
+const wgprof_rec_real_table *wgprof_rec_real(void);
+/* True when the implementation is one the hooks were built for: otherwise the program runs
+ * unprofiled, every call forwarded (the reason was printed once). */
+bool wgprof_rec_active(void);
+const wgprof_rec_settings *wgprof_rec_settings_get(void);
+void wgprof_rec_missing(const char *name);
+/* A line on stderr, prefixed "wgprof record: ". */
+void wgprof_rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Inside wgprof's own work on this thread: hooks forward without looking. */
+bool wgprof_rec_inside(void);
+void wgprof_rec_enter(void);
+void wgprof_rec_leave(void);
+void wgprof_rec_lock(void);
+void wgprof_rec_unlock(void);
+
+/* ---- record_map.c: handle -> value, open addressing, no removal of keys in use ---- */
+
+typedef struct wgprof_rec_map {
+    const void **keys;
+    void **values;
+    size_t cap, count;
+} wgprof_rec_map;
+
+void *wgprof_rec_map_get(const wgprof_rec_map *map, const void *key);
+/* False when out of memory (the value is not stored). */
+bool wgprof_rec_map_put(wgprof_rec_map *map, const void *key, void *value);
+/* Removes `key` and returns its value (NULL when absent). */
+void *wgprof_rec_map_take(wgprof_rec_map *map, const void *key);
+/* Calls fn for every value. */
+void wgprof_rec_map_each(const wgprof_rec_map *map, void (*fn)(void *value, void *user), void *user);
+
+/* ---- record_output.c ---- */
+
+typedef struct wgprof_rec_session wgprof_rec_session;
+
+/* Writes the session's JSON report and table into the results folder as PID.N.json and
+ * PID.N.txt, replacing the previous ones whole (rename); with `final`, also the other formats
+ * asked for and PID.N.done. */
+void wgprof_rec_output_write(wgprof_rec_session *session, bool final);
+
+/* ---- record_device.c ---- */
+
+struct wgprof_rec_session {
+    WGPUDevice device;        /* the program's */
+    WGPUAdapter adapter;
+    wgprof_device *wdev;      /* wgprof's view of it, made on first use */
+    wgprof_pool *pool;
+    unsigned index;           /* the process's devices in creation order, from 0 */
+    long app_refs;            /* the program's references to the device */
+    WGPUFeatureName added[4]; /* features the program did not ask for, hidden from it */
+    unsigned added_count;
+    bool broken;              /* wgprof could not set up: the device runs unprofiled */
+    bool finished;            /* results written for good */
+    /* The command encoder whose dispatches the pool's open batch holds (NULL: none), and its
+     * command buffer once finished; the batch is resolved at that buffer's submit. */
+    WGPUCommandEncoder owner;
+    WGPUCommandBuffer owner_buffer;
+    bool chain_begun;
+    uint64_t encoders;        /* command encoders created */
+    uint64_t dispatches;      /* dispatches encoded, timed or not */
+    uint64_t untimed_overlap; /* dispatches in an encoder recorded while another held the pool */
+    uint64_t untimed_sampled; /* dispatches in encoders --sample-every skipped */
+    uint64_t discarded;       /* dispatches in encoders never submitted */
+    uint64_t last_snapshot_ns;
+};
+
+/* The session of `device`, set up on first use; NULL when it is not profiled. Under the lock. */
+wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device);
+/* Takes every finished readback of every session, without blocking; writes a snapshot of the
+ * results at most once a second. Under the lock. */
+void wgprof_rec_collect_ready(void);
+
+#endif

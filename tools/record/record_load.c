@@ -1,0 +1,216 @@
+/*
+ * Finding the implementation the program uses, the settings the CLI passed, and dlopen.
+ *
+ * The implementation is, in order: the library the program asked dlopen for by its name
+ * (libwgpu_native*, libwebgpu_dawn*: wgpu-py loads its library that way), the library the
+ * program is linked to (the next wgpu* definition after this one), or WGPROF_RECORD_LIBRARY
+ * (the CLI's choice, for programs that load this library by its own path, as wgpu-py does
+ * through WGPU_LIB_PATH). Where it is wgpu-native of another major version than the headers
+ * these forwarders were generated from, or unknown, the program runs unprofiled.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record_lib.h"
+#include "internal.h"
+#include "webgpu_ext.h"
+
+static pthread_mutex_t g_lock;
+static pthread_once_t g_lock_once = PTHREAD_ONCE_INIT;
+static _Thread_local int g_inside;
+
+static pthread_once_t g_load_once = PTHREAD_ONCE_INIT;
+static wgprof_rec_real_table g_real;
+static void *g_handle;           /* the implementation's, once known */
+static bool g_active;
+static wgprof_rec_settings g_settings;
+
+static void init_lock(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    /* Recursive: the implementation may call the program's callbacks from inside a hook
+     * (a poll wgprof makes), and those may call hooks. */
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&g_lock, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+void wgprof_rec_lock(void)
+{
+    pthread_once(&g_lock_once, init_lock);
+    pthread_mutex_lock(&g_lock);
+}
+
+void wgprof_rec_unlock(void) { pthread_mutex_unlock(&g_lock); }
+bool wgprof_rec_inside(void) { return g_inside > 0; }
+void wgprof_rec_enter(void) { g_inside++; }
+void wgprof_rec_leave(void) { g_inside--; }
+
+void wgprof_rec_say(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "wgprof record: %s\n", line);
+}
+
+static void read_settings(void)
+{
+    const char *dir = getenv("WGPROF_RECORD_DIR");
+    snprintf(g_settings.dir, sizeof g_settings.dir, "%s", dir ? dir : "");
+    const char *strategy = getenv("WGPROF_RECORD_STRATEGY");
+    g_settings.inside = strategy && strcmp(strategy, "inside") == 0;
+    const char *every = getenv("WGPROF_RECORD_SAMPLE_EVERY");
+    unsigned long n = every ? strtoul(every, NULL, 10) : 1;
+    g_settings.sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
+    const char *formats = getenv("WGPROF_RECORD_FORMATS");
+    snprintf(g_settings.formats, sizeof g_settings.formats, "%s", formats ? formats : "json");
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static bool is_implementation_name(const char *path)
+{
+    const char *b = base_name(path);
+    return strncmp(b, "libwgpu_native", 14) == 0 || strncmp(b, "libwebgpu_dawn", 14) == 0;
+}
+
+/* dlopen as the system has it, found once. */
+typedef void *(*dlopen_fn)(const char *, int);
+static dlopen_fn system_dlopen(void)
+{
+    static dlopen_fn fn;
+    if (!fn) {
+        *(void **)&fn = dlsym(RTLD_NEXT, "dlopen");
+    }
+    return fn;
+}
+
+/* The implementation the program is linked to or named: NULL when none is known yet. */
+static void *find_implementation(void)
+{
+    if (g_handle) {
+        return g_handle;
+    }
+    void *next = dlsym(RTLD_NEXT, "wgpuCreateInstance");
+    Dl_info where = {0};
+    if (next && dladdr(next, &where) && where.dli_fname) {
+        void *h = system_dlopen()(where.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+        if (h) {
+            return h;
+        }
+    }
+    const char *path = getenv("WGPROF_RECORD_LIBRARY");
+    if (path && *path) {
+        void *h = system_dlopen()(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            wgprof_rec_say("cannot load the WebGPU implementation %s: %s", path, dlerror());
+        }
+        return h;
+    }
+    return NULL;
+}
+
+/* wgpu-native's version packs one byte per part, major first; these forwarders follow the
+ * webgpu.h of WGPROF_REC_WGPU_NATIVE_MAJOR (the pinned wgpu-native, cmake). Dawn has no version
+ * call: its core ABI was checked equal to that header (README), so it is taken as it is. */
+static bool check_version(void)
+{
+    uint32_t (*get_version)(void) = NULL;
+    *(void **)&get_version = dlsym(g_handle, "wgpuGetVersion");
+    if (get_version) {
+        uint32_t v = get_version();
+        if (v >> 24 != WGPROF_REC_WGPU_NATIVE_MAJOR) {
+            wgprof_rec_say("the program uses wgpu-native %u.%u.%u, wgprof was built for wgpu-native %u: running "
+                           "it unprofiled (struct layouts differ between major versions)",
+                           v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF, WGPROF_REC_WGPU_NATIVE_MAJOR);
+            return false;
+        }
+        return true;
+    }
+    if (dlsym(g_handle, "wgpuDeviceTick")) {
+        return true; /* Dawn */
+    }
+    wgprof_rec_say("the program's WebGPU library is neither wgpu-native nor Dawn: running it unprofiled");
+    return false;
+}
+
+static void load(void)
+{
+    read_settings();
+    g_handle = find_implementation();
+    if (!g_handle) {
+        wgprof_rec_say("no WebGPU implementation found (link the program to one, or name it with --webgpu): "
+                       "running unprofiled");
+        return;
+    }
+    size_t found = wgprof_rec_real_load(g_handle, &g_real);
+    wgprof__ext_use_library(g_handle);
+    g_active = found > 0 && check_version() && g_settings.dir[0];
+    if (found < WGPROF_REC_FUNCTIONS) {
+        /* Dawn lacks wgpu-native's extensions: their forwarders report a call, if one comes. */
+        wgprof__log(WGPROF_LOG_DEBUG, "wgprof record: the implementation has %zu of %d functions", found,
+                    (int)WGPROF_REC_FUNCTIONS);
+    }
+}
+
+const wgprof_rec_real_table *wgprof_rec_real(void)
+{
+    pthread_once(&g_load_once, load);
+    return &g_real;
+}
+
+bool wgprof_rec_active(void)
+{
+    wgprof_rec_real();
+    return g_active;
+}
+
+const wgprof_rec_settings *wgprof_rec_settings_get(void)
+{
+    wgprof_rec_real();
+    return &g_settings;
+}
+
+void wgprof_rec_missing(const char *name)
+{
+    static atomic_bool said;
+    if (!atomic_exchange(&said, true)) {
+        wgprof_rec_say("the program called %s, which its WebGPU implementation does not have", name);
+    }
+}
+
+/* The program's dlopen: its implementation, named, is answered with this library, whose
+ * wgpu* functions stand in for the implementation's; every other call is the system's, made as
+ * a tail call so that the system sees the program's caller (dlopen looks up a relative name in
+ * the caller's run path). */
+WGPROF_REC_EXPORT void *dlopen(const char *file, int mode)
+{
+    if (file && !g_inside && is_implementation_name(file)) {
+        if (!g_handle) {
+            g_handle = system_dlopen()(file, mode);
+            if (!g_handle) {
+                return NULL;
+            }
+        }
+        Dl_info self = {0};
+        void *me = NULL;
+        if (wgprof_rec_active() && dladdr(&g_settings, &self) && self.dli_fname) {
+            me = system_dlopen()(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+        }
+        return me ? me : system_dlopen()(file, mode);
+    }
+    return system_dlopen()(file, mode);
+}
