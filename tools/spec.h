@@ -12,6 +12,8 @@
 
 #include <wgprof/wgprof.h>
 
+#include "wgsl_workgroup.h"
+
 /* Limits on what a spec may ask for, checked before anything is read or allocated for it. */
 #define SPEC_MAX_BYTES (64ull << 20)      /* the spec file itself */
 #define SPEC_MAX_WGSL_BYTES (16ull << 20) /* one wgsl_file */
@@ -54,10 +56,7 @@ typedef struct spec_buffer {
     size_t field_count;
 } spec_buffer;
 
-typedef struct spec_constant {
-    char *name;
-    double value;
-} spec_constant;
+typedef wgsl_constant spec_constant; /* an override's value */
 
 typedef struct spec_kernel {
     char *name;
