@@ -70,15 +70,29 @@ static void dims(FILE *out, const char *key, const uint32_t v[3])
     fprintf(out, "\"%s\": [%u, %u, %u]", key, v[0], v[1], v[2]);
 }
 
+/* Sizes that may be unknown (a workgroup size of 0): null. */
+static void known_dims(FILE *out, const char *key, const uint32_t v[3])
+{
+    if (v[0]) {
+        dims(out, key, v);
+    } else {
+        fprintf(out, "\"%s\": null", key);
+    }
+}
+
 static void write_dispatch(const wgprof_record *rec, FILE *out)
 {
     fprintf(out, "    {\"iteration\": %u, \"index\": %u, \"dispatch_id\": %llu, \"kernel\": ", rec->batch, rec->index,
             (unsigned long long)rec->dispatch_id);
     json_string(out, rec->kernel);
     fprintf(out, ", \"kernel_id\": %u, \"scope\": %d", rec->kernel_id, rec->scope);
-    fprintf(out, ", \"global_size\": [%llu, %llu, %llu], ", (unsigned long long)rec->global_size[0],
-            (unsigned long long)rec->global_size[1], (unsigned long long)rec->global_size[2]);
-    dims(out, "local_size", rec->workgroup_size);
+    if (rec->global_size[0]) {
+        fprintf(out, ", \"global_size\": [%llu, %llu, %llu], ", (unsigned long long)rec->global_size[0],
+                (unsigned long long)rec->global_size[1], (unsigned long long)rec->global_size[2]);
+    } else {
+        fputs(", \"global_size\": null, ", out);
+    }
+    known_dims(out, "local_size", rec->workgroup_size);
     fputs(", ", out);
     dims(out, "workgroups", rec->workgroups);
     fprintf(out, ", \"begin_ticks\": %llu, \"end_ticks\": %llu", (unsigned long long)rec->begin_ticks,

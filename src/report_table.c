@@ -89,6 +89,10 @@ static void write_dispatches(const wgprof__report *r, FILE *out)
         format_dims(ls, sizeof ls, rec.workgroup_size);
         snprintf(gs, sizeof gs, "%llu,%llu,%llu", (unsigned long long)rec.global_size[0],
                  (unsigned long long)rec.global_size[1], (unsigned long long)rec.global_size[2]);
+        if (!rec.workgroup_size[0]) { /* unknown: never a guess */
+            snprintf(ls, sizeof ls, "?");
+            snprintf(gs, sizeof gs, "?");
+        }
         fprintf(out, "%6zu %5u  ", i, rec.batch);
         wgprof__text(out, rec.kernel, 28);
         fprintf(out, " %-16s %-12s %-20s ", wg, ls, gs);

@@ -47,12 +47,18 @@ static void write_dispatch(FILE *out, const timeline *t, const wgprof_record *re
     write_span(out, PID_GPU, TID_QUEUE, "dispatch", rec->kernel, us(t, start), (end - start) / 1e3);
     fprintf(out,
             ", \"args\": {\"iteration\": %u, \"index\": %u, \"dispatch_id\": %llu, "
-            "\"workgroups\": [%u, %u, %u], \"local_size\": [%u, %u, %u], \"global_size\": [%llu, %llu, %llu], "
-            "\"duration_ns\": %.3f, \"exclusive_ns\": %.3f, \"valid\": true}},\n",
+            "\"workgroups\": [%u, %u, %u], ",
             rec->batch, rec->index, (unsigned long long)rec->dispatch_id, rec->workgroups[0], rec->workgroups[1],
-            rec->workgroups[2], rec->workgroup_size[0], rec->workgroup_size[1], rec->workgroup_size[2],
-            (unsigned long long)rec->global_size[0], (unsigned long long)rec->global_size[1],
-            (unsigned long long)rec->global_size[2], rec->duration_ns, rec->exclusive_ns);
+            rec->workgroups[2]);
+    if (rec->workgroup_size[0]) {
+        fprintf(out, "\"local_size\": [%u, %u, %u], \"global_size\": [%llu, %llu, %llu], ", rec->workgroup_size[0],
+                rec->workgroup_size[1], rec->workgroup_size[2], (unsigned long long)rec->global_size[0],
+                (unsigned long long)rec->global_size[1], (unsigned long long)rec->global_size[2]);
+    } else {
+        fputs("\"local_size\": null, \"global_size\": null, ", out); /* unknown */
+    }
+    fprintf(out, "\"duration_ns\": %.3f, \"exclusive_ns\": %.3f, \"valid\": true}},\n", rec->duration_ns,
+            rec->exclusive_ns);
 }
 
 static void write_iteration(FILE *out, const timeline *t, uint32_t iteration, double start_ns, double end_ns,

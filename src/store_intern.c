@@ -162,9 +162,11 @@ wgprof_status wgprof__store_site(wgprof__store *store, const wgprof_dispatch_des
     if (s != WGPROF_OK) {
         return s;
     }
+    /* A workgroup size of all zeros is unknown and stays so: reports never show a guess. */
+    bool size_known = d->workgroup_size[0] || d->workgroup_size[1] || d->workgroup_size[2];
     for (int k = 0; k < 3; k++) {
         key.workgroups[k] = d->workgroups[k] ? d->workgroups[k] : 1;
-        key.workgroup_size[k] = d->workgroup_size[k] ? d->workgroup_size[k] : 1;
+        key.workgroup_size[k] = d->workgroup_size[k] ? d->workgroup_size[k] : size_known;
     }
     key.bytes = d->bytes > 0 && isfinite(d->bytes) ? d->bytes : 0;
     key.flops = d->flops > 0 && isfinite(d->flops) ? d->flops : 0;

@@ -66,8 +66,9 @@ static void load_ext(void)
     void *create = dlsym(g_given_library ? g_given_library : RTLD_DEFAULT, "wgpuCreateInstance");
     if (create && dladdr(create, &where) && where.dli_fname) {
         snprintf(g_ext.path, sizeof g_ext.path, "%s", where.dli_fname);
-        /* Already loaded: this takes a reference to it and loads nothing. */
-        void *own = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+        /* Already loaded: this takes a reference to it and loads nothing. A given handle is
+         * used as it is: dlopen may be a preload library's, answering with itself. */
+        void *own = g_given_library ? g_given_library : dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
         g_library = own ? own : RTLD_DEFAULT;
     }
     /* Casting from void * to a function pointer is how dlsym is meant to be used (POSIX). */

@@ -495,6 +495,46 @@ static wgprof_pool *named_pool(const char *const *names, size_t n)
     return p;
 }
 
+/* A workgroup size nobody could tell (all zeros: wgprof record without the WGSL, an expression)
+ * stays unknown: no local or global size in any report, never a guess of 1; a partly given one
+ * has its missing components count as 1. */
+static void test_unknown_workgroup_size(void)
+{
+    wgprof_pool *p = wgprof__pool_new_host();
+    uint32_t sites[2], batch = 0;
+    size_t first = 0;
+    wgprof_dispatch_desc known = {.kernel = "known", .workgroups = {4, 1, 1}, .workgroup_size = {64, 0, 0}};
+    wgprof_dispatch_desc unknown = {.kernel = "unknown", .workgroups = {4, 1, 1}};
+    CHECK_OK(wgprof__host_site(p, &known, &sites[0]));
+    CHECK_OK(wgprof__host_site(p, &unknown, &sites[1]));
+    CHECK_OK(wgprof__host_batch(p, 2, sites, 2, false, &first, &batch));
+    const uint64_t ticks[4] = {1000, 1500, 1600, 1900};
+    wgprof__extent extent = {0};
+    wgprof__host_readings(p, batch, first, 2, ticks, 1.0, &extent);
+    wgprof__host_collected(p, batch, 1.0);
+    wgprof_record r;
+    CHECK_OK(wgprof_pool_record(p, 0, &r));
+    CHECK(r.workgroup_size[0] == 64 && r.workgroup_size[1] == 1 && r.workgroup_size[2] == 1 && r.global_size[0] == 256);
+    CHECK_OK(wgprof_pool_record(p, 1, &r));
+    CHECK(r.workgroup_size[0] == 0 && r.workgroup_size[1] == 0 && r.workgroup_size[2] == 0 && r.global_size[0] == 0);
+    char *json = report_text(p, WGPROF_FORMAT_JSON);
+    CHECK_MSG(strstr(json, "\"global_size\": [256, 1, 1], \"local_size\": [64, 1, 1]") &&
+                  strstr(json, "\"global_size\": null, \"local_size\": null"),
+              "%s", json);
+    free(json);
+    char *csv = report_text(p, WGPROF_FORMAT_CSV);
+    CHECK_MSG(strstr(csv, ",known,4,1,1,64,1,1,256,1,1,") && strstr(csv, ",unknown,4,1,1,,,,,,,"), "%s", csv);
+    free(csv);
+    char *table = report_text(p, WGPROF_FORMAT_TABLE);
+    const char *row = strstr(table, "unknown");
+    CHECK_MSG(row && strstr(row, " ? ") && !strstr(table, "4,1,1            1,1,1"), "%s", table);
+    free(table);
+    char *trace = report_text(p, WGPROF_FORMAT_TRACE);
+    CHECK_MSG(strstr(trace, "\"local_size\": null, \"global_size\": null"), "%s", trace);
+    free(trace);
+    wgprof_pool_destroy(p);
+}
+
 /* Names are the user's bytes: every report stays well-formed whatever they hold. */
 static void test_hostile_names(void)
 {
@@ -902,5 +942,6 @@ int main(void)
     test_throughput();
     test_strategy();
     test_quantum();
+    test_unknown_workgroup_size();
     return check_summary();
 }

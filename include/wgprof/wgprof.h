@@ -221,7 +221,9 @@ typedef struct wgprof_dispatch_desc {
     const char *kernel;          /* label; NULL: "unnamed" */
     uint64_t dispatch_id;        /* caller's id; 0: the record index */
     uint32_t workgroups[3];      /* workgroup counts; 0 components count as 1 */
-    uint32_t workgroup_size[3];  /* the shader's @workgroup_size; 0 components count as 1 */
+    uint32_t workgroup_size[3];  /* the shader's @workgroup_size; 0 components count as 1, but
+                                    all three 0 means unknown: reports then show no local or
+                                    global size ("?", null, an empty cell), never a guess */
     double bytes;                /* bytes moved, for GB/s; 0: unknown */
     double flops;                /* floating-point operations, for GFLOP/s; 0: unknown */
 } wgprof_dispatch_desc;
@@ -255,7 +257,8 @@ typedef struct wgprof_record {
                                     (wgprof_pool_scope()), -1 for none */
     uint32_t workgroups[3];
     uint32_t workgroup_size[3];
-    uint64_t global_size[3];     /* threads: workgroups * workgroup_size */
+    uint64_t global_size[3];     /* threads: workgroups * workgroup_size; 0,0,0 with a
+                                    workgroup_size of 0,0,0: unknown */
     uint64_t begin_ticks;        /* raw timestamps as resolved, 0 before collect */
     uint64_t end_ticks;
     double period_ns;            /* ns per tick its batch was converted with, 0 before collect */
@@ -514,7 +517,7 @@ typedef struct wgprof_node_desc {
     uint32_t bind_group_count;       /* groups 0 .. count-1 */
     const WGPUBindGroup *bind_groups; /* each gets a reference; the array is copied */
     uint32_t workgroups[3];          /* 0 components count as 1 */
-    uint32_t workgroup_size[3];      /* recorded for reports only; 0 counts as 1 */
+    uint32_t workgroup_size[3];      /* recorded for reports only; as wgprof_dispatch_desc's */
     const char *kernel;              /* label, copied; NULL: "unnamed" */
     uint64_t dispatch_id;            /* 0: the node index */
     double bytes;                    /* optional, for efficiency figures */
