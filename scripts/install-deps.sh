@@ -2,8 +2,9 @@
 # Installs what a make target needs and is missing, by group, then fetches wgpu-native (every
 # group: nothing builds or runs without it) and, for the groups that run the tests, Dawn,
 # Mesa 25's lavapipe (the GPU tests run on both implementations; Dawn needs Mesa >= 25 there,
-# unpacked under .deps/mesa/ beside the system's Mesa, which stays as it is). Safe to run
-# again: it installs and fetches nothing present.
+# unpacked under .deps/mesa/ beside the system's Mesa, which stays as it is) and wgpu-py in a
+# venv (the tests of `wgprof record` profile a Python program with it). Safe to run again: it
+# installs and fetches nothing present.
 #   build  the compiler, CMake, pkg-config and jansson; the Vulkan loader and Mesa's lavapipe (a
 #          real Vulkan driver on the CPU, with timestamp queries) that the built tool and demo run
 #          on; curl, CA certificates and unzip for fetching wgpu-native       (make build, make demo)
