@@ -755,11 +755,13 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         known |= !strcmp(mode, modes[i]);
     }
-    if (!known || argc > 3) {
-        fprintf(stderr, "usage: %s basic|own-timestamps|unsubmitted|no-release|crash|indirect [STATUS]\n", argv[0]);
+    char *end = NULL;
+    long status = argc > 2 ? strtol(argv[2], &end, 10) : 0;
+    if (!known || argc > 3 || (end && (*end || end == argv[2] || status < 0 || status > 255))) {
+        fprintf(stderr, "usage: %s basic|own-timestamps|unsubmitted|no-release|crash|indirect [STATUS 0-255]\n",
+                argv[0]);
         return 2;
     }
-    int status = argc > 2 ? atoi(argv[2]) : 0;
     static app a; /* its CPU copy of the data is large */
     if (setup(&a, !strcmp(mode, "own-timestamps"))) {
         return 1;
@@ -780,5 +782,5 @@ int main(int argc, char **argv)
         failed = fail("%d WebGPU errors", a.errors);
     }
     release_all(&a);
-    return failed ? 1 : status;
+    return failed ? 1 : (int)status;
 }
