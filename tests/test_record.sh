@@ -91,6 +91,22 @@ assert "<html" in html.lower() and "adder:add_one" in html, "html"
 PY
 fi
 
+# ---- the strategies, named; sampling times some dispatches, never one that did not happen ----
+for strategy in chain inside; do
+  if ! record --strategy "$strategy" --json "s-$strategy.json" -- "$app" basic >"s-$strategy.out" 2>"s-$strategy.err"; then
+    bad "$impl_kind --strategy $strategy: failed under record: $(tail_of "s-$strategy.err")"
+  else
+    check exact "s-$strategy.out" -- "$(report_of "s-$strategy.json")" >"s-$strategy.check" 2>&1 && ok \
+      || bad "$impl_kind --strategy $strategy: $(cat "s-$strategy.check")"
+  fi
+done
+if ! record --sample-every 3 --json sampled.json -- "$app" basic >sampled.out 2>sampled.err; then
+  bad "$impl_kind --sample-every 3: failed under record: $(tail_of sampled.err)"
+else
+  check partial sampled.out -- "$(report_of sampled.json)" >sampled.check 2>&1 && ok \
+    || bad "$impl_kind --sample-every 3: $(cat sampled.check)"
+fi
+
 # ---- 3. its own timestamp queries keep working ----
 record --json own.json -- "$app" own-timestamps >own.out 2>own.err
 status=$?
@@ -185,6 +201,14 @@ for args in "" "--" "--json x.json" "$app basic"; do
   [ "$status" -eq 2 ] && grep -qi 'usage' usage.err && ok \
     || bad "record $args: exit $status (want 2 with usage): $(cat usage.err)"
 done
+record --strategy bogus -- "$app" basic >/dev/null 2>badopt.err
+status=$?
+[ "$status" -eq 2 ] && grep -q 'bogus' badopt.err && ok \
+  || bad "record --strategy bogus: exit $status (want 2, naming it): $(cat badopt.err)"
+record --sample-every many -- "$app" basic >/dev/null 2>badopt.err
+status=$?
+[ "$status" -eq 2 ] && grep -q 'many' badopt.err && ok \
+  || bad "record --sample-every many: exit $status (want 2, naming it): $(cat badopt.err)"
 record --json "$tmp/no/such/folder/r.json" -- "$app" basic >/dev/null 2>unwritable.err
 status=$?
 { [ "$status" -eq 1 ] || [ "$status" -eq 2 ]; } && grep -q 'no/such/folder/r.json' unwritable.err && ok \
