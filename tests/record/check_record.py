@@ -114,6 +114,9 @@ def main(argv):
             problems.append(f"{len(invalid)} of {len(records)} records invalid: {dict(reasons)}")
         if as_manifest != manifest:
             problems.append(f"dispatches per kernel: reported {dict(as_manifest)}, submitted {dict(manifest)}")
+            if stderr_path:  # what the profiler said about the difference, if anything
+                said = [l.strip() for l in open(stderr_path, errors="replace") if "not timed" in l or "untimed" in l]
+                problems += [f"wgprof said: {l}" for l in said]
         if valid and sum(d["duration_ns"] for d in valid) <= 0:
             problems.append("every valid record lasts 0 ns")
         got_shapes = collections.Counter()

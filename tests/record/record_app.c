@@ -634,8 +634,8 @@ static void on_pipeline(WGPUCreatePipelineAsyncStatus s, WGPUComputePipeline p, 
     r->done = true;
 }
 
-/* Work encoded and thrown away (finished and released unsubmitted; released unfinished),
- * interleaved with work that is submitted, some of it on a pipeline made asynchronously. */
+/* Work encoded and thrown away (finished and released unsubmitted; released unfinished)
+ * between work that is submitted, some of it on a pipeline made asynchronously. */
 static int mode_unsubmitted(app *a)
 {
     kernel_set k = make_kernels(a);
@@ -665,6 +665,9 @@ static int mode_unsubmitted(app *a)
     pass_end(&used);
     submit_one(a, &used);
 
+    /* One after the other, so that what is tested here is throwing work away (several
+     * encoders open at once are basic's): finished and released unsubmitted, the command
+     * buffer kept a while; then released unfinished; then work that is submitted. */
     begin(a, &dropped);
     pass_begin(a, &dropped, "dropped", NULL);
     for (int i = 0; i < 3; i++) {
@@ -672,22 +675,21 @@ static int mode_unsubmitted(app *a)
     }
     dispatch(&dropped, async_adder, ALL, 1, 1);
     pass_end(&dropped);
+    WGPUCommandBuffer never = finish(&dropped);
     begin(a, &unfinished);
     pass_begin(a, &unfinished, "unfinished", NULL);
     dispatch(&unfinished, k.halver, ALL, 1, 1);
     dispatch(&unfinished, k.halver, ALL, 1, 1);
     pass_end(&unfinished);
+    wgpuCommandEncoderRelease(unfinished.encoder);
+    wgpuCommandBufferRelease(never);
     begin(a, &later);
     pass_begin(a, &later, "later", NULL);
     dispatch(&later, async_adder, ALL, 1, 1);
     dispatch(&later, async_adder, ALL, 1, 1);
     dispatch(&later, k.doubler, ALL / 4, 4, 1);
     pass_end(&later);
-    /* Thrown away before and after the submit of `later`, which was encoded after them. */
-    WGPUCommandBuffer never = finish(&dropped);
-    wgpuCommandEncoderRelease(unfinished.encoder);
     submit_one(a, &later);
-    wgpuCommandBufferRelease(never);
 
     int failed = check_data(a);
     wgpuBufferUnmap(a->readback);
