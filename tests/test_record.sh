@@ -151,7 +151,7 @@ grep -Eqi 'SIGSEGV|signal 11|segmentation' crash.err && ok \
   || bad "$impl_kind crash: no message naming the signal: $(tail_of crash.err)"
 crash_report="$(report_of crash.json)"
 if [ ! -f "$crash_report" ]; then
-  bad "$impl_kind crash: no report written (crash.json or crash.PID.N.json): $(ls)"
+  bad "$impl_kind crash: no report written (crash.json or crash.PID.N.json): $(echo crash.*)"
 else
   check partial crash.out -- "$crash_report" >crash.check 2>&1 && ok || bad "$impl_kind crash: $(cat crash.check)"
 fi
