@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs what a make target needs and is missing, by group, then fetches wgpu-native (every
-# group: nothing builds or runs without it) and, for the groups that run the tests, Dawn and
+# group: nothing builds or runs without it) and, for the groups that run the tests, Dawn,
 # Mesa 25's lavapipe (the GPU tests run on both implementations; Dawn needs Mesa >= 25 there,
-# unpacked under .deps/mesa/ beside the system's Mesa, which stays as it is). Safe to run
-# again: it installs and fetches nothing present.
+# unpacked under .deps/mesa/ beside the system's Mesa, which stays as it is) and wgpu-py in a
+# venv (the tests of `wgprof record` profile a Python program with it). Safe to run again: it
+# installs and fetches nothing present.
 #   build  the compiler, CMake, pkg-config and jansson; the Vulkan loader and Mesa's lavapipe (a
 #          real Vulkan driver on the CPU, with timestamp queries) that the built tool and demo run
 #          on; curl, CA certificates and unzip for fetching wgpu-native       (make build, make demo)
-#   test   build + python3 and chromium: the tests read reports with Python and load the HTML
-#          one in headless Chromium; Dawn and Mesa 25 (x86_64 only)                   (make test)
+#   test   build + python3, python3-venv and chromium: the tests read reports with Python, load
+#          the HTML one in headless Chromium and profile a wgpu-py script from a venv; Dawn, Mesa
+#          25 and wgpu-py in .deps/wgpu-py (x86_64 only)                              (make test)
 #   lint   build + cppcheck and clang-tidy                                             (make lint)
 #   fuzz   build + clang with its libFuzzer/sanitizer runtimes, and python3 (seeds) (make fuzz)
 #   check  all of the above + valgrind                                                (make check)
@@ -18,7 +20,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 
 build_packages=(build-essential cmake pkg-config libjansson-dev libvulkan1 mesa-vulkan-drivers
                 curl ca-certificates unzip)
-test_packages=(python3 chromium)
+test_packages=(python3 python3-venv chromium)
 lint_packages=(cppcheck clang-tidy)
 fuzz_packages=(clang libclang-rt-14-dev python3)
 check_packages=(valgrind)
@@ -62,7 +64,8 @@ if $tests; then
   if [ "$(uname -m)" = x86_64 ]; then
     "$root/scripts/fetch-dawn.sh"
     "$root/scripts/fetch-mesa.sh"
+    "$root/scripts/fetch-wgpu-py.sh"
   else
-    echo "install-deps: no pinned Dawn or Mesa for $(uname -m); the GPU tests run on wgpu-native only"
+    echo "install-deps: no pinned Dawn, Mesa or wgpu-py for $(uname -m); the GPU tests run on wgpu-native only"
   fi
 fi

@@ -1,0 +1,150 @@
+"""Compares what a program says it submitted (its `manifest` and `workgroups` lines on stdout,
+tests/record/record_app.c) with what `wgprof record` reported for it (the JSON report, and the
+per-kernel table on stderr).
+
+usage: check_record.py exact|partial STDOUT... -- REPORT.json... [--stderr FILE]
+  exact    every submitted dispatch is in the reports, valid, under its name, with its
+           workgroup counts, and nothing else is; the table on stderr lists each kernel
+  partial  (a program that died) at least one valid record, and none that the program did not
+           submit: per kernel no more records than it submitted
+A manifest name may hold `*` for the part the profiler chooses (the index of a pipeline with
+neither label nor module label); each such name must match one name in the reports.
+Exits 0 where all holds, 1 with the differences on stderr.
+"""
+import collections
+import fnmatch
+import json
+import re
+import sys
+
+MAX_PLAUSIBLE_NS = 600e9  # a dispatch of these small programs lasting ten minutes is garbage
+
+
+def read_manifest(paths):
+    counts = collections.Counter()
+    shapes = collections.Counter()
+    for path in paths:
+        for line in open(path):
+            line = line.rstrip("\n")
+            if line.startswith("manifest "):
+                name, count = line[len("manifest "):].rsplit(" ", 1)
+                counts[name] += int(count)
+            elif line.startswith("workgroups "):
+                name, x, y, z, count = line[len("workgroups "):].rsplit(" ", 4)
+                shapes[(name, (int(x), int(y), int(z)))] += int(count)
+    return counts, shapes
+
+
+def resolve_names(manifest, reported):
+    """Maps each reported name to a manifest name; returns the map and the problems."""
+    problems = []
+    mapping = {}
+    for name in reported:
+        if name in manifest:
+            mapping[name] = name
+            continue
+        matches = [m for m in manifest if "*" in m and fnmatch.fnmatchcase(name, m)]
+        if len(matches) == 1:
+            mapping[name] = matches[0]
+        else:
+            problems.append(f"kernel {name!r} is in the report but the program ran no such kernel"
+                            f" (it ran {sorted(manifest)})")
+    for pattern in (m for m in manifest if "*" in m):
+        matched = sorted(n for n, m in mapping.items() if m == pattern)
+        if len(matched) > 1:
+            problems.append(f"one pipeline reported under several names: {matched} (for {pattern!r})")
+    return mapping, problems
+
+
+def main(argv):
+    if len(argv) < 4 or argv[1] not in ("exact", "partial") or "--" not in argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    mode = argv[1]
+    sep = argv.index("--")
+    outputs, rest = argv[2:sep], argv[sep + 1:]
+    stderr_path = None
+    if "--stderr" in rest:
+        i = rest.index("--stderr")
+        stderr_path = rest[i + 1]
+        rest = rest[:i] + rest[i + 2:]
+    manifest, shapes = read_manifest(outputs)
+    problems = []
+    if not manifest:
+        problems.append(f"the program printed no manifest line ({outputs})")
+
+    records = []
+    mapping = {}
+    for path in rest:
+        try:
+            report = json.load(open(path))
+        except (OSError, ValueError) as e:
+            problems.append(f"cannot read the report {path}: {e}")
+            continue
+        if not isinstance(report.get("dispatches"), list) or not isinstance(report.get("kernels"), list):
+            problems.append(f"{path}: no 'dispatches' or 'kernels' list")
+            continue
+        records += report["dispatches"]
+        by_kernel = collections.Counter(d["kernel"] for d in report["dispatches"])
+        table = {k["name"]: k["count"] + k.get("invalid", 0) for k in report["kernels"]}
+        if table != dict(by_kernel):
+            problems.append(f"{path}: the kernels table {table} disagrees with its dispatches {dict(by_kernel)}")
+        # Per report: an index the profiler gives is its own per process.
+        names, name_problems = resolve_names(manifest, by_kernel)
+        mapping.update(names)
+        problems += [f"{path}: {p}" for p in name_problems]
+
+    valid = [d for d in records if d.get("valid") is True]
+    invalid = [d for d in records if d.get("valid") is not True]
+    reported = collections.Counter(d["kernel"] for d in records)
+    as_manifest = collections.Counter()
+    for name, n in reported.items():
+        as_manifest[mapping.get(name, name)] += n
+
+    for d in valid:
+        start, end, dur = d.get("start_ns"), d.get("end_ns"), d.get("duration_ns")
+        if not all(isinstance(v, (int, float)) for v in (start, end, dur)) or dur < 0 or end < start \
+                or dur > MAX_PLAUSIBLE_NS:
+            problems.append(f"implausible times in a valid record: {d}")
+            break
+
+    if mode == "exact":
+        if invalid:
+            reasons = collections.Counter(str(d.get("invalid_reason")) for d in invalid)
+            problems.append(f"{len(invalid)} of {len(records)} records invalid: {dict(reasons)}")
+        if as_manifest != manifest:
+            problems.append(f"dispatches per kernel: reported {dict(as_manifest)}, submitted {dict(manifest)}")
+            if stderr_path:  # what the profiler said about the difference, if anything
+                said = [l.strip() for l in open(stderr_path, errors="replace") if "not timed" in l or "untimed" in l]
+                problems += [f"wgprof said: {l}" for l in said]
+        if valid and sum(d["duration_ns"] for d in valid) <= 0:
+            problems.append("every valid record lasts 0 ns")
+        got_shapes = collections.Counter()
+        for d in records:
+            name = mapping.get(d["kernel"], d["kernel"])
+            if not name.endswith(" (indirect)"):  # their sizes are on the GPU, not in the call
+                got_shapes[(name, tuple(d.get("workgroups") or ()))] += 1
+        if got_shapes != shapes:
+            problems.append(f"workgroups: reported {dict(got_shapes)}, submitted {dict(shapes)}")
+        if stderr_path:
+            text = open(stderr_path, errors="replace").read()
+            for name, n in reported.items():
+                if not re.search(re.escape(name) + r"\s+" + str(n) + r"\b", text):
+                    problems.append(f"the table on stderr has no row '{name}  {n}'")
+    else:
+        if not valid:
+            problems.append(f"no valid record ({len(records)} records in all)")
+        for name, n in as_manifest.items():
+            if n > manifest.get(name, 0):
+                problems.append(f"{n} records of {name!r}, but the program submitted {manifest.get(name, 0)}")
+
+    for p in problems:
+        print("check_record: " + p, file=sys.stderr)
+    if not problems:
+        agree = "match" if mode == "exact" else "are within"
+        print(f"check_record: {len(valid)} valid records of {len(as_manifest)} kernels {agree} what the program submitted")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,788 @@
+/*
+ * A WebGPU compute program as people write them, for the tests of `wgprof record`: it knows
+ * nothing of wgprof, uses webgpu.h only (and, built for wgpu-native, RECORD_APP_WGPU_NATIVE
+ * defined, its wgpuDevicePoll), and is linked to one implementation (built once per
+ * implementation). Each mode does one kind of thing an application does that a profiler
+ * slipped under it must survive, then checks its own results on the CPU.
+ *
+ * It prints what it did on stdout, one line per kernel, so that a test can compare it with what
+ * the profiler reports, without this program knowing how the profiler works:
+ *   manifest KERNEL COUNT            dispatches of KERNEL that were submitted
+ *   workgroups KERNEL X Y Z COUNT    of those, the direct ones of that size
+ * KERNEL is the name the profiler must give: the pipeline's label and entry point
+ * (`label:entry`); for an unlabelled pipeline the shader module's label (`module:entry`), or,
+ * where the module has none either, `pipeline*:entry` (the `*` standing for the profiler's own
+ * index); with ` (indirect)` after it for indirect dispatches. Dispatches that were encoded but
+ * never submitted are not counted.
+ *
+ * Usage: record_app MODE [STATUS]
+ *   basic           labelled and unlabelled pipelines, many dispatches in several passes,
+ *                   encoders and submits
+ *   own-timestamps  its own timestampWrites on its passes and its own resolve, checked
+ *   unsubmitted     an encoder finished and released unsubmitted, one released unfinished, and
+ *                   a pipeline from wgpuDeviceCreateComputePipelineAsync (Dawn; wgpu-native 29
+ *                   does not implement it)
+ *   no-release      exit() right after the last readback, with everything alive
+ *   crash           raise(SIGSEGV) after submitted and read-back work
+ *   indirect        wgpuComputePassEncoderDispatchWorkgroupsIndirect beside direct dispatches
+ * Exit status: STATUS (default 0) where every check passed, 1 where one failed, 77 where the
+ * device lacks what the mode needs.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <webgpu/webgpu.h>
+#ifdef RECORD_APP_WGPU_NATIVE
+#include <webgpu/wgpu.h> /* wgpuDevicePoll: wgpu-native fires map callbacks from it */
+#endif
+
+enum { N = 1 << 16, WG_SIZE = 64, MAX_OPS = 64, MAX_SHAPES = 16 };
+
+/* v[i] for i = x + y * (workgroups in x) * 64, so that 1D and 2D dispatches cover the same
+ * elements. Every operation keeps small integers exact in f32. */
+static const char arith_wgsl[] =
+    "@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n"
+    "fn flat(id: vec3u, n: vec3u) -> u32 { return id.x + id.y * n.x * 64u; }\n"
+    "@compute @workgroup_size(64) fn add_one(@builtin(global_invocation_id) id: vec3u,\n"
+    "                                        @builtin(num_workgroups) n: vec3u) {\n"
+    "    let i = flat(id, n); if (i < arrayLength(&v)) { v[i] = v[i] + 1.0; }\n"
+    "}\n"
+    "@compute @workgroup_size(64) fn twice(@builtin(global_invocation_id) id: vec3u,\n"
+    "                                      @builtin(num_workgroups) n: vec3u) {\n"
+    "    let i = flat(id, n); if (i < arrayLength(&v)) { v[i] = v[i] * 2.0; }\n"
+    "}\n"
+    "@compute @workgroup_size(64) fn halve(@builtin(global_invocation_id) id: vec3u,\n"
+    "                                      @builtin(num_workgroups) n: vec3u) {\n"
+    "    let i = flat(id, n); if (i < arrayLength(&v)) { v[i] = v[i] * 0.5; }\n"
+    "}\n";
+
+static const char fill_wgsl[] =
+    "@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n"
+    "@compute @workgroup_size(64) fn fill(@builtin(global_invocation_id) id: vec3u,\n"
+    "                                     @builtin(num_workgroups) n: vec3u) {\n"
+    "    let i = id.x + id.y * n.x * 64u; if (i < arrayLength(&v)) { v[i] = f32(i % 7u); }\n"
+    "}\n";
+
+typedef enum { OP_FILL, OP_ADD_ONE, OP_TWICE, OP_HALVE } op_kind;
+
+/* A pipeline and the name a profiler must report for it. */
+typedef struct {
+    WGPUComputePipeline pipeline;
+    op_kind op;
+    const char *name;
+    const char *indirect_name;
+    unsigned submitted, submitted_indirect;
+    struct { uint32_t wg[3]; unsigned count; } shapes[MAX_SHAPES];
+    unsigned shape_count;
+} kernel;
+
+/* What one command encoder did, applied to the CPU's copy and the counts when it is submitted. */
+typedef struct {
+    WGPUCommandEncoder encoder;
+    WGPUComputePassEncoder pass;
+    struct { kernel *k; uint32_t wg[3]; bool indirect; } ops[MAX_OPS];
+    unsigned op_count;
+} recording;
+
+typedef struct {
+    WGPUInstance instance;
+    WGPUAdapter adapter;
+    WGPUDevice device;
+    WGPUQueue queue;
+    WGPUShaderModule arith, fill;
+    WGPUBindGroupLayout bgl;
+    WGPUPipelineLayout layout;
+    WGPUBuffer data, readback, indirect;
+    WGPUBindGroup group;
+    kernel kernels[8];
+    unsigned kernel_count;
+    float expected[N];
+    int errors;
+} app;
+
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("record_app: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+static WGPUStringView view(const char *s) { return (WGPUStringView){s, s ? WGPU_STRLEN : 0}; }
+
+/* ---- waiting: the application's own loop, as in its main loop ---- */
+
+static void poll_once(app *a)
+{
+#ifdef RECORD_APP_WGPU_NATIVE
+    if (a->device) {
+        wgpuDevicePoll(a->device, 0, NULL);
+    }
+#endif
+    wgpuInstanceProcessEvents(a->instance);
+}
+
+static bool wait_for(app *a, const volatile bool *done)
+{
+    struct timespec nap = {0, 200000};
+    for (int i = 0; i < 300000 && !*done; i++) { /* about a minute */
+        poll_once(a);
+        if (!*done) {
+            nanosleep(&nap, NULL);
+        }
+    }
+    return *done;
+}
+
+/* ---- set-up ---- */
+
+typedef struct { volatile bool done; void *handle; } reply;
+
+static void on_adapter(WGPURequestAdapterStatus s, WGPUAdapter adapter, WGPUStringView msg, void *r_, void *unused)
+{
+    (void)msg;
+    (void)unused;
+    reply *r = r_;
+    r->handle = s == WGPURequestAdapterStatus_Success ? adapter : NULL;
+    r->done = true;
+}
+
+static void on_device(WGPURequestDeviceStatus s, WGPUDevice device, WGPUStringView msg, void *r_, void *unused)
+{
+    (void)msg;
+    (void)unused;
+    reply *r = r_;
+    r->handle = s == WGPURequestDeviceStatus_Success ? device : NULL;
+    r->done = true;
+}
+
+/* Without this callback wgpu-native aborts on the first validation error; counted instead, so
+ * that an error caused by something under the program fails the run with its message. */
+static void on_error(const WGPUDevice *device, WGPUErrorType type, WGPUStringView msg, void *a_, void *unused)
+{
+    (void)device;
+    (void)unused;
+    app *a = a_;
+    a->errors++;
+    int n = msg.data ? (int)(msg.length == WGPU_STRLEN ? strlen(msg.data) : msg.length) : 0;
+    fprintf(stderr, "record_app: WebGPU error %d: %.*s\n", (int)type, n, msg.data ? msg.data : "");
+}
+
+static WGPUShaderModule make_module(app *a, const char *label, const char *code)
+{
+    WGPUShaderSourceWGSL src = {.chain = {.sType = WGPUSType_ShaderSourceWGSL}, .code = view(code)};
+    WGPUShaderModuleDescriptor md = {.nextInChain = &src.chain, .label = view(label)};
+    return wgpuDeviceCreateShaderModule(a->device, &md);
+}
+
+static WGPUComputePipelineDescriptor pipeline_desc(app *a, const char *label, WGPUShaderModule m, const char *entry)
+{
+    return (WGPUComputePipelineDescriptor){.label = view(label), .layout = a->layout,
+                                           .compute = {.module = m, .entryPoint = view(entry)}};
+}
+
+static kernel *add_kernel(app *a, WGPUComputePipeline p, op_kind op, const char *name, const char *indirect_name)
+{
+    kernel *k = &a->kernels[a->kernel_count++];
+    *k = (kernel){.pipeline = p, .op = op, .name = name, .indirect_name = indirect_name};
+    return k;
+}
+
+static kernel *make_kernel(app *a, const char *label, WGPUShaderModule m, const char *entry, op_kind op,
+                           const char *name, const char *indirect_name)
+{
+    WGPUComputePipelineDescriptor pd = pipeline_desc(a, label, m, entry);
+    return add_kernel(a, wgpuDeviceCreateComputePipeline(a->device, &pd), op, name, indirect_name);
+}
+
+static int setup(app *a, bool timestamps)
+{
+    a->instance = wgpuCreateInstance(NULL);
+    if (!a->instance) {
+        return fail("no WebGPU instance");
+    }
+    reply ra = {0};
+    WGPURequestAdapterCallbackInfo acb = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = on_adapter,
+                                          .userdata1 = &ra};
+    wgpuInstanceRequestAdapter(a->instance, NULL, acb);
+    if (!wait_for(a, &ra.done) || !ra.handle) {
+        return fail("no WebGPU adapter");
+    }
+    a->adapter = ra.handle;
+    if (timestamps && !wgpuAdapterHasFeature(a->adapter, WGPUFeatureName_TimestampQuery)) {
+        fprintf(stderr, "record_app: the adapter has no timestamp queries\n");
+        exit(77);
+    }
+    WGPUFeatureName features[] = {WGPUFeatureName_TimestampQuery};
+    WGPUDeviceDescriptor dd = {.requiredFeatureCount = timestamps ? 1 : 0, .requiredFeatures = features};
+    dd.uncapturedErrorCallbackInfo.callback = on_error;
+    dd.uncapturedErrorCallbackInfo.userdata1 = a;
+    reply rd = {0};
+    WGPURequestDeviceCallbackInfo dcb = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = on_device,
+                                         .userdata1 = &rd};
+    wgpuAdapterRequestDevice(a->adapter, &dd, dcb);
+    if (!wait_for(a, &rd.done) || !rd.handle) {
+        return fail("no WebGPU device");
+    }
+    a->device = rd.handle;
+    a->queue = wgpuDeviceGetQueue(a->device);
+    a->arith = make_module(a, "arith", arith_wgsl);
+    a->fill = make_module(a, NULL, fill_wgsl);
+    WGPUBindGroupLayoutEntry binding = {.binding = 0, .visibility = WGPUShaderStage_Compute,
+                                        .buffer = {.type = WGPUBufferBindingType_Storage}};
+    WGPUBindGroupLayoutDescriptor bgld = {.entryCount = 1, .entries = &binding};
+    a->bgl = wgpuDeviceCreateBindGroupLayout(a->device, &bgld);
+    WGPUPipelineLayoutDescriptor pld = {.bindGroupLayoutCount = 1, .bindGroupLayouts = &a->bgl};
+    a->layout = wgpuDeviceCreatePipelineLayout(a->device, &pld);
+    WGPUBufferDescriptor bd = {.label = view("data"), .size = N * sizeof(float),
+                               .usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst};
+    a->data = wgpuDeviceCreateBuffer(a->device, &bd); /* zeros, as WebGPU promises */
+    WGPUBufferDescriptor rbd = {.size = N * sizeof(float), .usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst};
+    a->readback = wgpuDeviceCreateBuffer(a->device, &rbd);
+    WGPUBufferDescriptor ibd = {.size = 3 * sizeof(uint32_t), .usage = WGPUBufferUsage_Indirect | WGPUBufferUsage_CopyDst};
+    a->indirect = wgpuDeviceCreateBuffer(a->device, &ibd);
+    WGPUBindGroupEntry entry = {.binding = 0, .buffer = a->data, .size = N * sizeof(float)};
+    WGPUBindGroupDescriptor bgd = {.layout = a->bgl, .entryCount = 1, .entries = &entry};
+    a->group = wgpuDeviceCreateBindGroup(a->device, &bgd);
+    return a->errors ? fail("setting up failed") : 0;
+}
+
+/* The kernels every mode has. Their names, as a profiler must report them, are spelt out here
+ * by hand rather than derived, so that a wrong rule in either place shows up. */
+typedef struct { kernel *fill, *adder, *doubler, *halver, *arith_add; } kernel_set;
+
+static kernel_set make_kernels(app *a)
+{
+    kernel_set k;
+    k.fill = make_kernel(a, NULL, a->fill, "fill", OP_FILL, "pipeline*:fill", "pipeline*:fill (indirect)");
+    k.adder = make_kernel(a, "adder", a->arith, "add_one", OP_ADD_ONE, "adder:add_one", "adder:add_one (indirect)");
+    k.doubler = make_kernel(a, "doubler", a->arith, "twice", OP_TWICE, "doubler:twice", "doubler:twice (indirect)");
+    k.halver = make_kernel(a, "halver", a->arith, "halve", OP_HALVE, "halver:halve", "halver:halve (indirect)");
+    k.arith_add = make_kernel(a, NULL, a->arith, "add_one", OP_ADD_ONE, "arith:add_one", "arith:add_one (indirect)");
+    return k;
+}
+
+/* ---- encoding, and the CPU's copy of what the GPU does ---- */
+
+static void begin(app *a, recording *r)
+{
+    memset(r, 0, sizeof *r);
+    r->encoder = wgpuDeviceCreateCommandEncoder(a->device, NULL);
+}
+
+static void pass_begin(app *a, recording *r, const char *label, const WGPUPassTimestampWrites *writes)
+{
+    WGPUComputePassDescriptor pd = {.label = view(label), .timestampWrites = writes};
+    r->pass = wgpuCommandEncoderBeginComputePass(r->encoder, &pd);
+    wgpuComputePassEncoderSetBindGroup(r->pass, 0, a->group, 0, NULL);
+}
+
+static void pass_end(recording *r)
+{
+    wgpuComputePassEncoderEnd(r->pass);
+    wgpuComputePassEncoderRelease(r->pass);
+    r->pass = NULL;
+}
+
+static void note(recording *r, kernel *k, uint32_t x, uint32_t y, uint32_t z, bool indirect)
+{
+    if (r->op_count < MAX_OPS) {
+        r->ops[r->op_count].k = k;
+        r->ops[r->op_count].wg[0] = x;
+        r->ops[r->op_count].wg[1] = y;
+        r->ops[r->op_count].wg[2] = z;
+        r->ops[r->op_count++].indirect = indirect;
+    }
+}
+
+static void dispatch(recording *r, kernel *k, uint32_t x, uint32_t y, uint32_t z)
+{
+    wgpuComputePassEncoderSetPipeline(r->pass, k->pipeline);
+    wgpuComputePassEncoderDispatchWorkgroups(r->pass, x, y, z);
+    note(r, k, x, y, z, false);
+}
+
+static uint32_t indirect_args[3];
+
+static void dispatch_indirect(app *a, recording *r, kernel *k)
+{
+    wgpuComputePassEncoderSetPipeline(r->pass, k->pipeline);
+    wgpuComputePassEncoderDispatchWorkgroupsIndirect(r->pass, a->indirect, 0);
+    note(r, k, indirect_args[0], indirect_args[1], indirect_args[2], true);
+}
+
+static void apply(app *a, kernel *k, const uint32_t wg[3])
+{
+    uint64_t covered = (uint64_t)wg[0] * WG_SIZE * wg[1];
+    for (uint64_t i = 0; i < covered && i < N; i++) {
+        float *v = &a->expected[i];
+        switch (k->op) {
+        case OP_FILL: *v = (float)(i % 7); break;
+        case OP_ADD_ONE: *v += 1.0f; break;
+        case OP_TWICE: *v *= 2.0f; break;
+        case OP_HALVE: *v *= 0.5f; break;
+        }
+    }
+}
+
+static void count(kernel *k, const uint32_t wg[3], bool indirect)
+{
+    if (indirect) {
+        k->submitted_indirect++;
+        return;
+    }
+    k->submitted++;
+    for (unsigned s = 0; s < k->shape_count; s++) {
+        if (!memcmp(k->shapes[s].wg, wg, sizeof k->shapes[s].wg)) {
+            k->shapes[s].count++;
+            return;
+        }
+    }
+    if (k->shape_count < MAX_SHAPES) {
+        memcpy(k->shapes[k->shape_count].wg, wg, sizeof k->shapes[0].wg);
+        k->shapes[k->shape_count++].count = 1;
+    }
+}
+
+static WGPUCommandBuffer finish(recording *r)
+{
+    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(r->encoder, NULL);
+    wgpuCommandEncoderRelease(r->encoder);
+    r->encoder = NULL;
+    return cb;
+}
+
+/* Submits the recordings' command buffers in one wgpuQueueSubmit, in order. */
+static void submit(app *a, recording **rs, unsigned n)
+{
+    WGPUCommandBuffer cbs[4];
+    for (unsigned i = 0; i < n && i < 4; i++) {
+        cbs[i] = finish(rs[i]);
+    }
+    wgpuQueueSubmit(a->queue, n, cbs);
+    for (unsigned i = 0; i < n; i++) {
+        wgpuCommandBufferRelease(cbs[i]);
+        for (unsigned o = 0; o < rs[i]->op_count; o++) {
+            apply(a, rs[i]->ops[o].k, rs[i]->ops[o].wg);
+            count(rs[i]->ops[o].k, rs[i]->ops[o].wg, rs[i]->ops[o].indirect);
+        }
+    }
+}
+
+static void submit_one(app *a, recording *r) { submit(a, &r, 1); }
+
+static void write_indirect(app *a, uint32_t x, uint32_t y, uint32_t z)
+{
+    indirect_args[0] = x;
+    indirect_args[1] = y;
+    indirect_args[2] = z;
+    wgpuQueueWriteBuffer(a->queue, a->indirect, 0, indirect_args, sizeof indirect_args);
+}
+
+/* ---- reading back ---- */
+
+typedef struct { volatile bool done; WGPUMapAsyncStatus status; } map_reply;
+
+static void on_map(WGPUMapAsyncStatus status, WGPUStringView msg, void *r_, void *unused)
+{
+    (void)msg;
+    (void)unused;
+    map_reply *r = r_;
+    r->status = status;
+    r->done = true;
+}
+
+static const void *map_read(app *a, WGPUBuffer buffer, size_t size)
+{
+    map_reply r = {0};
+    WGPUBufferMapCallbackInfo cb = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = on_map, .userdata1 = &r};
+    wgpuBufferMapAsync(buffer, WGPUMapMode_Read, 0, size, cb);
+    if (!wait_for(a, &r.done) || r.status != WGPUMapAsyncStatus_Success) {
+        fail("mapping a buffer for reading failed (status %d)", (int)r.status);
+        return NULL;
+    }
+    return wgpuBufferGetConstMappedRange(buffer, 0, size);
+}
+
+/* Copies the data out and compares it with the CPU's copy; the buffer stays mapped. */
+static int check_data(app *a)
+{
+    recording r;
+    begin(a, &r);
+    wgpuCommandEncoderCopyBufferToBuffer(r.encoder, a->data, 0, a->readback, 0, N * sizeof(float));
+    submit_one(a, &r);
+    const float *out = map_read(a, a->readback, N * sizeof(float));
+    if (!out) {
+        return 1;
+    }
+    int wrong = 0;
+    for (int i = 0; i < N; i++) {
+        if (out[i] != a->expected[i] && wrong++ == 0) {
+            fail("v[%d] is %g, expected %g", i, (double)out[i], (double)a->expected[i]);
+        }
+    }
+    printf("result: %s (%d of %d wrong)\n", wrong ? "WRONG" : "ok", wrong, N);
+    return wrong != 0;
+}
+
+static void print_manifest(const app *a)
+{
+    for (unsigned i = 0; i < a->kernel_count; i++) {
+        const kernel *k = &a->kernels[i];
+        if (k->submitted) {
+            printf("manifest %s %u\n", k->name, k->submitted);
+        }
+        if (k->submitted_indirect) {
+            printf("manifest %s %u\n", k->indirect_name, k->submitted_indirect);
+        }
+        for (unsigned s = 0; s < k->shape_count; s++) {
+            printf("workgroups %s %u %u %u %u\n", k->name, k->shapes[s].wg[0], k->shapes[s].wg[1], k->shapes[s].wg[2],
+                   k->shapes[s].count);
+        }
+    }
+    fflush(stdout);
+}
+
+static void release_all(app *a)
+{
+    for (unsigned i = 0; i < a->kernel_count; i++) {
+        wgpuComputePipelineRelease(a->kernels[i].pipeline);
+    }
+    wgpuBindGroupRelease(a->group);
+    wgpuBufferRelease(a->indirect);
+    wgpuBufferRelease(a->readback);
+    wgpuBufferRelease(a->data);
+    wgpuPipelineLayoutRelease(a->layout);
+    wgpuBindGroupLayoutRelease(a->bgl);
+    wgpuShaderModuleRelease(a->fill);
+    wgpuShaderModuleRelease(a->arith);
+    wgpuQueueRelease(a->queue);
+    wgpuDeviceRelease(a->device);
+    wgpuAdapterRelease(a->adapter);
+    wgpuInstanceRelease(a->instance);
+}
+
+/* ---- the modes ---- */
+
+enum { ALL = N / WG_SIZE }; /* workgroups in x that cover the buffer in one row */
+
+/* Two submits: the first with two command buffers, passes holding several dispatches of
+ * several kernels, 1D and 2D sizes, and one dispatch over half the buffer. */
+static void basic_work(app *a, const kernel_set *k)
+{
+    recording r1, r2, r3;
+    begin(a, &r1);
+    pass_begin(a, &r1, "setup", NULL);
+    dispatch(&r1, k->fill, ALL, 1, 1);
+    pass_end(&r1);
+    pass_begin(a, &r1, "steps", NULL);
+    for (int i = 0; i < 3; i++) {
+        dispatch(&r1, k->adder, ALL, 1, 1);
+    }
+    dispatch(&r1, k->doubler, ALL / 4, 4, 1);
+    pass_end(&r1);
+    begin(a, &r2);
+    pass_begin(a, &r2, NULL, NULL);
+    dispatch(&r2, k->arith_add, ALL / 16, 16, 1);
+    dispatch(&r2, k->arith_add, ALL / 16, 16, 1);
+    pass_end(&r2);
+    recording *both[] = {&r1, &r2};
+    submit(a, both, 2);
+
+    begin(a, &r3);
+    pass_begin(a, &r3, "mixed", NULL);
+    dispatch(&r3, k->halver, ALL, 1, 1);
+    dispatch(&r3, k->doubler, ALL / 2, 1, 1);
+    dispatch(&r3, k->doubler, ALL, 1, 1);
+    pass_end(&r3);
+    pass_begin(a, &r3, NULL, NULL);
+    dispatch(&r3, k->adder, ALL, 1, 1);
+    pass_end(&r3);
+    submit_one(a, &r3);
+}
+
+/* Then one small submit after another, as a loop over steps does. */
+static void loop_work(app *a, const kernel_set *k, int steps)
+{
+    for (int s = 0; s < steps; s++) {
+        recording r;
+        begin(a, &r);
+        pass_begin(a, &r, "step", NULL);
+        dispatch(&r, k->adder, ALL, 1, 1);
+        dispatch(&r, k->doubler, ALL / 4, 4, 1);
+        dispatch(&r, k->halver, ALL / 16, 16, 1);
+        pass_end(&r);
+        submit_one(a, &r);
+    }
+}
+
+static int mode_basic(app *a, bool keep_alive)
+{
+    kernel_set k = make_kernels(a);
+    basic_work(a, &k);
+    loop_work(a, &k, 5);
+    int failed = check_data(a);
+    print_manifest(a);
+    if (keep_alive) {
+        /* Everything still alive, the readback buffer still mapped: as a program that ends
+         * with exit() leaves it. */
+        exit(failed || a->errors ? 1 : 0);
+    }
+    wgpuBufferUnmap(a->readback);
+    return failed;
+}
+
+/* The program's own timestamps: beginning and end of passes, a pass with only one of them, a
+ * pass with none, resolved by the program and checked: written (not zero), in order. */
+static int mode_own_timestamps(app *a)
+{
+    kernel_set k = make_kernels(a);
+    enum { QUERIES = 6, RESOLVE_SIZE = 512 };
+    WGPUQuerySetDescriptor qd = {.label = view("own"), .type = WGPUQueryType_Timestamp, .count = QUERIES};
+    WGPUQuerySet queries = wgpuDeviceCreateQuerySet(a->device, &qd);
+    WGPUBufferDescriptor rd = {.size = RESOLVE_SIZE, .usage = WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc};
+    WGPUBuffer resolved = wgpuDeviceCreateBuffer(a->device, &rd);
+    WGPUBufferDescriptor md = {.size = RESOLVE_SIZE, .usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst};
+    WGPUBuffer mapped = wgpuDeviceCreateBuffer(a->device, &md);
+
+    recording r1, r2;
+    begin(a, &r1);
+    WGPUPassTimestampWrites w0 = {.querySet = queries, .beginningOfPassWriteIndex = 0, .endOfPassWriteIndex = 1};
+    pass_begin(a, &r1, "setup", &w0);
+    dispatch(&r1, k.fill, ALL, 1, 1);
+    pass_end(&r1);
+    WGPUPassTimestampWrites w1 = {.querySet = queries, .beginningOfPassWriteIndex = 2, .endOfPassWriteIndex = 3};
+    pass_begin(a, &r1, "steps", &w1);
+    dispatch(&r1, k.adder, ALL, 1, 1);
+    dispatch(&r1, k.adder, ALL, 1, 1);
+    dispatch(&r1, k.doubler, ALL / 4, 4, 1);
+    pass_end(&r1);
+    WGPUPassTimestampWrites w2 = {.querySet = queries, .beginningOfPassWriteIndex = 4,
+                                  .endOfPassWriteIndex = WGPU_QUERY_SET_INDEX_UNDEFINED};
+    pass_begin(a, &r1, NULL, &w2);
+    dispatch(&r1, k.halver, ALL, 1, 1);
+    pass_end(&r1);
+    wgpuCommandEncoderResolveQuerySet(r1.encoder, queries, 0, 5, resolved, 0);
+    submit_one(a, &r1);
+
+    begin(a, &r2);
+    WGPUPassTimestampWrites w3 = {.querySet = queries, .beginningOfPassWriteIndex = WGPU_QUERY_SET_INDEX_UNDEFINED,
+                                  .endOfPassWriteIndex = 5};
+    pass_begin(a, &r2, "late", &w3);
+    dispatch(&r2, k.arith_add, ALL, 1, 1);
+    pass_end(&r2);
+    pass_begin(a, &r2, "untimed", NULL);
+    dispatch(&r2, k.doubler, ALL, 1, 1);
+    pass_end(&r2);
+    /* Resolve offsets are multiples of 256. */
+    wgpuCommandEncoderResolveQuerySet(r2.encoder, queries, 5, 1, resolved, 256);
+    wgpuCommandEncoderCopyBufferToBuffer(r2.encoder, resolved, 0, mapped, 0, RESOLVE_SIZE);
+    submit_one(a, &r2);
+
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+    const uint64_t *t = map_read(a, mapped, RESOLVE_SIZE);
+    if (!t) {
+        failed = 1;
+    } else {
+        uint64_t ts[QUERIES] = {t[0], t[1], t[2], t[3], t[4], t[256 / 8]};
+        printf("own timestamps:");
+        for (int i = 0; i < QUERIES; i++) {
+            printf(" %llu", (unsigned long long)(ts[i] - ts[0]));
+        }
+        printf("\n");
+        /* Every query written, and in the order the queue ran them (each pass depends on the
+         * one before through the buffer); a span of minutes would be garbage. */
+        for (int i = 0; i < QUERIES; i++) {
+            if (ts[i] == 0) {
+                failed = fail("own timestamp %d was never written", i);
+            }
+            if (i > 0 && ts[i] < ts[i - 1]) {
+                failed = fail("own timestamp %d (%llu) is before %d (%llu)", i, (unsigned long long)ts[i], i - 1,
+                              (unsigned long long)ts[i - 1]);
+            }
+        }
+        if (ts[QUERIES - 1] - ts[0] > 600000000000ull) {
+            failed = fail("own timestamps span %llu ticks", (unsigned long long)(ts[QUERIES - 1] - ts[0]));
+        }
+        wgpuBufferUnmap(mapped);
+    }
+    print_manifest(a);
+    wgpuBufferRelease(mapped);
+    wgpuBufferRelease(resolved);
+    wgpuQuerySetRelease(queries);
+    return failed;
+}
+
+static void on_pipeline(WGPUCreatePipelineAsyncStatus s, WGPUComputePipeline p, WGPUStringView msg, void *r_,
+                        void *unused)
+{
+    (void)msg;
+    (void)unused;
+    reply *r = r_;
+    r->handle = s == WGPUCreatePipelineAsyncStatus_Success ? p : NULL;
+    r->done = true;
+}
+
+/* Work encoded and thrown away (finished and released unsubmitted; released unfinished)
+ * between work that is submitted, some of it on a pipeline made asynchronously. */
+static int mode_unsubmitted(app *a)
+{
+    kernel_set k = make_kernels(a);
+    WGPUComputePipelineDescriptor pd = pipeline_desc(a, "async_adder", a->arith, "add_one");
+    reply rp = {0};
+#ifdef RECORD_APP_WGPU_NATIVE
+    /* wgpu-native 29 does not implement it (it panics and aborts): made the way a program for
+     * wgpu-native makes it. */
+    (void)on_pipeline;
+    fprintf(stderr, "record_app: wgpu-native has no wgpuDeviceCreateComputePipelineAsync; made synchronously\n");
+    rp.handle = wgpuDeviceCreateComputePipeline(a->device, &pd);
+#else
+    WGPUCreateComputePipelineAsyncCallbackInfo cb = {.mode = WGPUCallbackMode_AllowProcessEvents,
+                                                     .callback = on_pipeline, .userdata1 = &rp};
+    wgpuDeviceCreateComputePipelineAsync(a->device, &pd, cb);
+    if (!wait_for(a, &rp.done) || !rp.handle) {
+        return fail("wgpuDeviceCreateComputePipelineAsync gave no pipeline");
+    }
+#endif
+    kernel *async_adder = add_kernel(a, rp.handle, OP_ADD_ONE, "async_adder:add_one", "async_adder:add_one (indirect)");
+
+    recording used, dropped, unfinished, later;
+    begin(a, &used);
+    pass_begin(a, &used, "setup", NULL);
+    dispatch(&used, k.fill, ALL, 1, 1);
+    dispatch(&used, k.adder, ALL, 1, 1);
+    pass_end(&used);
+    submit_one(a, &used);
+
+    /* One after the other, so that what is tested here is throwing work away (several
+     * encoders open at once are basic's): finished and released unsubmitted, the command
+     * buffer kept a while; then released unfinished; then work that is submitted. */
+    begin(a, &dropped);
+    pass_begin(a, &dropped, "dropped", NULL);
+    for (int i = 0; i < 3; i++) {
+        dispatch(&dropped, k.doubler, ALL, 1, 1);
+    }
+    dispatch(&dropped, async_adder, ALL, 1, 1);
+    pass_end(&dropped);
+    WGPUCommandBuffer never = finish(&dropped);
+    begin(a, &unfinished);
+    pass_begin(a, &unfinished, "unfinished", NULL);
+    dispatch(&unfinished, k.halver, ALL, 1, 1);
+    dispatch(&unfinished, k.halver, ALL, 1, 1);
+    pass_end(&unfinished);
+    wgpuCommandEncoderRelease(unfinished.encoder);
+    wgpuCommandBufferRelease(never);
+    begin(a, &later);
+    pass_begin(a, &later, "later", NULL);
+    dispatch(&later, async_adder, ALL, 1, 1);
+    dispatch(&later, async_adder, ALL, 1, 1);
+    dispatch(&later, k.doubler, ALL / 4, 4, 1);
+    pass_end(&later);
+    submit_one(a, &later);
+
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+    print_manifest(a);
+    return failed;
+}
+
+/* Submitted work read back (the program polls, so a profiler can collect), then more work
+ * submitted, and the process dies without waiting for it. */
+static int mode_crash(app *a)
+{
+    kernel_set k = make_kernels(a);
+    recording r1, r2;
+    begin(a, &r1);
+    pass_begin(a, &r1, "before", NULL);
+    dispatch(&r1, k.fill, ALL, 1, 1);
+    dispatch(&r1, k.adder, ALL, 1, 1);
+    dispatch(&r1, k.adder, ALL, 1, 1);
+    pass_end(&r1);
+    submit_one(a, &r1);
+    if (check_data(a)) {
+        return 1;
+    }
+    wgpuBufferUnmap(a->readback);
+    begin(a, &r2);
+    pass_begin(a, &r2, "lost", NULL);
+    dispatch(&r2, k.doubler, ALL, 1, 1);
+    dispatch(&r2, k.halver, ALL, 1, 1);
+    pass_end(&r2);
+    submit_one(a, &r2);
+    print_manifest(a);
+    fprintf(stderr, "record_app: crashing on purpose\n");
+    raise(SIGSEGV);
+    return 1;
+}
+
+static int mode_indirect(app *a)
+{
+    kernel_set k = make_kernels(a);
+    write_indirect(a, ALL / 4, 4, 1);
+    recording r;
+    begin(a, &r);
+    pass_begin(a, &r, "indirect", NULL);
+    dispatch(&r, k.fill, ALL, 1, 1);
+    dispatch_indirect(a, &r, k.adder);
+    dispatch_indirect(a, &r, k.adder);
+    dispatch(&r, k.adder, ALL, 1, 1);
+    dispatch_indirect(a, &r, k.doubler);
+    pass_end(&r);
+    pass_begin(a, &r, NULL, NULL);
+    dispatch(&r, k.halver, ALL, 1, 1);
+    pass_end(&r);
+    submit_one(a, &r);
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+    print_manifest(a);
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const modes[] = {"basic", "own-timestamps", "unsubmitted", "no-release", "crash", "indirect"};
+    const char *mode = argc > 1 ? argv[1] : "";
+    int known = 0;
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        known |= !strcmp(mode, modes[i]);
+    }
+    char *end = NULL;
+    long status = argc > 2 ? strtol(argv[2], &end, 10) : 0;
+    if (!known || argc > 3 || (end && (*end || end == argv[2] || status < 0 || status > 255))) {
+        fprintf(stderr, "usage: %s basic|own-timestamps|unsubmitted|no-release|crash|indirect [STATUS 0-255]\n",
+                argv[0]);
+        return 2;
+    }
+    static app a; /* its CPU copy of the data is large */
+    if (setup(&a, !strcmp(mode, "own-timestamps"))) {
+        return 1;
+    }
+    int failed;
+    if (!strcmp(mode, "basic") || !strcmp(mode, "no-release")) {
+        failed = mode_basic(&a, !strcmp(mode, "no-release"));
+    } else if (!strcmp(mode, "own-timestamps")) {
+        failed = mode_own_timestamps(&a);
+    } else if (!strcmp(mode, "unsubmitted")) {
+        failed = mode_unsubmitted(&a);
+    } else if (!strcmp(mode, "crash")) {
+        failed = mode_crash(&a);
+    } else {
+        failed = mode_indirect(&a);
+    }
+    if (a.errors) {
+        failed = fail("%d WebGPU errors", a.errors);
+    }
+    release_all(&a);
+    return failed ? 1 : (int)status;
+}

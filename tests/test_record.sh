@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# `wgprof record` on programs that know nothing of it (tests/record/): each prints what it
+# submitted per kernel, and the reports must say the same; the programs' own results and exit
+# status must not change. Run once per implementation (WGPROF_WEBGPU): the C program built for
+# that implementation, and (on wgpu-native, which wgpu-py ships) a wgpu-py script.
+# $1 is the wgprof binary, $2 the folder the record_app_* programs are built in, $3 tests/record/.
+set -u
+wgprof="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+apps="$(cd "$2" && pwd)"
+src="$(cd "$3" && pwd)"
+root="$(cd "$src/../.." && pwd)"
+. "$(dirname "$0")/harness.sh"
+cd "$tmp" || exit 1
+
+impl="${WGPROF_WEBGPU:-wgpu-native}"
+case "$impl" in
+  wgpu-native | */libwgpu_native*) app="$apps/record_app_wgpu_native"; impl_kind=wgpu-native ;;
+  dawn | */libwebgpu_dawn*) app="$apps/record_app_dawn"; impl_kind=dawn ;;
+  *) app=""; impl_kind=other ;;
+esac
+record() { "$wgprof" --webgpu "$impl" record "$@"; }
+check() { python3 "$src/check_record.py" "$@"; }
+# Shows a failed command's stderr, less the lines the implementation prints whatever happens.
+tail_of() { without_implementation_lines < "$1" | grep -v 'XDG_RUNTIME_DIR' | tail -n 15; }
+
+# Without a record command, nothing below can say anything: one clear failure, not thirty.
+record -- true >probe.out 2>probe.err
+status=$?
+if [ "$status" -ne 0 ]; then
+  bad "'wgprof record -- true' exited $status: this wgprof has no working record command:" \
+      "$(without_implementation_lines <probe.err | head -n 3)"
+  finish
+  exit
+fi
+ok
+
+# A report is written under the name given, or as NAME.PID.N.EXT, one per process and device,
+# where there are several: these single-device programs make one, found either way.
+report_of() { # report_of FILE -> the one report written for it
+  local found=""
+  [ -f "$1" ] || found="$(ls "${1%.*}".[0-9]*.[0-9]*."${1##*.}" 2>/dev/null)"
+  echo "${found:-$1}" # where there is none, the name given: its reader says it is missing
+}
+
+# ---- 1. a wgpu-py script: results unchanged, every dispatch timed ----
+python="$root/.deps/wgpu-py/bin/python"
+if [ "$impl_kind" != wgpu-native ]; then
+  echo "note: case 1 (wgpu-py) runs on wgpu-native only: wgpu-py ships wgpu-native"
+elif [ ! -x "$python" ]; then
+  echo "note: case 1 (wgpu-py) skipped: no $python (scripts/fetch-wgpu-py.sh makes it)"
+else
+  if ! "$python" "$src/compute.py" >py.plain.out 2>py.plain.err; then
+    bad "wgpu-py script fails by itself: $(tail_of py.plain.err)"
+  elif ! record --json py.json -- "$python" "$src/compute.py" >py.out 2>py.err; then
+    bad "wgpu-py script under record failed: $(tail_of py.err)"
+  else
+    cmp -s py.plain.out py.out && ok || bad "wgpu-py script: its output changed under record: $(diff py.plain.out py.out)"
+    check exact py.out -- "$(report_of py.json)" --stderr py.err >py.check 2>&1 && ok || bad "wgpu-py script: $(cat py.check)"
+  fi
+fi
+
+if [ -z "$app" ] || [ ! -x "$app" ]; then
+  echo "note: cases 2-7 skipped: no C program built for WGPROF_WEBGPU=$impl (${app:-none})"
+  finish
+  exit
+fi
+
+# ---- 2. (7 on Dawn) the C program: results unchanged, every dispatch timed, every report ----
+if ! "$app" basic >basic.plain.out 2>basic.plain.err; then
+  bad "$impl_kind: the C program fails by itself: $(tail_of basic.plain.err)"
+elif ! record --json basic.json --html basic.html --trace basic.trace.json --csv basic.csv -- \
+     "$app" basic >basic.out 2>basic.err; then
+  bad "$impl_kind basic: failed under record: $(tail_of basic.err)"
+else
+  cmp -s basic.plain.out basic.out && ok || bad "$impl_kind basic: output changed: $(diff basic.plain.out basic.out)"
+  check exact basic.out -- "$(report_of basic.json)" --stderr basic.err >basic.check 2>&1 && ok \
+    || bad "$impl_kind basic: $(cat basic.check)"
+  # The other reports hold the same dispatches (the JSON one was checked against the program).
+  python3 - "$(report_of basic.json)" "$(report_of basic.trace.json)" "$(report_of basic.csv)" \
+    "$(report_of basic.html)" <<'PY' >other.check 2>&1 && ok || bad "$impl_kind basic: trace/CSV/HTML: $(cat other.check)"
+import csv, json, sys
+report, trace, table, page = sys.argv[1:]
+n = len(json.load(open(report))["dispatches"])
+events = json.load(open(trace))["traceEvents"]
+dispatches = [e for e in events if e.get("ph") == "X" and e.get("cat") == "dispatch"]
+assert len(dispatches) == n, ("trace", len(dispatches), n)
+rows = list(csv.DictReader(open(table)))
+assert len(rows) == n and all(r["valid"] == "1" for r in rows), ("csv", len(rows), n)
+html = open(page).read()
+assert "<html" in html.lower() and "adder:add_one" in html, "html"
+PY
+fi
+
+# ---- the strategies, named; sampling times some dispatches, never one that did not happen ----
+for strategy in chain inside; do
+  if ! record --strategy "$strategy" --json "s-$strategy.json" -- "$app" basic >"s-$strategy.out" 2>"s-$strategy.err"; then
+    bad "$impl_kind --strategy $strategy: failed under record: $(tail_of "s-$strategy.err")"
+  else
+    check exact "s-$strategy.out" -- "$(report_of "s-$strategy.json")" >"s-$strategy.check" 2>&1 && ok \
+      || bad "$impl_kind --strategy $strategy: $(cat "s-$strategy.check")"
+  fi
+done
+if ! record --sample-every 3 --json sampled.json -- "$app" basic >sampled.out 2>sampled.err; then
+  bad "$impl_kind --sample-every 3: failed under record: $(tail_of sampled.err)"
+else
+  check partial sampled.out -- "$(report_of sampled.json)" >sampled.check 2>&1 && ok \
+    || bad "$impl_kind --sample-every 3: $(cat sampled.check)"
+fi
+
+# ---- 3. its own timestamp queries keep working ----
+record --json own.json -- "$app" own-timestamps >own.out 2>own.err
+status=$?
+if [ "$status" -eq 77 ]; then
+  echo "note: case 3 skipped: the adapter has no timestamp queries"
+elif [ "$status" -ne 0 ]; then
+  bad "$impl_kind own-timestamps: the program's own check failed under record ($status): $(tail_of own.err)"
+else
+  check exact own.out -- "$(report_of own.json)" --stderr own.err >own.check 2>&1 && ok \
+    || bad "$impl_kind own-timestamps: $(cat own.check)"
+fi
+
+# ---- 4. encoders never submitted, a pipeline made asynchronously ----
+if ! record --json unsub.json -- "$app" unsubmitted >unsub.out 2>unsub.err; then
+  bad "$impl_kind unsubmitted: failed under record: $(tail_of unsub.err)"
+else
+  check exact unsub.out -- "$(report_of unsub.json)" --stderr unsub.err >unsub.check 2>&1 && ok \
+    || bad "$impl_kind unsubmitted: $(cat unsub.check)"
+fi
+
+# ---- indirect dispatches: timed, named apart ----
+if ! record --json ind.json -- "$app" indirect >ind.out 2>ind.err; then
+  bad "$impl_kind indirect: failed under record: $(tail_of ind.err)"
+else
+  check exact ind.out -- "$(report_of ind.json)" --stderr ind.err >ind.check 2>&1 && ok \
+    || bad "$impl_kind indirect: $(cat ind.check)"
+fi
+
+# ---- 5. exit() with everything alive: results still written ----
+if ! record --json norel.json -- "$app" no-release >norel.out 2>norel.err; then
+  bad "$impl_kind no-release: failed under record: $(tail_of norel.err)"
+else
+  check exact norel.out -- "$(report_of norel.json)" --stderr norel.err >norel.check 2>&1 && ok \
+    || bad "$impl_kind no-release: $(cat norel.check)"
+fi
+
+# ---- 6. a crash: the signal's status, a message naming it, what was collected written ----
+record --json crash.json -- "$app" crash >crash.out 2>crash.err
+status=$?
+[ "$status" -eq 139 ] && ok || bad "$impl_kind crash: exit status $status, want 139 (128 + SIGSEGV)"
+grep -Eqi 'SIGSEGV|signal 11|segmentation' crash.err && ok \
+  || bad "$impl_kind crash: no message naming the signal: $(tail_of crash.err)"
+crash_report="$(report_of crash.json)"
+if [ ! -f "$crash_report" ]; then
+  bad "$impl_kind crash: no report written (crash.json or crash.PID.N.json): $(echo crash.*)"
+else
+  check partial crash.out -- "$crash_report" >crash.check 2>&1 && ok || bad "$impl_kind crash: $(cat crash.check)"
+fi
+
+# ---- exit status: the program's own ----
+record --json three.json -- "$app" basic 3 >three.out 2>three.err
+status=$?
+[ "$status" -eq 3 ] && ok || bad "$impl_kind: program exiting 3 under record gave $status: $(tail_of three.err)"
+check exact three.out -- "$(report_of three.json)" >three.check 2>&1 && ok \
+  || bad "$impl_kind: reports of a program exiting 3: $(cat three.check)"
+record -- sh -c 'exit 5' >/dev/null 2>&1
+status=$?
+[ "$status" -eq 5 ] && ok || bad "sh exiting 5 under record gave $status"
+record -- sh -c 'kill -TERM $$' >/dev/null 2>term.err
+status=$?
+[ "$status" -eq 143 ] && ok || bad "sh killed by SIGTERM under record gave $status, want 143"
+
+# ---- several processes: one report each ----
+mkdir multi && cd multi || exit 1
+if ! record --json m.json -- sh -c '"$1" basic >a.out && "$1" indirect >b.out' - "$app" >multi.out 2>multi.err; then
+  bad "$impl_kind: two processes under record failed: $(tail_of multi.err)"
+else
+  shopt -s nullglob
+  reports=(m.[0-9]*.[0-9]*.json)
+  shopt -u nullglob
+  pids="$(printf '%s\n' "${reports[@]}" | cut -d. -f2 | sort -u | grep -c .)"
+  [ "${#reports[@]}" -eq 2 ] && [ "$pids" -eq 2 ] && ok \
+    || bad "$impl_kind: two processes wrote reports [${reports[*]}] (want m.PID.N.json for two PIDs)"
+  check exact a.out b.out -- "${reports[@]}" >multi.check 2>&1 && ok || bad "$impl_kind: two processes: $(cat multi.check)"
+fi
+cd "$tmp" || exit 1
+
+# ---- usage ----
+record -- ./no-such-program >/dev/null 2>missing.err
+status=$?
+[ "$status" -eq 127 ] && grep -q 'no-such-program' missing.err && ok \
+  || bad "missing program: exit $status (want 127), message: $(cat missing.err)"
+printf 'not a program\n' >plain.txt
+record -- ./plain.txt >/dev/null 2>noexec.err
+status=$?
+[ "$status" -eq 126 ] && grep -q 'plain.txt' noexec.err && ok \
+  || bad "program that cannot be executed: exit $status (want 126, as a shell), message: $(cat noexec.err)"
+for args in "" "--" "--json x.json" "$app basic"; do
+  # shellcheck disable=SC2086 # the words are the arguments
+  record $args >/dev/null 2>usage.err
+  status=$?
+  # The message shows where the program goes: the synopsis, or a word about `--`.
+  [ "$status" -eq 2 ] && grep -q -- '--' usage.err && ok \
+    || bad "record $args: exit $status (want 2, saying the program comes after --): $(cat usage.err)"
+done
+record --strategy bogus -- "$app" basic >/dev/null 2>badopt.err
+status=$?
+[ "$status" -eq 2 ] && grep -q 'bogus' badopt.err && ok \
+  || bad "record --strategy bogus: exit $status (want 2, naming it): $(cat badopt.err)"
+record --sample-every many -- "$app" basic >/dev/null 2>badopt.err
+status=$?
+[ "$status" -eq 2 ] && grep -q 'many' badopt.err && ok \
+  || bad "record --sample-every many: exit $status (want 2, naming it): $(cat badopt.err)"
+record --json "$tmp/no/such/folder/r.json" -- "$app" basic >/dev/null 2>unwritable.err
+status=$?
+{ [ "$status" -eq 1 ] || [ "$status" -eq 2 ]; } && grep -q 'no/such/folder/r.json' unwritable.err && ok \
+  || bad "unwritable report: exit $status (want 1 or 2, naming the path): $(tail_of unwritable.err)"
+
+finish
