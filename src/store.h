@@ -109,6 +109,17 @@ uint32_t wgprof__store_collected(const wgprof__store *store);
 uint32_t wgprof__store_strategies(const wgprof__store *store);
 /* Counts a batch that was never timed because every readback frame was in flight. */
 void wgprof__store_count_dropped(wgprof__store *store, size_t dispatches);
+
+/* ---- merging (store_merge.c) ---- */
+/* dst takes src's origin where it has none yet, so that the clock fit of src holds for dst. */
+void wgprof__store_adopt_origin(wgprof__store *dst, const wgprof__store *src);
+/* The smallest valid begin tick of batch `index`; UINT64_MAX where it has no valid record. */
+uint64_t wgprof__store_batch_first_tick(const wgprof__store *store, uint32_t index);
+/* Appends collected batch `index` of src to dst, collected: its records (sites interned anew,
+ * raw ticks converted again on dst's origin, reasons kept) and the scope instances that lie
+ * within it. */
+wgprof_status wgprof__store_copy_batch(wgprof__store *dst, const wgprof__store *src, uint32_t index);
+void wgprof__store_add_dropped(wgprof__store *dst, const wgprof__store *src);
 uint64_t wgprof__store_dropped(const wgprof__store *store, uint64_t *dispatches);
 
 /* ---- collecting ---- */

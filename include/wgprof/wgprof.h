@@ -369,6 +369,14 @@ WGPROF_API uint32_t wgprof_pool_in_flight(const wgprof_pool *pool);
  * receives how many timed dispatches they held. */
 WGPROF_API uint64_t wgprof_pool_dropped(const wgprof_pool *pool, uint64_t *dispatches);
 
+/* A new pool holding copies of the collected records of `pools`, all of one device: one report
+ * over several pools (the graphs of a program, or encoders timed side by side). Its batches come
+ * in the order their GPU work began, its times on the first pool's origin, with the first
+ * pool's clock fit; scopes are copied where they lie within one batch; dropped batches are
+ * summed. It records nothing itself (it has no query sets): summarise it, report it, destroy it
+ * with wgprof_pool_destroy(). The pools are only read, and stay as they are. */
+WGPROF_API wgprof_status wgprof_pool_merge(const wgprof_pool *const *pools, size_t count, wgprof_pool **out);
+
 /* Drops all records, batches, scopes, names (borrowed kernel strings become invalid) and the
  * count of dropped batches; keeps the query sets, the readback frames and the clock fit. Batches
  * still in flight are abandoned: their frames come back once their readback completes. */
