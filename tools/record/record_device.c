@@ -265,17 +265,42 @@ static void setup(wgprof_rec_session *s)
         wgprof_rec_say("device %u: %s: it runs unprofiled", s->index,
                        !info->profiling_available ? info->unavailable_reason
                                                   : "no timestamps inside compute passes on this device");
-    } else {
-        /* More readback frames than the library's default: the program submits at its own
-         * pace, and a full ring drops a batch rather than wait. */
-        wgprof_pool_desc pd = {.readback_frames = 8};
-        st = wgprof_pool_create(s->wdev, &pd, &s->pool);
-        if (st != WGPROF_OK) {
-            wgprof_rec_say("device %u: no query pool (%s): it runs unprofiled", s->index, wgprof_status_str(st));
+    } else if (!wgprof_rec_lane_take(s, NULL)) {
+        wgprof_rec_say("device %u: no query pool: it runs unprofiled", s->index);
+    }
+    s->broken = !s->lane_count;
+    wgprof_rec_leave();
+}
+
+wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *s, WGPUCommandEncoder enc)
+{
+    for (unsigned i = 0; i < s->lane_count; i++) {
+        if (!s->lanes[i].owner) {
+            s->lanes[i].owner = enc;
+            s->lanes[i].chain_begun = false;
+            return &s->lanes[i];
         }
     }
-    s->broken = !s->pool;
+    if (s->lane_count == WGPROF_REC_LANES) {
+        return NULL;
+    }
+    wgprof_rec_lane *lane = &s->lanes[s->lane_count];
+    /* More readback frames than the library's default: the program submits at its own pace,
+     * and a full ring drops a batch rather than wait. */
+    wgprof_pool_desc pd = {.readback_frames = 8};
+    wgprof_rec_enter();
+    wgprof_status st = wgprof_pool_create(s->wdev, &pd, &lane->pool);
     wgprof_rec_leave();
+    if (st != WGPROF_OK) {
+        wgprof__log(WGPROF_LOG_WARN, "wgprof record: device %u: no query pool for lane %u (%s)", s->index,
+                    s->lane_count, wgprof_status_str(st));
+        return NULL;
+    }
+    lane->session = s;
+    lane->owner = enc;
+    lane->chain_begun = false;
+    s->lane_count++;
+    return lane;
 }
 
 wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device)
@@ -291,11 +316,17 @@ static void collect_session(void *value, void *user)
 {
     (void)user;
     wgprof_rec_session *s = value;
-    if (!s->pool || s->finished || !wgprof_pool_in_flight(s->pool)) {
+    if (s->finished) {
         return;
     }
     uint32_t taken = 0;
-    wgprof_pool_collect_ready(s->pool, &taken);
+    for (unsigned i = 0; i < s->lane_count; i++) {
+        uint32_t lane_taken = 0;
+        if (wgprof_pool_in_flight(s->lanes[i].pool)) {
+            wgprof_pool_collect_ready(s->lanes[i].pool, &lane_taken);
+        }
+        taken += lane_taken;
+    }
     uint64_t now = wgprof_cpu_now_ns();
     if (taken && now - s->last_snapshot_ns >= SNAPSHOT_EVERY_NS) {
         s->last_snapshot_ns = now;
@@ -316,17 +347,23 @@ static void finish_session(void *value, void *user)
 {
     (void)user;
     wgprof_rec_session *s = value;
-    if (s->finished || !s->pool) {
+    if (s->finished || !s->lane_count) {
         return;
     }
     wgprof_rec_enter();
-    if (s->owner) {
-        wgprof_pool_discard(s->pool); /* encoded, never submitted */
-        s->owner = NULL;
-        s->owner_buffer = NULL;
-    }
-    if (wgprof_pool_in_flight(s->pool)) {
-        wgprof_pool_collect(s->pool);
+    for (unsigned i = 0; i < s->lane_count; i++) {
+        wgprof_rec_lane *lane = &s->lanes[i];
+        if (lane->owner) {
+            size_t before = wgprof_pool_count(lane->pool);
+            if (wgprof_pool_discard(lane->pool) == WGPROF_OK) { /* encoded, never submitted */
+                s->discarded += before - wgprof_pool_count(lane->pool);
+            }
+            lane->owner = NULL;
+            lane->owner_buffer = NULL;
+        }
+        if (wgprof_pool_in_flight(lane->pool)) {
+            wgprof_pool_collect(lane->pool);
+        }
     }
     wgprof_rec_output_write(s, true);
     s->finished = true;
@@ -342,7 +379,9 @@ static void release_session(WGPUDevice device)
     }
     finish_session(s, NULL);
     wgprof_rec_enter();
-    wgprof_pool_destroy(s->pool);
+    for (unsigned i = 0; i < s->lane_count; i++) {
+        wgprof_pool_destroy(s->lanes[i].pool);
+    }
     wgprof_device_destroy(s->wdev);
     wgprof_rec_leave();
     wgprof__free(s);

@@ -3,18 +3,25 @@
  * dispatches are timed in the pool of its device's session (a chain of in-pass timestamps, or
  * pairs with --strategy inside), pass labels and debug groups become scopes, and the batch is
  * resolved in a command buffer of wgprof's appended to the submit that carries the encoder's
- * buffer, then read back without blocking. One encoder at a time holds a session's pool: the
- * dispatches of an encoder recorded while another holds it are counted, not timed. Work
- * encoded and never submitted is forgotten.
+ * buffer, then read back without blocking. Each encoder holds a lane (a pool) of its device's
+ * session from its first timed work to its submit; encoders recorded side by side hold one
+ * each. Work encoded and never submitted is forgotten.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
 #include "record_lib.h"
+#include "wgsl_workgroup.h"
+
+typedef struct pipeline_info {
+    char *name;
+    uint32_t workgroup_size[3]; /* read from the WGSL; 0,0,0 when it cannot be told */
+} pipeline_info;
 
 typedef struct encoder_state {
     wgprof_rec_session *session;
+    wgprof_rec_lane *lane; /* the lane it holds; NULL before its first timed work, or none free */
     bool sampled;     /* --sample-every chose it */
     bool finished;
     unsigned debug_depth; /* scopes of its own debug groups open */
@@ -23,17 +30,34 @@ typedef struct encoder_state {
 typedef struct pass_state {
     WGPUCommandEncoder encoder;
     wgprof_rec_session *session;
-    WGPUComputePipeline pipeline;
-    bool timed;       /* its encoder holds the pool */
+    wgprof_rec_lane *lane; /* its encoder's: NULL where its dispatches are not timed */
+    const pipeline_info *pipeline; /* set last */
     bool label_scope; /* a scope named by its label is open */
     unsigned debug_depth;
 } pass_state;
 
-static wgprof_rec_map g_pipelines; /* WGPUComputePipeline -> kernel name */
-static wgprof_rec_map g_modules;   /* WGPUShaderModule -> its label */
+typedef struct module_info {
+    char *label;  /* "" when none */
+    char *source; /* its WGSL; NULL for other sources */
+} module_info;
+
+/* What the program holds for each compute pipeline it creates: Dawn hands out one object for
+ * pipelines that differ only in their labels (its cache), so the program's handle must be
+ * wgprof's own to tell them apart. The proxy holds one reference to the implementation's
+ * pipeline and counts the program's; its info outlives it (a pass set to it before its release
+ * still names its dispatches). Every hook that takes a compute pipeline translates it, also
+ * for libwgprof's own calls (a graph made with the program's pipelines). */
+typedef struct pipeline_proxy {
+    WGPUComputePipeline real;
+    const pipeline_info *info;
+    long refs;
+} pipeline_proxy;
+
+static wgprof_rec_map g_pipelines; /* the program's WGPUComputePipeline -> pipeline_proxy */
+static wgprof_rec_map g_modules;   /* WGPUShaderModule -> module_info */
 static wgprof_rec_map g_encoders;  /* WGPUCommandEncoder -> encoder_state */
 static wgprof_rec_map g_passes;    /* WGPUComputePassEncoder -> pass_state */
-static wgprof_rec_map g_buffers;   /* WGPUCommandBuffer holding a batch -> its session */
+static wgprof_rec_map g_buffers;   /* WGPUCommandBuffer holding a batch -> its lane */
 static unsigned g_pipeline_count;
 
 static bool hooks_on(void) { return wgprof_rec_active() && !wgprof_rec_inside(); }
@@ -58,18 +82,53 @@ static char *copy_view(WGPUStringView v)
 
 /* ---- names ---- */
 
+static void free_module(module_info *m)
+{
+    if (m) {
+        wgprof__free(m->label);
+        wgprof__free(m->source);
+        wgprof__free(m);
+    }
+}
+
+static void free_pipeline(pipeline_info *p)
+{
+    if (p) {
+        wgprof__free(p->name);
+        wgprof__free(p);
+    }
+}
+
+/* The WGSL of a shader module descriptor, where its chain holds one. */
+static const WGPUShaderSourceWGSL *wgsl_of(WGPUShaderModuleDescriptor const *d)
+{
+    for (const WGPUChainedStruct *c = d->nextInChain; c; c = c->next) {
+        if (c->sType == WGPUSType_ShaderSourceWGSL) {
+            return (const WGPUShaderSourceWGSL *)(const void *)c;
+        }
+    }
+    return NULL;
+}
+
+/* Kept for naming pipelines (the label) and for their workgroup sizes (the WGSL). */
 WGPROF_REC_EXPORT WGPUShaderModule wgpuDeviceCreateShaderModule(WGPUDevice device,
                                                                 WGPUShaderModuleDescriptor const *descriptor)
 {
     WGPUShaderModule module = wgprof_rec_real()->wgpuDeviceCreateShaderModule(device, descriptor);
-    if (module && descriptor && view_length(descriptor->label) && hooks_on()) {
-        wgprof_rec_lock();
-        char *label = copy_view(descriptor->label);
-        if (label && !wgprof_rec_map_put(&g_modules, module, label)) {
-            wgprof__free(label);
-        }
-        wgprof_rec_unlock();
+    if (!module || !descriptor || !hooks_on()) {
+        return module;
     }
+    const WGPUShaderSourceWGSL *wgsl = wgsl_of(descriptor);
+    wgprof_rec_lock();
+    module_info *m = wgprof__calloc(1, sizeof *m);
+    if (m) {
+        m->label = copy_view(descriptor->label);
+        m->source = wgsl ? copy_view(wgsl->code) : NULL;
+        if (!m->label || !wgprof_rec_map_put(&g_modules, module, m)) {
+            free_module(m);
+        }
+    }
+    wgprof_rec_unlock();
     return module;
 }
 
@@ -77,45 +136,119 @@ WGPROF_REC_EXPORT void wgpuShaderModuleRelease(WGPUShaderModule module)
 {
     if (hooks_on()) {
         wgprof_rec_lock();
-        wgprof__free(wgprof_rec_map_take(&g_modules, module));
+        free_module(wgprof_rec_map_take(&g_modules, module));
         wgprof_rec_unlock();
     }
     wgprof_rec_real()->wgpuShaderModuleRelease(module);
 }
 
-/* "label:entry": the pipeline's label, else its shader module's, else "pipeline<N>" in the
- * order pipelines were created; ":entry" left out where the program named no entry point. */
-static char *kernel_name(WGPUComputePipelineDescriptor const *d)
+/* The entry point a pipeline names, or where it names none, the module's only @compute one. */
+static bool entry_point(WGPUComputePipelineDescriptor const *d, const module_info *m, char *out, size_t cap)
 {
-    char label[256];
-    const char *module_label = d->compute.module ? wgprof_rec_map_get(&g_modules, d->compute.module) : NULL;
+    size_t n = view_length(d->compute.entryPoint);
+    if (n) {
+        snprintf(out, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), d->compute.entryPoint.data);
+        return true;
+    }
+    const char *at = m && m->source ? strstr(m->source, "@compute") : NULL;
+    const char *fn = at ? strstr(at, "fn ") : NULL;
+    if (!fn || strstr(at + 8, "@compute")) {
+        return false;
+    }
+    fn += 3;
+    while (*fn == ' ' || *fn == '\t' || *fn == '\n') {
+        fn++;
+    }
+    size_t len = strcspn(fn, " \t\n(");
+    snprintf(out, cap, "%.*s", (int)(len < cap - 1 ? len : cap - 1), fn);
+    return len > 0;
+}
+
+/* The pipeline's workgroup size from its module's WGSL and constants; 0,0,0 when unknown. */
+static void workgroup_size(WGPUComputePipelineDescriptor const *d, const module_info *m, const char *entry,
+                           uint32_t out[3])
+{
+    enum { MAX_CONSTANTS = 64 };
+    memset(out, 0, 3 * sizeof *out);
+    if (!m || !m->source || !entry[0] || d->compute.constantCount > MAX_CONSTANTS) {
+        return;
+    }
+    wgsl_constant constants[MAX_CONSTANTS];
+    char names[MAX_CONSTANTS][128];
+    size_t count = d->compute.constantCount;
+    for (size_t i = 0; i < count; i++) {
+        size_t n = view_length(d->compute.constants[i].key);
+        snprintf(names[i], sizeof names[i], "%.*s", (int)(n < 127 ? n : 127), n ? d->compute.constants[i].key.data : "");
+        constants[i].name = names[i];
+        constants[i].value = d->compute.constants[i].value;
+    }
+    char why[256];
+    if (!wgsl_workgroup_size(m->source, entry, constants, count, out, why, sizeof why)) {
+        memset(out, 0, 3 * sizeof *out);
+    }
+}
+
+/* The pipeline's kernel name, "label:entry" (the pipeline's label, else its shader module's,
+ * else "pipeline<N>" in the order pipelines were created; ":entry" left out where no entry
+ * point can be told), and its workgroup size. */
+static pipeline_info *describe(WGPUComputePipelineDescriptor const *d)
+{
+    pipeline_info *p = wgprof__calloc(1, sizeof *p);
+    if (!p) {
+        return NULL;
+    }
+    const module_info *m = d->compute.module ? wgprof_rec_map_get(&g_modules, d->compute.module) : NULL;
+    char label[256], entry[256], name[600];
     size_t n = view_length(d->label);
     if (n) {
         snprintf(label, sizeof label, "%.*s", (int)(n < 255 ? n : 255), d->label.data);
-    } else if (module_label) {
-        snprintf(label, sizeof label, "%s", module_label);
+    } else if (m && m->label[0]) {
+        snprintf(label, sizeof label, "%s", m->label);
     } else {
         snprintf(label, sizeof label, "pipeline%u", g_pipeline_count);
     }
     g_pipeline_count++;
-    size_t e = view_length(d->compute.entryPoint);
-    char name[600];
-    if (e) {
-        snprintf(name, sizeof name, "%s:%.*s", label, (int)(e < 255 ? e : 255), d->compute.entryPoint.data);
+    bool has_entry = entry_point(d, m, entry, sizeof entry);
+    if (has_entry) {
+        snprintf(name, sizeof name, "%s:%s", label, entry);
+        workgroup_size(d, m, entry, p->workgroup_size);
     } else {
         snprintf(name, sizeof name, "%s", label);
     }
-    return wgprof__strdup(name);
+    p->name = wgprof__strdup(name);
+    if (!p->name) {
+        wgprof__free(p);
+        return NULL;
+    }
+    return p;
 }
 
-static void name_pipeline(WGPUComputePipeline pipeline, char *name)
+/* The program's handle for `real`, described by `info` (which it takes); `real` itself where
+ * there is no memory for a proxy. */
+static WGPUComputePipeline proxy_for(WGPUComputePipeline real, pipeline_info *info)
 {
-    char *old = wgprof_rec_map_get(&g_pipelines, pipeline);
-    if (name && wgprof_rec_map_put(&g_pipelines, pipeline, name)) {
-        wgprof__free(old);
-    } else {
-        wgprof__free(name);
+    pipeline_proxy *x = info ? wgprof__calloc(1, sizeof *x) : NULL;
+    if (!x || !wgprof_rec_map_put(&g_pipelines, x, x)) {
+        wgprof__free(x);
+        free_pipeline(info);
+        return real;
     }
+    x->real = real;
+    x->info = info;
+    x->refs = 1;
+    return (WGPUComputePipeline)(void *)x;
+}
+
+/* The implementation's pipeline for the program's handle (and its info, where it is a proxy). */
+static WGPUComputePipeline real_pipeline(WGPUComputePipeline handle, const pipeline_info **info)
+{
+    wgprof_rec_lock();
+    pipeline_proxy *x = wgprof_rec_map_get(&g_pipelines, handle);
+    wgprof_rec_unlock();
+    if (info) {
+        *info = x ? x->info : NULL;
+    }
+    return x ? x->real : handle;
 }
 
 WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice device,
@@ -124,7 +257,7 @@ WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice
     WGPUComputePipeline p = wgprof_rec_real()->wgpuDeviceCreateComputePipeline(device, descriptor);
     if (p && descriptor && hooks_on()) {
         wgprof_rec_lock();
-        name_pipeline(p, kernel_name(descriptor));
+        p = proxy_for(p, describe(descriptor));
         wgprof_rec_unlock();
     }
     return p;
@@ -132,7 +265,7 @@ WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice
 
 typedef struct pipeline_request {
     WGPUCreateComputePipelineAsyncCallbackInfo theirs;
-    char *name;
+    pipeline_info *info;
 } pipeline_request;
 
 static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipeline pipeline, WGPUStringView message,
@@ -142,9 +275,9 @@ static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipelin
     pipeline_request *req = userdata1;
     wgprof_rec_lock();
     if (status == WGPUCreatePipelineAsyncStatus_Success && pipeline) {
-        name_pipeline(pipeline, req->name);
+        pipeline = proxy_for(pipeline, req->info);
     } else {
-        wgprof__free(req->name);
+        free_pipeline(req->info);
     }
     wgprof_rec_unlock();
     if (req->theirs.callback) {
@@ -153,6 +286,7 @@ static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipelin
     wgprof__free(req);
 }
 
+/* Described now, from the descriptor the program passes, which need not outlive this call. */
 WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice device,
                                                                   WGPUComputePipelineDescriptor const *descriptor,
                                                                   WGPUCreateComputePipelineAsyncCallbackInfo callbackInfo)
@@ -163,7 +297,7 @@ WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice dev
         return real->wgpuDeviceCreateComputePipelineAsync(device, descriptor, callbackInfo);
     }
     wgprof_rec_lock();
-    req->name = kernel_name(descriptor);
+    req->info = describe(descriptor);
     wgprof_rec_unlock();
     req->theirs = callbackInfo;
     WGPUCreateComputePipelineAsyncCallbackInfo ours = callbackInfo;
@@ -173,11 +307,46 @@ WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice dev
     return real->wgpuDeviceCreateComputePipelineAsync(device, descriptor, ours);
 }
 
+WGPROF_REC_EXPORT void wgpuComputePipelineAddRef(WGPUComputePipeline pipeline)
+{
+    wgprof_rec_lock();
+    pipeline_proxy *x = wgprof_rec_map_get(&g_pipelines, pipeline);
+    if (x) {
+        x->refs++;
+    }
+    wgprof_rec_unlock();
+    if (!x) {
+        wgprof_rec_real()->wgpuComputePipelineAddRef(pipeline);
+    }
+}
+
 WGPROF_REC_EXPORT void wgpuComputePipelineRelease(WGPUComputePipeline pipeline)
 {
-    /* Names stay: a record made before the release may still be named from it, and a new
-     * pipeline at the same address is named anew at its creation. */
-    wgprof_rec_real()->wgpuComputePipelineRelease(pipeline);
+    WGPUComputePipeline real = pipeline;
+    wgprof_rec_lock();
+    pipeline_proxy *x = wgprof_rec_map_get(&g_pipelines, pipeline);
+    if (x && --x->refs > 0) {
+        real = NULL;
+    } else if (x) {
+        real = x->real;
+        wgprof_rec_map_take(&g_pipelines, pipeline);
+        wgprof__free(x); /* its info stays: see pipeline_proxy */
+    }
+    wgprof_rec_unlock();
+    if (real) {
+        wgprof_rec_real()->wgpuComputePipelineRelease(real);
+    }
+}
+
+WGPROF_REC_EXPORT WGPUBindGroupLayout wgpuComputePipelineGetBindGroupLayout(WGPUComputePipeline pipeline,
+                                                                            uint32_t groupIndex)
+{
+    return wgprof_rec_real()->wgpuComputePipelineGetBindGroupLayout(real_pipeline(pipeline, NULL), groupIndex);
+}
+
+WGPROF_REC_EXPORT void wgpuComputePipelineSetLabel(WGPUComputePipeline pipeline, WGPUStringView label)
+{
+    wgprof_rec_real()->wgpuComputePipelineSetLabel(real_pipeline(pipeline, NULL), label);
 }
 
 /* ---- encoders ---- */
@@ -203,34 +372,30 @@ WGPROF_REC_EXPORT WGPUCommandEncoder wgpuDeviceCreateCommandEncoder(
     return enc;
 }
 
-/* Whether encoder `e` holds its session's pool, taking it where it is free. */
-static bool holds_pool(WGPUCommandEncoder enc, encoder_state *e)
+/* The lane encoder `e` holds, taking a free one at its first timed work; NULL where it is not
+ * timed (not sampled, finished, or every lane held). */
+static wgprof_rec_lane *lane_of(WGPUCommandEncoder enc, encoder_state *e)
 {
-    wgprof_rec_session *s = e->session;
-    if (!e->sampled || e->finished || s->finished) {
-        return false;
+    if (!e->lane && e->sampled && !e->finished && !e->session->finished) {
+        e->lane = wgprof_rec_lane_take(e->session, enc);
     }
-    if (!s->owner) {
-        s->owner = enc;
-        s->chain_begun = false;
-    }
-    return s->owner == enc;
+    return e->lane;
 }
 
-static void scope_begin(wgprof_rec_session *s, WGPUStringView label)
+static void scope_begin(wgprof_rec_lane *lane, WGPUStringView label)
 {
     char name[256];
     size_t n = view_length(label);
     snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), n ? label.data : "");
     wgprof_rec_enter();
-    wgprof_pool_scope_begin(s->pool, name);
+    wgprof_pool_scope_begin(lane->pool, name);
     wgprof_rec_leave();
 }
 
-static void scope_end(wgprof_rec_session *s)
+static void scope_end(wgprof_rec_lane *lane)
 {
     wgprof_rec_enter();
-    wgprof_pool_scope_end(s->pool);
+    wgprof_pool_scope_end(lane->pool);
     wgprof_rec_leave();
 }
 
@@ -240,8 +405,8 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderPushDebugGroup(WGPUCommandEncoder enc, 
     if (hooks_on()) {
         wgprof_rec_lock();
         encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
-        if (e && holds_pool(enc, e)) {
-            scope_begin(e->session, groupLabel);
+        if (e && lane_of(enc, e)) {
+            scope_begin(e->lane, groupLabel);
             e->debug_depth++;
         }
         wgprof_rec_unlock();
@@ -255,7 +420,7 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderPopDebugGroup(WGPUCommandEncoder enc)
         wgprof_rec_lock();
         encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
         if (e && e->debug_depth) {
-            scope_end(e->session);
+            scope_end(e->lane);
             e->debug_depth--;
         }
         wgprof_rec_unlock();
@@ -277,14 +442,14 @@ WGPROF_REC_EXPORT WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(
     if (p) {
         p->encoder = enc;
         p->session = e->session;
-        p->timed = holds_pool(enc, e);
-        if (p->timed && descriptor && view_length(descriptor->label)) {
-            scope_begin(p->session, descriptor->label);
+        p->lane = lane_of(enc, e);
+        if (p->lane && descriptor && view_length(descriptor->label)) {
+            scope_begin(p->lane, descriptor->label);
             p->label_scope = true;
         }
         if (!wgprof_rec_map_put(&g_passes, pass, p)) {
             if (p->label_scope) {
-                scope_end(p->session);
+                scope_end(p->lane);
             }
             wgprof__free(p);
         }
@@ -295,12 +460,13 @@ WGPROF_REC_EXPORT WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(
 
 WGPROF_REC_EXPORT void wgpuComputePassEncoderSetPipeline(WGPUComputePassEncoder pass, WGPUComputePipeline pipeline)
 {
-    wgprof_rec_real()->wgpuComputePassEncoderSetPipeline(pass, pipeline);
+    const pipeline_info *info = NULL;
+    wgprof_rec_real()->wgpuComputePassEncoderSetPipeline(pass, real_pipeline(pipeline, &info));
     if (hooks_on()) {
         wgprof_rec_lock();
         pass_state *p = wgprof_rec_map_get(&g_passes, pass);
         if (p) {
-            p->pipeline = pipeline;
+            p->pipeline = info;
         }
         wgprof_rec_unlock();
     }
@@ -312,8 +478,8 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderPushDebugGroup(WGPUComputePassEncod
     if (hooks_on()) {
         wgprof_rec_lock();
         pass_state *p = wgprof_rec_map_get(&g_passes, pass);
-        if (p && p->timed) {
-            scope_begin(p->session, groupLabel);
+        if (p && p->lane) {
+            scope_begin(p->lane, groupLabel);
             p->debug_depth++;
         }
         wgprof_rec_unlock();
@@ -327,7 +493,7 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderPopDebugGroup(WGPUComputePassEncode
         wgprof_rec_lock();
         pass_state *p = wgprof_rec_map_get(&g_passes, pass);
         if (p && p->debug_depth) {
-            scope_end(p->session);
+            scope_end(p->lane);
             p->debug_depth--;
         }
         wgprof_rec_unlock();
@@ -346,7 +512,7 @@ static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroup
     }
     wgprof_rec_lock();
     pass_state *p = wgprof_rec_map_get(&g_passes, pass);
-    if (!p || !p->timed) {
+    if (!p || !p->lane) {
         if (p) {
             p->session->dispatches++;
             encoder_state *e = wgprof_rec_map_get(&g_encoders, p->encoder);
@@ -360,26 +526,28 @@ static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroup
         wgprof_rec_unlock();
         return;
     }
-    wgprof_rec_session *s = p->session;
-    s->dispatches++;
-    const char *pipeline_name = wgprof_rec_map_get(&g_pipelines, p->pipeline);
+    wgprof_rec_lane *lane = p->lane;
+    p->session->dispatches++;
+    const pipeline_info *info = p->pipeline;
     char kernel[640];
-    snprintf(kernel, sizeof kernel, "%s%s", pipeline_name ? pipeline_name : "unknown pipeline",
-             indirect ? " (indirect)" : "");
+    snprintf(kernel, sizeof kernel, "%s%s", info ? info->name : "unknown pipeline", indirect ? " (indirect)" : "");
     wgprof_dispatch_desc d = {.kernel = kernel};
     memcpy(d.workgroups, workgroups, sizeof d.workgroups);
+    if (info && !indirect) {
+        memcpy(d.workgroup_size, info->workgroup_size, sizeof d.workgroup_size);
+    }
     wgprof_rec_enter();
     if (wgprof_rec_settings_get()->inside) {
-        wgprof_pool_begin(s->pool, pass, &d);
+        wgprof_pool_begin(lane->pool, pass, &d);
         run(pass, args);
-        wgprof_pool_end(s->pool, pass);
+        wgprof_pool_end(lane->pool, pass);
     } else {
-        if (!s->chain_begun) {
-            s->chain_begun = wgprof_pool_chain_begin(s->pool, pass) == WGPROF_OK;
+        if (!lane->chain_begun) {
+            lane->chain_begun = wgprof_pool_chain_begin(lane->pool, pass) == WGPROF_OK;
         }
         run(pass, args);
-        if (s->chain_begun) {
-            wgprof_pool_chain_next(s->pool, pass, &d);
+        if (lane->chain_begun) {
+            wgprof_pool_chain_next(lane->pool, pass, &d);
         }
     }
     wgprof_rec_leave();
@@ -428,10 +596,10 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderDispatchWorkgroupsIndirect(WGPUComp
 static void end_pass_scopes(pass_state *p)
 {
     for (; p->debug_depth; p->debug_depth--) {
-        scope_end(p->session);
+        scope_end(p->lane);
     }
     if (p->label_scope) {
-        scope_end(p->session);
+        scope_end(p->lane);
         p->label_scope = false;
     }
 }
@@ -466,18 +634,18 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderRelease(WGPUComputePassEncoder pass
 
 /* ---- finishing, abandoning and submitting ---- */
 
-/* The batch of the session's pool is forgotten: its encoder or buffer went unsubmitted. */
-static void abandon(wgprof_rec_session *s)
+/* The lane's batch is forgotten (its encoder or buffer went unsubmitted), and the lane is free. */
+static void abandon(wgprof_rec_lane *lane)
 {
     wgprof_rec_enter();
-    size_t before = wgprof_pool_count(s->pool);
-    if (wgprof_pool_discard(s->pool) == WGPROF_OK) {
-        s->discarded += before - wgprof_pool_count(s->pool);
+    size_t before = wgprof_pool_count(lane->pool);
+    if (wgprof_pool_discard(lane->pool) == WGPROF_OK) {
+        lane->session->discarded += before - wgprof_pool_count(lane->pool);
     }
     wgprof_rec_leave();
-    s->owner = NULL;
-    s->owner_buffer = NULL;
-    s->chain_begun = false;
+    lane->owner = NULL;
+    lane->owner_buffer = NULL;
+    lane->chain_begun = false;
 }
 
 WGPROF_REC_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder enc,
@@ -489,17 +657,18 @@ WGPROF_REC_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder 
         encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
         if (e) {
             e->finished = true;
-            wgprof_rec_session *s = e->session;
-            if (s->owner == enc && !s->finished) {
+            wgprof_rec_lane *lane = e->lane;
+            if (lane && !e->session->finished) {
                 for (; e->debug_depth; e->debug_depth--) {
-                    scope_end(s);
+                    scope_end(lane);
                 }
-                if (cb && wgprof_rec_map_put(&g_buffers, cb, s)) {
-                    s->owner_buffer = cb;
+                if (cb && wgprof_rec_map_put(&g_buffers, cb, lane)) {
+                    lane->owner_buffer = cb;
                 } else {
-                    abandon(s);
+                    abandon(lane);
                 }
             }
+            e->lane = NULL; /* the buffer holds the lane now */
         }
         wgprof_rec_unlock();
     }
@@ -512,8 +681,8 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderRelease(WGPUCommandEncoder enc)
         wgprof_rec_lock();
         encoder_state *e = wgprof_rec_map_take(&g_encoders, enc);
         if (e) {
-            if (e->session->owner == enc && !e->session->owner_buffer && !e->session->finished) {
-                abandon(e->session); /* released before finish */
+            if (e->lane && !e->session->finished) {
+                abandon(e->lane); /* released before finish */
             }
             wgprof__free(e);
         }
@@ -526,9 +695,9 @@ WGPROF_REC_EXPORT void wgpuCommandBufferRelease(WGPUCommandBuffer buffer)
 {
     if (hooks_on()) {
         wgprof_rec_lock();
-        wgprof_rec_session *s = wgprof_rec_map_take(&g_buffers, buffer);
-        if (s && s->owner_buffer == buffer && !s->finished) {
-            abandon(s); /* released unsubmitted */
+        wgprof_rec_lane *lane = wgprof_rec_map_take(&g_buffers, buffer);
+        if (lane && lane->owner_buffer == buffer && !lane->session->finished) {
+            abandon(lane); /* released unsubmitted */
         }
         wgprof_rec_unlock();
     }
@@ -537,8 +706,9 @@ WGPROF_REC_EXPORT void wgpuCommandBufferRelease(WGPUCommandBuffer buffer)
 
 enum { MAX_RESOLVES = 16 };
 
+/* The lanes whose batches a submit carries, and wgprof's command buffer resolving each. */
 typedef struct resolve_set {
-    wgprof_rec_session *sessions[MAX_RESOLVES];
+    wgprof_rec_lane *lanes[MAX_RESOLVES];
     WGPUCommandBuffer buffers[MAX_RESOLVES];
     size_t count;
 } resolve_set;
@@ -549,14 +719,14 @@ static void prepare_resolves(size_t n, WGPUCommandBuffer const *commands, resolv
 {
     const wgprof_rec_real_table *real = wgprof_rec_real();
     for (size_t i = 0; i < n && rs->count < MAX_RESOLVES; i++) {
-        wgprof_rec_session *s = wgprof_rec_map_take(&g_buffers, commands[i]);
-        if (!s || s->owner_buffer != commands[i] || s->finished) {
+        wgprof_rec_lane *lane = wgprof_rec_map_take(&g_buffers, commands[i]);
+        if (!lane || lane->owner_buffer != commands[i] || lane->session->finished) {
             continue;
         }
         wgprof_rec_enter();
-        WGPUCommandEncoder enc = real->wgpuDeviceCreateCommandEncoder(s->device, NULL);
+        WGPUCommandEncoder enc = real->wgpuDeviceCreateCommandEncoder(lane->session->device, NULL);
         WGPUCommandBuffer cb = NULL;
-        if (enc && wgprof_pool_resolve(s->pool, enc) == WGPROF_OK) {
+        if (enc && wgprof_pool_resolve(lane->pool, enc) == WGPROF_OK) {
             cb = real->wgpuCommandEncoderFinish(enc, NULL);
         }
         if (enc) {
@@ -564,68 +734,72 @@ static void prepare_resolves(size_t n, WGPUCommandBuffer const *commands, resolv
         }
         wgprof_rec_leave();
         if (cb) {
-            rs->sessions[rs->count] = s;
+            rs->lanes[rs->count] = lane;
             rs->buffers[rs->count++] = cb;
         } else {
-            abandon(s);
+            abandon(lane);
         }
     }
 }
 
-/* After the submit: each batch starts reading back, and its pool is free for the next encoder. */
+/* After the submit: each batch starts reading back, and its lane is free for the next encoder. */
 static void after_submit(resolve_set *rs)
 {
     const wgprof_rec_real_table *real = wgprof_rec_real();
     wgprof_rec_enter();
     for (size_t i = 0; i < rs->count; i++) {
-        wgprof_rec_session *s = rs->sessions[i];
-        wgprof_pool_read_async(s->pool);
+        wgprof_rec_lane *lane = rs->lanes[i];
+        wgprof_pool_read_async(lane->pool);
         real->wgpuCommandBufferRelease(rs->buffers[i]);
-        s->owner = NULL;
-        s->owner_buffer = NULL;
-        s->chain_begun = false;
+        lane->owner = NULL;
+        lane->owner_buffer = NULL;
+        lane->chain_begun = false;
     }
     wgprof_rec_leave();
     wgprof_rec_collect_ready();
 }
 
-/* The program's buffers with wgprof's resolves after them, in `all` (room for n + MAX_RESOLVES)
- * or the program's own array where there are none; returns the count. */
-static size_t with_resolves(size_t n, WGPUCommandBuffer const *commands, const resolve_set *rs,
-                            WGPUCommandBuffer *all, WGPUCommandBuffer const **out)
+/* Submits the program's buffers with wgprof's resolves after them; the submission index where
+ * `for_index` (wgpu-native's wgpuQueueSubmitForIndex), else 0. */
+static WGPUSubmissionIndex submit(WGPUQueue queue, size_t n, WGPUCommandBuffer const *commands, bool for_index)
 {
-    if (!rs->count) {
-        *out = commands;
-        return n;
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    resolve_set rs = {0};
+    prepare_resolves(n, commands, &rs);
+    WGPUCommandBuffer *all = rs.count ? wgprof__calloc(n + rs.count, sizeof *all) : NULL;
+    WGPUCommandBuffer const *list = commands;
+    size_t count = n;
+    if (all) {
+        memcpy(all, commands, n * sizeof *all);
+        memcpy(all + n, rs.buffers, rs.count * sizeof *all);
+        list = all;
+        count = n + rs.count;
     }
-    memcpy(all, commands, n * sizeof *all);
-    memcpy(all + n, rs->buffers, rs->count * sizeof *all);
-    *out = all;
-    return n + rs->count;
+    WGPUSubmissionIndex index = 0;
+    if (for_index) {
+        index = real->wgpuQueueSubmitForIndex(queue, count, list);
+    } else {
+        real->wgpuQueueSubmit(queue, count, list);
+    }
+    if (rs.count && !all) {
+        /* Out of memory for one list: the resolves follow in a submit of their own. */
+        wgprof_rec_enter();
+        real->wgpuQueueSubmit(queue, rs.count, rs.buffers);
+        wgprof_rec_leave();
+    }
+    wgprof__free(all);
+    after_submit(&rs);
+    return index;
 }
 
 WGPROF_REC_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, WGPUCommandBuffer const *commands)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
     if (!hooks_on() || !commands) {
-        real->wgpuQueueSubmit(queue, commandCount, commands);
+        wgprof_rec_real()->wgpuQueueSubmit(queue, commandCount, commands);
         return;
     }
     wgprof_rec_lock();
-    resolve_set rs = {0};
-    prepare_resolves(commandCount, commands, &rs);
-    WGPUCommandBuffer *all = rs.count ? wgprof__calloc(commandCount + rs.count, sizeof *all) : NULL;
-    if (rs.count && !all) {
-        for (size_t i = 0; i < rs.count; i++) {
-            real->wgpuCommandBufferRelease(rs.buffers[i]);
-        }
-        rs.count = 0; /* out of memory: these batches stay resolved and are never read */
-    }
-    WGPUCommandBuffer const *list = NULL;
-    size_t count = with_resolves(commandCount, commands, &rs, all, &list);
-    real->wgpuQueueSubmit(queue, count, list);
-    wgprof__free(all);
-    after_submit(&rs);
+    submit(queue, commandCount, commands, false);
     wgprof_rec_unlock();
 }
 
@@ -641,20 +815,7 @@ WGPROF_REC_EXPORT WGPUSubmissionIndex wgpuQueueSubmitForIndex(WGPUQueue queue, s
         return real->wgpuQueueSubmitForIndex(queue, commandCount, commands);
     }
     wgprof_rec_lock();
-    resolve_set rs = {0};
-    prepare_resolves(commandCount, commands, &rs);
-    WGPUCommandBuffer *all = rs.count ? wgprof__calloc(commandCount + rs.count, sizeof *all) : NULL;
-    if (rs.count && !all) {
-        for (size_t i = 0; i < rs.count; i++) {
-            real->wgpuCommandBufferRelease(rs.buffers[i]);
-        }
-        rs.count = 0;
-    }
-    WGPUCommandBuffer const *list = NULL;
-    size_t count = with_resolves(commandCount, commands, &rs, all, &list);
-    WGPUSubmissionIndex index = real->wgpuQueueSubmitForIndex(queue, count, list);
-    wgprof__free(all);
-    after_submit(&rs);
+    WGPUSubmissionIndex index = submit(queue, commandCount, commands, true);
     wgprof_rec_unlock();
     return index;
 }

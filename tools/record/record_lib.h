@@ -82,25 +82,34 @@ void wgprof_rec_output_write(wgprof_rec_session *session, bool final);
 
 /* ---- record_device.c ---- */
 
+/* One pool of a session, held by one command encoder at a time: the batch it records is
+ * resolved at the submit of that encoder's buffer. Encoders recorded side by side take a lane
+ * each; the session's reports merge the lanes (wgprof_pool_merge). */
+typedef struct wgprof_rec_lane {
+    wgprof_rec_session *session;
+    wgprof_pool *pool;
+    WGPUCommandEncoder owner;        /* NULL: free */
+    WGPUCommandBuffer owner_buffer;  /* once the owner is finished */
+    bool chain_begun;
+} wgprof_rec_lane;
+
+enum { WGPROF_REC_LANES = 8 };
+
 struct wgprof_rec_session {
     WGPUDevice device;        /* the program's */
     WGPUAdapter adapter;
     wgprof_device *wdev;      /* wgprof's view of it, made on first use */
-    wgprof_pool *pool;
+    wgprof_rec_lane lanes[WGPROF_REC_LANES];
+    unsigned lane_count;      /* lanes with a pool */
     unsigned index;           /* the process's devices in creation order, from 0 */
     long app_refs;            /* the program's references to the device */
     WGPUFeatureName added[4]; /* features the program did not ask for, hidden from it */
     unsigned added_count;
     bool broken;              /* wgprof could not set up: the device runs unprofiled */
     bool finished;            /* results written for good */
-    /* The command encoder whose dispatches the pool's open batch holds (NULL: none), and its
-     * command buffer once finished; the batch is resolved at that buffer's submit. */
-    WGPUCommandEncoder owner;
-    WGPUCommandBuffer owner_buffer;
-    bool chain_begun;
     uint64_t encoders;        /* command encoders created */
     uint64_t dispatches;      /* dispatches encoded, timed or not */
-    uint64_t untimed_overlap; /* dispatches in an encoder recorded while another held the pool */
+    uint64_t untimed_overlap; /* dispatches in an encoder recorded while every lane was held */
     uint64_t untimed_sampled; /* dispatches in encoders --sample-every skipped */
     uint64_t discarded;       /* dispatches in encoders never submitted */
     uint64_t last_snapshot_ns;
@@ -108,6 +117,9 @@ struct wgprof_rec_session {
 
 /* The session of `device`, set up on first use; NULL when it is not profiled. Under the lock. */
 wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device);
+/* A free lane of the session for encoder `enc` to hold (a new one where all are held and there
+ * is room); NULL when there is none. Under the lock. */
+wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *session, WGPUCommandEncoder enc);
 /* Takes every finished readback of every session, without blocking; writes a snapshot of the
  * results at most once a second. Under the lock. */
 void wgprof_rec_collect_ready(void);

@@ -79,17 +79,31 @@ static void write_meta(const wgprof_rec_session *s, const char *path)
 void wgprof_rec_output_write(wgprof_rec_session *s, bool final)
 {
     const wgprof_rec_settings *settings = wgprof_rec_settings_get();
-    if (!s->pool || !settings->dir[0]) {
+    if (!s->lane_count || !settings->dir[0]) {
         return;
     }
+    /* One lane's pool as it is; several merged into one for the reports. */
+    wgprof_pool *merged = NULL, *pool = s->lanes[0].pool;
+    if (s->lane_count > 1) {
+        const wgprof_pool *pools[WGPROF_REC_LANES];
+        for (unsigned i = 0; i < s->lane_count; i++) {
+            pools[i] = s->lanes[i].pool;
+        }
+        if (wgprof_pool_merge(pools, s->lane_count, &merged) != WGPROF_OK) {
+            wgprof_rec_say("device %u: out of memory merging the results", s->index);
+            return;
+        }
+        pool = merged;
+    }
     wgprof_summary *summary = NULL;
-    if (wgprof_summary_create(s->pool, &summary) != WGPROF_OK) {
+    if (wgprof_summary_create(pool, &summary) != WGPROF_OK) {
         wgprof_rec_say("device %u: out of memory summarising the results", s->index);
+        wgprof_pool_destroy(merged);
         return;
     }
     wgprof_report_desc report = {0};
     report.device = wgprof_device_describe(s->wdev);
-    report.pool = s->pool;
+    report.pool = pool;
     report.summary = summary;
     char base[PATH_CAP - 16];
     snprintf(base, sizeof base, "%s/%ld.%u", settings->dir, (long)getpid(), s->index);
@@ -123,4 +137,5 @@ void wgprof_rec_output_write(wgprof_rec_session *s, bool final)
         }
     }
     wgprof_summary_destroy(summary);
+    wgprof_pool_destroy(merged);
 }
