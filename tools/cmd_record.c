@@ -29,7 +29,7 @@ static const char record_usage[] =
     "entry point (label:entry); compute pass labels and debug groups become scopes.\n"
     "\n"
     "options:\n"
-    "  --json FILE          the JSON report (every dispatch; what 'wgprof diff' reads)\n"
+    "  --json FILE          the JSON report: every dispatch, kernel and scope\n"
     "  --html FILE          the HTML report: timeline, charts, tables\n"
     "  --trace FILE         a Chrome trace (Perfetto, chrome://tracing)\n"
     "  --csv FILE           every dispatch, one row each\n"
