@@ -53,12 +53,14 @@ test: build
 # test_oom, which counts every block through the allocation hook, and by LeakSanitizer on the
 # unit tests and fuzzers, which need no driver.
 FUZZ_SECONDS ?= 600
+# cppcheck walks the folders; clang-tidy takes the sources of each folder, subfolders named.
 LINT_DIRS = src tools bench tests examples
+TIDY_DIRS = $(LINT_DIRS) tools/record tests/record
 lint: build
 	@./scripts/install-deps.sh lint
 	cppcheck --quiet --enable=warning,performance,portability --std=c11 --error-exitcode=1 \
 		-I include -I $(BUILD)/include -I .deps/wgpu-native/include $(LINT_DIRS) fuzz
-	clang-tidy --quiet -p $(BUILD) --warnings-as-errors='*' $(foreach d,$(LINT_DIRS),$(wildcard $(d)/*.c))
+	clang-tidy --quiet -p $(BUILD) --warnings-as-errors='*' $(foreach d,$(TIDY_DIRS),$(wildcard $(d)/*.c))
 	@# The HTML report's script: a syntax check where Node.js is (Debian package nodejs; not
 	@# installed for this, test_html loads the page in Chromium and fails on any script error).
 	@if command -v node >/dev/null; then echo "node --check src/report_html/page.js"; \

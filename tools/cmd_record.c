@@ -5,6 +5,7 @@
  * paths (with .PID.N before the extension where several processes or devices made results)
  * and exits with the program's own status (128 + N for signal N, as a shell does).
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -237,11 +238,18 @@ static result_set *list_sets(const char *dir, size_t *count)
     result_set *sets = NULL;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        unsigned long pid, dev;
-        char tail[16];
-        if (n > 5 && strcmp(e->d_name + n - 5, ".json") == 0 && !strstr(e->d_name, ".trace.") &&
-            sscanf(e->d_name, "%lu.%lu.%15s", &pid, &dev, tail) == 3 && strcmp(tail, "json") == 0) {
+        /* PID.N.json, both numbers in decimal */
+        char *end = NULL;
+        errno = 0;
+        unsigned long pid = strtoul(e->d_name, &end, 10);
+        unsigned long dev = 0;
+        bool named = !errno && end != e->d_name && isdigit((unsigned char)e->d_name[0]) && *end == '.';
+        if (named) {
+            const char *n = end + 1;
+            dev = strtoul(n, &end, 10);
+            named = !errno && end != n && isdigit((unsigned char)*n) && strcmp(end, ".json") == 0;
+        }
+        if (named) {
             if (*count == cap) {
                 cap = cap ? cap * 2 : 8;
                 result_set *more = realloc(sets, cap * sizeof *sets);
@@ -282,17 +290,19 @@ static void print_file(const char *from)
     fclose(f);
 }
 
+/* The value of `key` in a PID.N.meta file of "key value" lines; 0 where it is not there. */
 static unsigned long long meta_value(const char *meta_path, const char *key)
 {
     FILE *f = fopen(meta_path, "r");
     if (!f) {
         return 0;
     }
-    char k[64];
-    unsigned long long v = 0, found = 0;
-    while (fscanf(f, "%63s %llu", k, &v) == 2) {
-        if (strcmp(k, key) == 0) {
-            found = v;
+    char line[256];
+    unsigned long long found = 0;
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, n) == 0 && line[n] == ' ') {
+            found = strtoull(line + n + 1, NULL, 10);
             break;
         }
     }
@@ -445,16 +455,9 @@ static void remove_folder(const char *dir)
 
 static int prepare_environment(const record_options *o, const char *dir, const char *preload)
 {
-    char formats[64] = "json";
-    if (o->files[WGPROF_FORMAT_HTML]) {
-        strcat(formats, ",html");
-    }
-    if (o->files[WGPROF_FORMAT_TRACE]) {
-        strcat(formats, ",trace");
-    }
-    if (o->files[WGPROF_FORMAT_CSV]) {
-        strcat(formats, ",csv");
-    }
+    char formats[64];
+    snprintf(formats, sizeof formats, "json%s%s%s", o->files[WGPROF_FORMAT_HTML] ? ",html" : "",
+             o->files[WGPROF_FORMAT_TRACE] ? ",trace" : "", o->files[WGPROF_FORMAT_CSV] ? ",csv" : "");
     char every[32];
     snprintf(every, sizeof every, "%lu", o->sample_every);
     /* A program that names its own implementation by WGPU_LIB_PATH keeps it; the preload
@@ -464,15 +467,13 @@ static int prepare_environment(const record_options *o, const char *dir, const c
         implementation = webgpu_loader_path();
     }
     const char *old_preload = getenv("LD_PRELOAD");
-    char *preloads = malloc(strlen(preload) + (old_preload ? strlen(old_preload) : 0) + 2);
+    bool more = old_preload && *old_preload;
+    size_t cap = strlen(preload) + (more ? strlen(old_preload) : 0) + 2;
+    char *preloads = malloc(cap);
     if (!preloads) {
         return CLI_FAILED;
     }
-    strcpy(preloads, preload);
-    if (old_preload && *old_preload) {
-        strcat(preloads, ":");
-        strcat(preloads, old_preload);
-    }
+    snprintf(preloads, cap, "%s%s%s", preload, more ? ":" : "", more ? old_preload : "");
     bool ok = set_env("WGPROF_RECORD_DIR", dir) && set_env("WGPROF_RECORD_LIBRARY", implementation) &&
               set_env("WGPROF_RECORD_STRATEGY", o->strategy) && set_env("WGPROF_RECORD_SAMPLE_EVERY", every) &&
               set_env("WGPROF_RECORD_FORMATS", formats) && set_env("WGPU_LIB_PATH", preload) &&
