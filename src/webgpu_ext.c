@@ -10,6 +10,11 @@
  * implement wgpuGetProcAddress (it aborts the process), while every implementation exports its
  * entry points as ordinary symbols.
  *
+ * Shader runtime checks: wgpu-native compiles every module with bounds checks and loop bounding
+ * (each loop gets an iteration counter, so that an infinite loop cannot hang the GPU) unless it
+ * is created through wgpuDeviceCreateShaderModuleTrusted, which takes the checks to keep. Dawn
+ * offers no per-module choice, so there the lookup finds nothing.
+ *
  * Dawn, on the devices wgprof creates: the toggle allow_unsafe_apis (also on the adapter request,
  * so that the adapter lists the in-pass timestamp feature; encoder timestamps need only the
  * toggle), timestamp_quantization off (on by default, it rounds every timestamp down to a
@@ -64,6 +69,7 @@ static void load_ext(void)
     *(void **)&g_ext.device_poll = lookup("wgpuDevicePoll");
     *(void **)&g_ext.queue_timestamp_period = lookup("wgpuQueueGetTimestampPeriod");
     *(void **)&g_ext.pass_write_timestamp = lookup("wgpuComputePassEncoderWriteTimestamp");
+    *(void **)&g_ext.create_trusted_module = lookup("wgpuDeviceCreateShaderModuleTrusted");
     uint32_t (*get_version)(void) = NULL;
     *(void **)&get_version = lookup("wgpuGetVersion");
     if (get_version) {
