@@ -156,7 +156,7 @@ static int write_reports(const cli_demo_options *o, wgprof_device *dev, wgprof_g
             rc = cli_fail("printing the report", s);
         }
     }
-    int file_rc = cli_write_reports(&desc, o->files, NULL);
+    int file_rc = cli_write_reports(&desc, o->files, NULL, NULL);
     return rc != CLI_OK ? rc : file_rc;
 }
 
