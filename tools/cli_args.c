@@ -68,6 +68,8 @@ const char cli_demo_usage[] =
     "                   compiles each kernel's pipeline (default 1)\n"
     "  --iterations N   times the step is executed and measured (default 3)\n"
     "  --fused-sdpa     attention as one sdpa_kv_cache kernel instead of three\n"
+    "  --shader-checks C  default, no-loop-bounding or none: the kernels' runtime checks, as\n"
+    "                   for wgprof run (wgpu-native only; Dawn: exit 2)\n"
     "  --json FILE      write the JSON report to FILE (without profiling it says why)\n"
     "  --tsv FILE       write the per-dispatch TSV report to FILE\n"
     "  --trace FILE     write a Chrome trace to FILE (Perfetto, chrome://tracing)\n"
@@ -303,7 +305,8 @@ cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_optio
         }
         bool takes_number = n < sizeof numeric / sizeof numeric[0];
         bool takes_seconds = strcmp(arg, "--timeout") == 0;
-        if (format < 0 && !takes_number && !takes_seconds) {
+        bool takes_checks = strcmp(arg, "--shader-checks") == 0;
+        if (format < 0 && !takes_number && !takes_seconds && !takes_checks) {
             return usage_error(error, cap, "unknown option '%s'", arg);
         }
         if (i + 1 >= argc || !argv[i + 1]) {
@@ -317,6 +320,11 @@ cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_optio
                                    numeric[n].min, numeric[n].max);
             }
             *numeric[n].value = (uint32_t)whole;
+        } else if (takes_checks) {
+            if (!wgprof_shader_checks_from_str(value, &o->model.shader_checks)) {
+                return usage_error(error, cap, "--shader-checks %s: expected default, no-loop-bounding or none", value);
+            }
+            o->shader_checks_given = true;
         } else if (takes_seconds) {
             if (!parse_positive(value, MAX_TIMEOUT_S, &o->timeout_s)) {
                 return usage_error(error, cap, "--timeout %s: expected a number of seconds above 0, at most %d", value,

@@ -47,6 +47,7 @@ typedef struct cli_demo_options {
     const char *files[WGPROF_FORMAT_HTML + 1]; /* by format; NULL: not asked for */
     bool quiet;
     double timeout_s;
+    bool shader_checks_given; /* --shader-checks was given: the reports name it */
 } cli_demo_options;
 
 extern const char cli_run_usage[];
