@@ -27,10 +27,10 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <threads.h>
 
+#include "config.h"
 #include "internal.h"
 #include "webgpu_ext.h"
 
@@ -39,31 +39,7 @@
 static const WGPUSType DAWN_STYPE_TOGGLES_DESCRIPTOR = (WGPUSType)0x0005000A;
 static const WGPUFeatureName DAWN_FEATURE_INSIDE_PASSES = (WGPUFeatureName)0x00050003;
 static const WGPUFeatureName DAWN_FEATURE_IMPLICIT_DEVICE_SYNCHRONIZATION = (WGPUFeatureName)0x00050004;
-/* Toggles WGPROF_DAWN_TOGGLES adds (comma-separated), for experiments such as measuring what
- * Dawn's robustness costs (disable_robustness): Dawn's checks are chosen per device, so they
- * cannot go through wgprof_shader_module_create. Read once, with the implementation. */
-enum { DAWN_EXTRA_TOGGLES_MAX = 8 };
-static char g_dawn_extra_text[512];
-static const char *g_dawn_enabled[1 + DAWN_EXTRA_TOGGLES_MAX] = {"allow_unsafe_apis"}; /* always */
-static size_t g_dawn_enabled_count = 1;
-
-static void read_dawn_extra_toggles(void)
-{
-    const char *env = getenv("WGPROF_DAWN_TOGGLES");
-    if (!env || !env[0]) {
-        return;
-    }
-    snprintf(g_dawn_extra_text, sizeof g_dawn_extra_text, "%s", env);
-    for (char *save = NULL, *t = strtok_r(g_dawn_extra_text, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (g_dawn_enabled_count == sizeof g_dawn_enabled / sizeof g_dawn_enabled[0]) {
-            wgprof__log(WGPROF_LOG_WARN, "WGPROF_DAWN_TOGGLES: more than %d toggles; '%s' and after are ignored",
-                        DAWN_EXTRA_TOGGLES_MAX, t);
-            break;
-        }
-        g_dawn_enabled[g_dawn_enabled_count++] = t;
-        wgprof__log(WGPROF_LOG_INFO, "Dawn device toggle enabled from WGPROF_DAWN_TOGGLES: %s", t);
-    }
-}
+static const char *const DAWN_ENABLED_TOGGLE = "allow_unsafe_apis"; /* always */
 static const char *const DAWN_DISABLED_TOGGLES[] = {"timestamp_quantization"};
 
 /* wgpu-native's native feature values, from its header where it is at hand. */
@@ -110,7 +86,6 @@ static void load_ext(void)
     } else if (lookup("wgpuDeviceTick")) {
         g_ext.kind = WGPROF__IMPL_DAWN;
         snprintf(g_ext.name, sizeof g_ext.name, "Dawn");
-        read_dawn_extra_toggles();
         g_ext.feature_inside_passes = DAWN_FEATURE_INSIDE_PASSES;
         g_ext.encoder_timestamps_by_toggle = true;
     } else {
@@ -125,12 +100,31 @@ const wgprof__ext *wgprof__ext_get(void)
     return &g_ext;
 }
 
+/* wgprof's toggles, and those WGPROF_DAWN_TOGGLES adds (comma-separated; read per device, as
+ * config.c reads every variable), for experiments such as measuring what Dawn's robustness costs
+ * (disable_robustness): Dawn's checks are chosen per device, so they cannot go through
+ * wgprof_shader_module_create. */
 static void *dawn_toggles(wgprof__chain *storage)
 {
+    storage->dawn_enabled[0] = DAWN_ENABLED_TOGGLE;
+    size_t count = 1;
+    const char *extra = wgprof__env_read().dawn_toggles;
+    if (extra && extra[0]) {
+        snprintf(storage->dawn_toggle_text, sizeof storage->dawn_toggle_text, "%s", extra);
+        for (char *save = NULL, *t = strtok_r(storage->dawn_toggle_text, ",", &save); t;
+             t = strtok_r(NULL, ",", &save)) {
+            if (count == WGPROF__DAWN_TOGGLES_MAX) {
+                wgprof__log(WGPROF_LOG_WARN, "WGPROF_DAWN_TOGGLES: at most %d toggles; '%s' and after are ignored",
+                            WGPROF__DAWN_TOGGLES_MAX - 1, t);
+                break;
+            }
+            storage->dawn_enabled[count++] = t;
+        }
+    }
     storage->dawn_toggles.chain.next = NULL;
     storage->dawn_toggles.chain.sType = DAWN_STYPE_TOGGLES_DESCRIPTOR;
-    storage->dawn_toggles.enabledToggleCount = g_dawn_enabled_count;
-    storage->dawn_toggles.enabledToggles = g_dawn_enabled;
+    storage->dawn_toggles.enabledToggleCount = count;
+    storage->dawn_toggles.enabledToggles = storage->dawn_enabled;
     storage->dawn_toggles.disabledToggleCount = sizeof DAWN_DISABLED_TOGGLES / sizeof DAWN_DISABLED_TOGGLES[0];
     storage->dawn_toggles.disabledToggles = DAWN_DISABLED_TOGGLES;
     return &storage->dawn_toggles.chain;

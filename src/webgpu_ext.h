@@ -48,6 +48,9 @@ typedef struct wgprof__ext {
 
 const wgprof__ext *wgprof__ext_get(void);
 
+/* wgprof's own Dawn toggle and up to 7 from WGPROF_DAWN_TOGGLES. */
+enum { WGPROF__DAWN_TOGGLES_MAX = 8 };
+
 /* Storage for what the implementation needs chained on a descriptor; lives as long as the
  * descriptor's use. */
 typedef struct wgprof__chain {
@@ -58,6 +61,8 @@ typedef struct wgprof__chain {
         size_t disabledToggleCount;
         const char *const *disabledToggles;
     } dawn_toggles; /* Dawn's DawnTogglesDescriptor, laid out as its header has it */
+    const char *dawn_enabled[WGPROF__DAWN_TOGGLES_MAX]; /* its enabled toggles */
+    char dawn_toggle_text[512];                          /* WGPROF_DAWN_TOGGLES, split in place */
 #ifdef WGPROF__HAVE_WGPU_H
     WGPUInstanceExtras wgpu_instance;
 #endif
