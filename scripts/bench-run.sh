@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs the benchmarks from a built tree and writes their JSON into the folder $1
-# (default: out/). Set up for a GPU machine like scripts/device-run.sh (run that first there).
+# (default: out/), on the WebGPU implementation WGPROF_WEBGPU names (wgpu-native, dawn; default
+# the first found). Set up for a GPU machine as scripts/device-run.sh is (scripts/device-env.sh).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-out="${1:-$root/out}"
+out="$(mkdir -p "${1:-$root/out}" && cd "${1:-$root/out}" && pwd)"
 rounds="${ROUNDS:-7}"
 loops="${LOOPS:-4096}"
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$root/build:$root/.deps/wgpu-native/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$root/scripts/device-env.sh" "$out"
 "$root/build/bench/bench_host" "$rounds" >"$out/bench_host.json"
 "$root/build/bench/bench_accuracy" "$loops" >"$out/bench_accuracy.json"
 "$root/build/bench/bench_overhead" "$rounds" >"$out/bench_overhead.json"

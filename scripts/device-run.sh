@@ -1,53 +1,65 @@
 #!/usr/bin/env bash
-# Runs wgprof's checks on a machine with a real GPU from an already-built tree: `wgprof info`,
-# every test program, and the demo profiled and unprofiled. Meant for a GPU machine that cannot
-# install anything: the Vulkan loader (and jansson, for the unit tests) come as .deb files in
-# .gl/, unpacked here. Writes everything it prints into the folder named by $1 (default: out/).
+# Runs wgprof's checks on a machine with a real GPU from an already-built tree, on each WebGPU
+# implementation in $WEBGPU_IMPLS (default: "wgpu-native dawn"): `wgprof info`, every test
+# program, the demo profiled and unprofiled, the examples, and the compute-bound loop kernel with
+# each --shader-checks. The environment (Vulkan loader from .gl/, the NVIDIA ICD that works
+# headless) is scripts/device-env.sh's. Writes everything it prints into the folder named by $1
+# (default: out/), one subfolder per implementation.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-out="${1:-$root/out}"
-mkdir -p "$out"
+out="$(mkdir -p "${1:-$root/out}" && cd "${1:-$root/out}" && pwd)"
 cd "$root"
-if [ -d .gl ]; then
-  for f in .gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
-if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
-  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-fi
-# The build tree's run paths are those of the machine that built it.
-export LD_LIBRARY_PATH="$root/build:$root/.deps/wgpu-native/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$root/scripts/device-env.sh" "$out"
 wgprof="$root/build/tools/wgprof"
+impls="${WEBGPU_IMPLS:-wgpu-native dawn}"
 
 section() { printf '\n## %s\n\n' "$*"; }
-{
-  section "nvidia-smi"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || true
-  section "wgprof info"
+run_checks() { # run_checks IMPL: everything above on one implementation, files into $out/IMPL
+  local impl="$1" o="$out/$1" failed=0 t start r example
+  mkdir -p "$o"
+  export WGPROF_WEBGPU="$impl" # the test programs' choice; the CLI's too, as --webgpu
+  section "$impl: wgprof info"
   "$wgprof" info
   "$wgprof" info --json
-  section "tests"
-  failed=0
+  section "$impl: tests"
   for t in build/tests/test_* build/examples/example_*; do
     [ -x "$t" ] || continue
     start=$(date +%s%N)
-    if "$t" >"$out/$(basename "$t").log" 2>&1; then r=pass; else r=FAIL; failed=$((failed + 1)); fi
+    if "$t" >"$o/$(basename "$t").log" 2>&1; then r=pass; else r=FAIL; failed=$((failed + 1)); fi
     printf '%-28s %s  %6d ms  %s\n' "$(basename "$t")" "$r" "$((($(date +%s%N) - start) / 1000000))" \
-      "$(tail -n 1 "$out/$(basename "$t").log")"
+      "$(tail -n 1 "$o/$(basename "$t").log")"
   done
-  echo "test programs failed: $failed"
-  section "demo, unprofiled"
+  echo "$impl: test programs failed: $failed"
+  section "$impl: demo, unprofiled"
   "$wgprof" demo
   for strategy in pass inside chain; do
-    section "demo, profiled, strategy $strategy"
-    WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY=$strategy "$wgprof" demo --json "$out/demo-$strategy.json"
+    section "$impl: demo, profiled, strategy $strategy"
+    WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY=$strategy "$wgprof" demo --iterations 10 --json "$o/demo-$strategy.json"
   done
-  section "demo, profiled (auto), with the HTML report and the trace"
-  WEBGPU_TIMESTAMP_QUERY=1 "$wgprof" demo --iterations 5 --html "$out/demo.html" --trace "$out/demo.trace.json" \
-    --json "$out/demo.json"
+  section "$impl: demo, profiled (auto), with the HTML report and the trace"
+  WEBGPU_TIMESTAMP_QUERY=1 "$wgprof" demo --iterations 5 --html "$o/demo.html" --trace "$o/demo.trace.json" \
+    --json "$o/demo.json"
   for example in examples/*.json; do
-    section "wgprof run $example"
-    (cd "$out" && "$wgprof" run --summary "$root/$example")
+    section "$impl: wgprof run $example"
+    "$wgprof" run --summary --iterations 20 --json "$o/$(basename "$example" .json).json" "$example"
   done
-  rm -f "$out"/*.bin
+  # The loop kernel without the implementation's runtime checks: wgpu-native only, Dawn exit 2.
+  for checks in default no-loop-bounding none; do
+    section "$impl: wgprof run --shader-checks $checks examples/fma_loop.json"
+    "$wgprof" run --summary --iterations 20 --shader-checks "$checks" --json "$o/fma_loop-$checks.json" \
+      examples/fma_loop.json
+    echo "exit status $?"
+    [ -f examples/fma_loop_result.bin ] && md5sum examples/fma_loop_result.bin && rm -f examples/fma_loop_result.bin
+  done
+}
+{
+  section "nvidia-smi"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 || true
+  echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"
+  section "wgprof info without a working ICD (the hint)"
+  VK_DRIVER_FILES=/nonexistent.json "$wgprof" info
+  for impl in $impls; do
+    run_checks "$impl"
+  done
+  rm -f examples/*.bin
 } 2>&1 | tee "$out/summary.txt"

@@ -53,6 +53,7 @@ wgprof__environment wgprof__env_read(void)
     env.timestamp_query = flag("WEBGPU_TIMESTAMP_QUERY", WARN_TIMESTAMP_QUERY);
     env.disable_timestamps = flag("WGPROF_DISABLE_TIMESTAMPS", WARN_DISABLE_TIMESTAMPS);
     env.strategy_text = getenv("WGPROF_STRATEGY");
+    env.dawn_toggles = getenv("WGPROF_DAWN_TOGGLES");
     env.strategy = WGPROF_STRATEGY_AUTO;
     if (env.strategy_text && !wgprof_strategy_from_str(env.strategy_text, &env.strategy)) {
         warn_once(WARN_STRATEGY, "%s=%s: expected auto, pass, inside or chain; auto is used", "WGPROF_STRATEGY",

@@ -24,6 +24,8 @@ typedef struct wgprof__environment {
     bool disable_timestamps;    /* WGPROF_DISABLE_TIMESTAMPS likewise: request no timestamp feature */
     wgprof_strategy strategy;   /* WGPROF_STRATEGY's, or auto (unset, or a name it is not) */
     const char *strategy_text;  /* WGPROF_STRATEGY as given (NULL: unset), for messages */
+    const char *dawn_toggles;   /* WGPROF_DAWN_TOGGLES as given (NULL: unset): comma-separated
+                                   Dawn device toggles to enable beside wgprof's own */
 } wgprof__environment;
 
 /* Reads every variable now. */

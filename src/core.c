@@ -155,6 +155,7 @@ const char *wgprof_status_str(wgprof_status status)
     case WGPROF_ERR_TIMEOUT: return "WGPROF_ERR_TIMEOUT: submitted work did not finish in time";
     case WGPROF_ERR_STATE: return "WGPROF_ERR_STATE: call out of order";
     case WGPROF_ERR_IO: return "WGPROF_ERR_IO: writing output failed";
+    case WGPROF_ERR_UNSUPPORTED: return "WGPROF_ERR_UNSUPPORTED: the WebGPU implementation cannot do this";
     }
     return "WGPROF_ERR_UNKNOWN: unknown status";
 }

@@ -10,6 +10,11 @@
  * implement wgpuGetProcAddress (it aborts the process), while every implementation exports its
  * entry points as ordinary symbols.
  *
+ * Shader runtime checks: wgpu-native compiles every module with bounds checks and loop bounding
+ * (each loop gets an iteration counter, so that an infinite loop cannot hang the GPU) unless it
+ * is created through wgpuDeviceCreateShaderModuleTrusted, which takes the checks to keep. Dawn
+ * offers no per-module choice, so there the lookup finds nothing.
+ *
  * Dawn, on the devices wgprof creates: the toggle allow_unsafe_apis (also on the adapter request,
  * so that the adapter lists the in-pass timestamp feature; encoder timestamps need only the
  * toggle), timestamp_quantization off (on by default, it rounds every timestamp down to a
@@ -24,8 +29,11 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <threads.h>
 
+#include "config.h"
+#include "internal.h"
 #include "webgpu_ext.h"
 
 /* Dawn's values (its generated webgpu.h, 2026), declared here rather than taken from a header
@@ -33,7 +41,7 @@
 static const WGPUSType DAWN_STYPE_TOGGLES_DESCRIPTOR = (WGPUSType)0x0005000A;
 static const WGPUFeatureName DAWN_FEATURE_INSIDE_PASSES = (WGPUFeatureName)0x00050003;
 static const WGPUFeatureName DAWN_FEATURE_IMPLICIT_DEVICE_SYNCHRONIZATION = (WGPUFeatureName)0x00050004;
-static const char *const DAWN_ENABLED_TOGGLES[] = {"allow_unsafe_apis"};
+static const char *const DAWN_ENABLED_TOGGLE = "allow_unsafe_apis"; /* always */
 static const char *const DAWN_DISABLED_TOGGLES[] = {"timestamp_quantization"};
 
 /* wgpu-native's native feature values, from its header where it is at hand. */
@@ -75,6 +83,7 @@ static void load_ext(void)
     *(void **)&g_ext.device_poll = lookup("wgpuDevicePoll");
     *(void **)&g_ext.queue_timestamp_period = lookup("wgpuQueueGetTimestampPeriod");
     *(void **)&g_ext.pass_write_timestamp = lookup("wgpuComputePassEncoderWriteTimestamp");
+    *(void **)&g_ext.create_trusted_module = lookup("wgpuDeviceCreateShaderModuleTrusted");
     uint32_t (*get_version)(void) = NULL;
     *(void **)&get_version = lookup("wgpuGetVersion");
     if (get_version) {
@@ -108,12 +117,31 @@ const wgprof__ext *wgprof__ext_get(void)
     return &g_ext;
 }
 
+/* wgprof's toggles, and those WGPROF_DAWN_TOGGLES adds (comma-separated; read per device, as
+ * config.c reads every variable), for experiments such as measuring what Dawn's robustness costs
+ * (disable_robustness): Dawn's checks are chosen per device, so they cannot go through
+ * wgprof_shader_module_create. */
 static void *dawn_toggles(wgprof__chain *storage)
 {
+    storage->dawn_enabled[0] = DAWN_ENABLED_TOGGLE;
+    size_t count = 1;
+    const char *extra = wgprof__env_read().dawn_toggles;
+    if (extra && extra[0]) {
+        snprintf(storage->dawn_toggle_text, sizeof storage->dawn_toggle_text, "%s", extra);
+        for (char *save = NULL, *t = strtok_r(storage->dawn_toggle_text, ",", &save); t;
+             t = strtok_r(NULL, ",", &save)) {
+            if (count == WGPROF__DAWN_TOGGLES_MAX) {
+                wgprof__log(WGPROF_LOG_WARN, "WGPROF_DAWN_TOGGLES: at most %d toggles; '%s' and after are ignored",
+                            WGPROF__DAWN_TOGGLES_MAX - 1, t);
+                break;
+            }
+            storage->dawn_enabled[count++] = t;
+        }
+    }
     storage->dawn_toggles.chain.next = NULL;
     storage->dawn_toggles.chain.sType = DAWN_STYPE_TOGGLES_DESCRIPTOR;
-    storage->dawn_toggles.enabledToggleCount = sizeof DAWN_ENABLED_TOGGLES / sizeof DAWN_ENABLED_TOGGLES[0];
-    storage->dawn_toggles.enabledToggles = DAWN_ENABLED_TOGGLES;
+    storage->dawn_toggles.enabledToggleCount = count;
+    storage->dawn_toggles.enabledToggles = storage->dawn_enabled;
     storage->dawn_toggles.disabledToggleCount = sizeof DAWN_DISABLED_TOGGLES / sizeof DAWN_DISABLED_TOGGLES[0];
     storage->dawn_toggles.disabledToggles = DAWN_DISABLED_TOGGLES;
     return &storage->dawn_toggles.chain;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <webgpu/webgpu.h>
 
@@ -23,6 +24,8 @@
 typedef WGPUBool (*wgprof__device_poll_fn)(WGPUDevice, WGPUBool, const void *);
 typedef float (*wgprof__queue_period_fn)(WGPUQueue);
 typedef void (*wgprof__pass_write_timestamp_fn)(WGPUComputePassEncoder, WGPUQuerySet, uint32_t);
+/* wgpu-native's wgpuDeviceCreateShaderModuleTrusted; the last argument is its WGPUShaderRuntimeChecks. */
+typedef WGPUShaderModule (*wgprof__create_trusted_module_fn)(WGPUDevice, const WGPUShaderModuleDescriptor *, uint64_t);
 
 typedef enum wgprof__impl_kind { WGPROF__IMPL_OTHER, WGPROF__IMPL_WGPU_NATIVE, WGPROF__IMPL_DAWN } wgprof__impl_kind;
 
@@ -34,6 +37,8 @@ typedef struct wgprof__ext {
     wgprof__device_poll_fn device_poll;                   /* wgpu-native */
     wgprof__queue_period_fn queue_timestamp_period;       /* wgpu-native */
     wgprof__pass_write_timestamp_fn pass_write_timestamp; /* wgpu-native, Dawn */
+    wgprof__create_trusted_module_fn create_trusted_module; /* wgpu-native: a module with chosen
+                                                               runtime checks; NULL: no such way */
     WGPUFeatureName feature_inside_passes;                /* 0: none */
     WGPUFeatureName feature_inside_encoders;              /* 0: no feature (see below) */
     /* Encoder timestamps need no feature where the device has allow_unsafe_apis (Dawn): true on
@@ -52,6 +57,9 @@ const wgprof__ext *wgprof__ext_get(void);
  * wgprof's runs. */
 void wgprof__ext_use_library(void *handle);
 
+/* wgprof's own Dawn toggle and up to 7 from WGPROF_DAWN_TOGGLES. */
+enum { WGPROF__DAWN_TOGGLES_MAX = 8 };
+
 /* Storage for what the implementation needs chained on a descriptor; lives as long as the
  * descriptor's use. */
 typedef struct wgprof__chain {
@@ -62,6 +70,8 @@ typedef struct wgprof__chain {
         size_t disabledToggleCount;
         const char *const *disabledToggles;
     } dawn_toggles; /* Dawn's DawnTogglesDescriptor, laid out as its header has it */
+    const char *dawn_enabled[WGPROF__DAWN_TOGGLES_MAX]; /* its enabled toggles */
+    char dawn_toggle_text[512];                          /* WGPROF_DAWN_TOGGLES, split in place */
 #ifdef WGPROF__HAVE_WGPU_H
     WGPUInstanceExtras wgpu_instance;
 #endif
@@ -70,6 +80,21 @@ typedef struct wgprof__chain {
 /* Chains onto the instance descriptor, the adapter request and the device descriptor what the
  * implementation needs for compute profiling; the device's also receives the implementation's
  * extra required features (appended to `features`, whose room is `cap`; returns the count). */
+/* wgpu-native's WGPUShaderRuntimeChecks bits, from its header where it is at hand. */
+#ifdef WGPROF__HAVE_WGPU_H
+#define WGPROF__CHECK_BOUNDS ((uint64_t)WGPUShaderRuntimeChecks_BoundsChecks)
+#define WGPROF__CHECK_LOOP_BOUNDING ((uint64_t)WGPUShaderRuntimeChecks_ForceLoopBounding)
+#define WGPROF__CHECK_RAY_QUERY ((uint64_t)WGPUShaderRuntimeChecks_RayQueryInitializationTracking)
+#define WGPROF__CHECK_TASK_DISPATCH ((uint64_t)WGPUShaderRuntimeChecks_TaskShaderDispatchTracking)
+#define WGPROF__CHECK_MESH_INDICES ((uint64_t)WGPUShaderRuntimeChecks_MeshShaderPrimitiveIndicesClamp)
+#else
+#define WGPROF__CHECK_BOUNDS ((uint64_t)0x1)
+#define WGPROF__CHECK_LOOP_BOUNDING ((uint64_t)0x2)
+#define WGPROF__CHECK_RAY_QUERY ((uint64_t)0x4)
+#define WGPROF__CHECK_TASK_DISPATCH ((uint64_t)0x8)
+#define WGPROF__CHECK_MESH_INDICES ((uint64_t)0x10)
+#endif
+
 void wgprof__ext_chain_instance(WGPUInstanceDescriptor *desc, wgprof__chain *storage);
 void wgprof__ext_chain_adapter(WGPURequestAdapterOptions *options, wgprof__chain *storage);
 size_t wgprof__ext_chain_device(WGPUDeviceDescriptor *desc, wgprof__chain *storage, WGPUFeatureName *features,

@@ -10,6 +10,7 @@
 #include "summary_internal.h"
 #include "support.h"
 #include "testing.h"
+#include "wgprof/device_util.h"
 
 static void test_classify(void)
 {
@@ -925,6 +926,23 @@ static void test_quantum(void)
     wgprof_pool_destroy(p);
     CHECK_MSG(ts_last_log()[0] == '\0', "logged: %s", ts_last_log());
     wgprof_set_logger(NULL, NULL);
+/* The names --shader-checks takes map one to one onto the enum; anything else is refused, and
+ * creating a module checks its arguments before it touches a device. */
+static void test_shader_checks_names(void)
+{
+    for (int c = WGPROF_SHADER_CHECKS_DEFAULT; c <= WGPROF_SHADER_CHECKS_NONE; c++) {
+        const char *name = wgprof_shader_checks_str((wgprof_shader_checks)c);
+        wgprof_shader_checks back = (wgprof_shader_checks)99;
+        CHECK(name && wgprof_shader_checks_from_str(name, &back) && back == (wgprof_shader_checks)c);
+    }
+    CHECK(strcmp(wgprof_shader_checks_str(WGPROF_SHADER_CHECKS_NO_LOOP_BOUNDING), "no-loop-bounding") == 0);
+    CHECK(wgprof_shader_checks_str((wgprof_shader_checks)(WGPROF_SHADER_CHECKS_NONE + 1)) == NULL);
+    wgprof_shader_checks untouched = WGPROF_SHADER_CHECKS_NONE;
+    CHECK(!wgprof_shader_checks_from_str("None", &untouched) && untouched == WGPROF_SHADER_CHECKS_NONE);
+    CHECK(!wgprof_shader_checks_from_str("", &untouched) && !wgprof_shader_checks_from_str(NULL, &untouched));
+    WGPUShaderModule module = (WGPUShaderModule)&untouched;
+    CHECK(wgprof_shader_module_create(NULL, "", NULL, WGPROF_SHADER_CHECKS_DEFAULT, &module) ==
+          WGPROF_ERR_INVALID_ARGUMENT);
 }
 
 int main(void)
@@ -943,5 +961,6 @@ int main(void)
     test_strategy();
     test_quantum();
     test_unknown_workgroup_size();
+    test_shader_checks_names();
     return check_summary();
 }

@@ -212,4 +212,37 @@ spec "$good_buffer" "{\"name\": \"k\", \"wgsl\": \"$wg_expr\", \"workgroup_size\
 "$wgprof" run --quiet --warmup 0 --iterations 1 wgexprgiven.json 2>/dev/null && ok ||
   bad "an expression the spec's workgroup_size stands for does not run"
 
+# ---- --shader-checks: the kernels compiled without the implementation's runtime checks ----
+# wgpu-native can drop them (wgpuDeviceCreateShaderModuleTrusted): the same results, and the
+# reports name the setting. Dawn cannot: exit 2 and a message that says so.
+loop_wgsl='override ITERS: u32 = 8u;\n@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) { var x = f32(id.x) * 0.01; for (var k = 0u; k < ITERS; k++) { x = fma(x, 0.5, 1.0); } v[id.x] = x; }'
+spec '{"name": "v", "elements": 1024}' "{\"name\": \"k\", \"wgsl\": \"$loop_wgsl\", \"constants\": {\"ITERS\": 100}}" \
+  '{"kernel": "k", "workgroups": 16, "bindings": {"0": "v"}}' |
+  sed 's|}$|, "outputs": [{"buffer": "v", "file": "loop.bin"}]}|' >loop.json
+implementation="$("$wgprof" info --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["implementation"])')"
+"$wgprof" run --quiet --warmup 0 --iterations 1 loop.json 2>/dev/null && mv loop.bin loop.default.bin ||
+  bad "loop kernel with the default checks"
+for checks in none no-loop-bounding; do
+  out="$("$wgprof" run --warmup 0 --iterations 2 --json "loop.$checks.json" --shader-checks "$checks" loop.json 2>&1)"
+  status=$?
+  case "$implementation" in
+  wgpu-native*)
+    [ "$status" -eq 0 ] && printf '%s' "$out" | head -n 1 | grep -q "| shader checks $checks\$" &&
+      python3 - "loop.$checks.json" "$checks" <<'PY' && cmp -s loop.bin loop.default.bin && ok ||
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["shader_checks"] == sys.argv[2] and r["adapter"]["implementation"].startswith("wgpu-native"), r["shader_checks"]
+assert r["invalid"] == 0 and len(r["dispatches"]) == 2
+PY
+      bad "--shader-checks $checks on $implementation: exit $status: $out"
+    ;;
+  *)
+    [ "$status" -eq 2 ] && printf '%s' "$out" | grep -q -- "--shader-checks $checks: .*only wgpu-native can drop them" &&
+      [ ! -e "loop.$checks.json" ] && ok || bad "--shader-checks $checks on $implementation: exit $status (want 2): $out"
+    ;;
+  esac
+done
+out="$("$wgprof" run --shader-checks off x.json 2>&1)"; [ $? -eq 2 ] && printf '%s' "$out" | grep -q -- '--shader-checks off: expected default, no-loop-bounding or none' && ok || bad "bad --shader-checks"
+"$wgprof" run --help | grep -q -- '--shader-checks C' && ok || bad "run --help names --shader-checks"
+
 finish

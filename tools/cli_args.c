@@ -34,6 +34,11 @@ const char cli_run_usage[] =
     "                      (default 1000000)\n"
     "  --allow-path DIR    let the spec's paths reach into DIR too (repeatable); by default they\n"
     "                      must stay inside the spec's folder\n"
+    "  --shader-checks C   the runtime checks the kernels are compiled with: default (the\n"
+    "                      implementation's), no-loop-bounding (wgpu-native's loop counters\n"
+    "                      off) or none (bounds checks off too). For trusted WGSL only: to\n"
+    "                      measure what the checks cost. wgpu-native only (Dawn: exit 2); the\n"
+    "                      table's first line and the JSON report's \"shader_checks\" name it\n"
     "\n"
     "A FILE of '-' is stdout. Files are replaced whole (through a temporary file beside them) or\n"
     "left as they were; FIFOs and devices are written in place. Profiling is always on for run;\n"
@@ -63,6 +68,8 @@ const char cli_demo_usage[] =
     "                   compiles each kernel's pipeline (default 1)\n"
     "  --iterations N   times the step is executed and measured (default 3)\n"
     "  --fused-sdpa     attention as one sdpa_kv_cache kernel instead of three\n"
+    "  --shader-checks C  default, no-loop-bounding or none: the kernels' runtime checks, as\n"
+    "                   for wgprof run (wgpu-native only; Dawn: exit 2)\n"
     "  --json FILE      write the JSON report to FILE (without profiling it says why)\n"
     "  --tsv FILE       write the per-dispatch TSV report to FILE\n"
     "  --trace FILE     write a Chrome trace to FILE (Perfetto, chrome://tracing)\n"
@@ -174,7 +181,7 @@ cli_parse_result cli_parse_run_args(int argc, char *const *argv, cli_run_options
         int format = find_file_flag(file_flags, sizeof file_flags / sizeof file_flags[0], a);
         static const char *const valued[] = {"--warmup",  "--iterations", "--peak-gbps",      "--peak-gflops",
                                              "--strategy", "--layout",    "--timeout",        "--max-dispatches",
-                                             "--allow-path"};
+                                             "--allow-path", "--shader-checks"};
         bool known = format >= 0;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !known; k++) {
             known = strcmp(a, valued[k]) == 0;
@@ -222,6 +229,11 @@ cli_parse_result cli_parse_run_args(int argc, char *const *argv, cli_run_options
                 return usage_error(error, cap, "--allow-path: at most %d folders", CLI_MAX_ALLOW_PATHS);
             }
             o->allow_paths[o->allow_path_count++] = v;
+        } else if (strcmp(a, "--shader-checks") == 0) {
+            if (!wgprof_shader_checks_from_str(v, &o->shader_checks)) {
+                return usage_error(error, cap, "--shader-checks %s: expected default, no-loop-bounding or none", v);
+            }
+            o->shader_checks_given = true;
         } else if (strcmp(a, "--strategy") == 0) {
             if (!v[0] || !wgprof_strategy_from_str(v, &o->graph.strategy)) {
                 return usage_error(error, cap, "--strategy %s: expected auto, pass, inside or chain", v);
@@ -293,7 +305,8 @@ cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_optio
         }
         bool takes_number = n < sizeof numeric / sizeof numeric[0];
         bool takes_seconds = strcmp(arg, "--timeout") == 0;
-        if (format < 0 && !takes_number && !takes_seconds) {
+        bool takes_checks = strcmp(arg, "--shader-checks") == 0;
+        if (format < 0 && !takes_number && !takes_seconds && !takes_checks) {
             return usage_error(error, cap, "unknown option '%s'", arg);
         }
         if (i + 1 >= argc || !argv[i + 1]) {
@@ -307,6 +320,11 @@ cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_optio
                                    numeric[n].min, numeric[n].max);
             }
             *numeric[n].value = (uint32_t)whole;
+        } else if (takes_checks) {
+            if (!wgprof_shader_checks_from_str(value, &o->model.shader_checks)) {
+                return usage_error(error, cap, "--shader-checks %s: expected default, no-loop-bounding or none", value);
+            }
+            o->shader_checks_given = true;
         } else if (takes_seconds) {
             if (!parse_positive(value, MAX_TIMEOUT_S, &o->timeout_s)) {
                 return usage_error(error, cap, "--timeout %s: expected a number of seconds above 0, at most %d", value,

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <wgprof/device_util.h>
 #include <wgprof/wgprof.h>
 
 #include "demo_model.h"
@@ -35,6 +36,8 @@ typedef struct cli_run_options {
     uint64_t max_dispatches; /* per iteration, counting repeat */
     const char *allow_paths[CLI_MAX_ALLOW_PATHS];
     size_t allow_path_count;
+    wgprof_shader_checks shader_checks; /* the runtime checks the kernels are compiled with */
+    bool shader_checks_given;           /* --shader-checks was given: the reports name it */
 } cli_run_options;
 
 typedef struct cli_demo_options {
@@ -44,6 +47,7 @@ typedef struct cli_demo_options {
     const char *files[WGPROF_FORMAT_HTML + 1]; /* by format; NULL: not asked for */
     bool quiet;
     double timeout_s;
+    bool shader_checks_given; /* --shader-checks was given: the reports name it */
 } cli_demo_options;
 
 extern const char cli_run_usage[];

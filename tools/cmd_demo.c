@@ -149,14 +149,13 @@ static int write_reports(const cli_demo_options *o, wgprof_device *dev, wgprof_g
 {
     wgprof_report_desc desc = report_desc(dev, graph, iterations);
     int rc = CLI_OK;
+    const char *checks = o->shader_checks_given ? wgprof_shader_checks_str(o->model.shader_checks) : NULL;
     if (wgprof_graph_settings(graph).profiling == WGPROF_PROFILING_ON && !o->quiet) {
         putchar('\n');
-        wgprof_status s = wgprof_report_write(&desc, WGPROF_FORMAT_TABLE, stdout);
-        if (s != WGPROF_OK) {
-            rc = cli_fail("printing the report", s);
-        }
+        static const char *const no_files[WGPROF_FORMAT_HTML + 1] = {0};
+        rc = cli_write_reports(&desc, no_files, stdout, checks);
     }
-    int file_rc = cli_write_reports(&desc, o->files, NULL);
+    int file_rc = cli_write_reports(&desc, o->files, NULL, checks);
     return rc != CLI_OK ? rc : file_rc;
 }
 
@@ -203,7 +202,12 @@ static int run_on_device(const cli_demo_options *o, wgprof_device *dev)
         }
     }
     int rc = CLI_OK;
-    if (s != WGPROF_OK) {
+    if (s == WGPROF_ERR_UNSUPPORTED) {
+        cli_error("wgprof demo: --shader-checks %s: %s compiles every shader with its own runtime checks; only "
+                  "wgpu-native can drop them (--webgpu wgpu-native)",
+                  wgprof_shader_checks_str(o->model.shader_checks), wgprof_device_describe(dev)->implementation);
+        rc = CLI_USAGE;
+    } else if (s != WGPROF_OK) {
         rc = cli_fail(what, s);
         if (rc == CLI_TIMEOUT) {
             return rc; /* the device may be busy: its objects are left alone */
@@ -245,9 +249,9 @@ int cmd_demo(int argc, char **argv)
     }
     const demo_config *c = &o.model;
     printf("demo: layers=%u dim=%u heads=%u ffn=%u vocab=%u max_seq=%u pos=%u token=%u attention=%s "
-           "warmup=%u iterations=%u\n",
+           "warmup=%u iterations=%u shader_checks=%s\n",
            c->layers, c->dim, c->heads, c->ffn, c->vocab, c->max_seq, c->pos, demo_token(c),
-           c->fused_sdpa ? "fused" : "separate", o.warmup, o.iterations);
+           c->fused_sdpa ? "fused" : "separate", o.warmup, o.iterations, wgprof_shader_checks_str(c->shader_checks));
     fflush(stdout);
     out_set_wait(o.timeout_s);
     wgprof_device_desc device_desc = {.wait_timeout_s = o.timeout_s};

@@ -15,6 +15,36 @@ static const char info_usage[] =
 
 static const char *yes_no(bool b) { return b ? "yes" : "no"; }
 
+/* Where NVIDIA's driver puts its Vulkan ICD file: the container toolkit's folder, then the
+ * system's. */
+static const char *const NVIDIA_ICD_FILES[] = {
+    "/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json",
+    "/usr/share/vulkan/icd.d/nvidia_icd.json",
+    "/etc/vulkan/icd.d/nvidia_icd.json",
+};
+
+/* No adapter although NVIDIA's ICD file is there: its usual cause on a headless machine is that
+ * the file names libGLX_nvidia.so.0, whose vkCreateInstance needs GLX; the EGL library of the
+ * same driver serves Vulkan without a display. */
+static void hint_nvidia_icd(void)
+{
+    for (size_t i = 0; i < sizeof NVIDIA_ICD_FILES / sizeof NVIDIA_ICD_FILES[0]; i++) {
+        FILE *f = fopen(NVIDIA_ICD_FILES[i], "r");
+        if (!f) {
+            continue;
+        }
+        fclose(f);
+        cli_error("wgprof info: hint: NVIDIA's Vulkan driver is installed (%s) but no adapter came up. Without a "
+                  "display its GLX library fails; try an ICD file that names libEGL_nvidia.so.0 instead,\n"
+                  "  {\"file_format_version\": \"1.0.1\", \"ICD\": {\"library_path\": \"libEGL_nvidia.so.0\", "
+                  "\"api_version\": \"1.4.312\"}}\n"
+                  "with VK_DRIVER_FILES=that-file and the driver's folder on LD_LIBRARY_PATH (scripts/device-run.sh "
+                  "does this)",
+                  NVIDIA_ICD_FILES[i]);
+        return;
+    }
+}
+
 int cmd_info(int argc, char **argv)
 {
     bool json = false;
@@ -32,7 +62,11 @@ int cmd_info(int argc, char **argv)
     wgprof_device *dev = NULL;
     wgprof_status s = wgprof_device_create(NULL, &dev);
     if (s != WGPROF_OK) {
-        return cli_fail("creating the WebGPU device", s);
+        int code = cli_fail("creating the WebGPU device", s);
+        if (s == WGPROF_ERR_NO_ADAPTER) {
+            hint_nvidia_icd();
+        }
+        return code;
     }
     const wgprof_device_info *d = wgprof_device_describe(dev);
     if (json) {

@@ -53,7 +53,8 @@ static int write_reports(const cli_run_options *o, wgprof_device *dev, wgprof_gr
     report.omit_dispatches = o->summary_only;
     report.peak_gbps = o->peak_gbps;
     report.peak_gflops = o->peak_gflops;
-    return cli_write_reports(&report, o->files, o->quiet ? NULL : stdout);
+    return cli_write_reports(&report, o->files, o->quiet ? NULL : stdout,
+                             o->shader_checks_given ? wgprof_shader_checks_str(o->shader_checks) : NULL);
 }
 
 /* A run that timed out: what the completed measured iterations give, and exit code 3. The GPU
@@ -106,7 +107,7 @@ int cmd_run(int argc, char **argv)
         return cli_fail("creating the WebGPU device", s);
     }
     spec_gpu gpu;
-    s = spec_build(&sp, dev, &o.graph, &gpu, error, sizeof error);
+    s = spec_build(&sp, dev, &o.graph, o.shader_checks, &gpu, error, sizeof error);
     cli_iterations r = {o.warmup, o.iterations, 0, 0, s};
     if (s != WGPROF_OK) {
         if (error[0]) {

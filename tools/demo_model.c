@@ -447,12 +447,11 @@ static void create_and_upload(tensor *t, void *ctx)
 static WGPUComputePipeline create_pipeline(builder *b, kernel_id kernel)
 {
     const demo_config *c = &b->m->cfg;
-    WGPUShaderSourceWGSL source = {.chain = {.sType = WGPUSType_ShaderSourceWGSL},
-                                   .code = {*kernels[kernel].wgsl, WGPU_STRLEN}};
-    WGPUShaderModuleDescriptor module_desc = {.nextInChain = &source.chain,
-                                              .label = {kernels[kernel].label, WGPU_STRLEN}};
-    WGPUShaderModule module = wgpuDeviceCreateShaderModule(b->device, &module_desc);
-    if (!module) {
+    WGPUShaderModule module = NULL;
+    wgprof_status s = wgprof_shader_module_create(b->dev, *kernels[kernel].wgsl, kernels[kernel].label,
+                                                  c->shader_checks, &module);
+    if (s != WGPROF_OK) {
+        b->status = s; /* WGPROF_ERR_UNSUPPORTED: checks the implementation cannot drop */
         return NULL;
     }
     static const char *const names[DEMO_OVERRIDE_COUNT] = DEMO_OVERRIDE_NAMES;
@@ -516,7 +515,7 @@ static void add_dispatch(builder *b, const dispatch *d)
     WGPUComputePipeline pipeline = pipeline_for(b, d->kernel);
     WGPUBindGroup group = pipeline ? create_bind_group(b, pipeline, d->bindings) : NULL;
     if (!group) {
-        b->status = WGPROF_ERR_WEBGPU;
+        b->status = b->status != WGPROF_OK ? b->status : WGPROF_ERR_WEBGPU;
         return;
     }
     wgprof_node_desc node = {

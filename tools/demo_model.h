@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <wgprof/device_util.h>
 #include <wgprof/wgprof.h>
 
 typedef struct demo_config {
@@ -24,6 +25,7 @@ typedef struct demo_config {
     uint32_t max_seq; /* KV cache positions */
     uint32_t pos;     /* the position decoded, < max_seq */
     bool fused_sdpa;  /* one sdpa_kv_cache kernel instead of scores, softmax, weighted sum */
+    wgprof_shader_checks shader_checks; /* the kernels' runtime checks (0: the implementation's) */
 } demo_config;
 
 typedef struct demo_model demo_model;

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include <wgprof/device_util.h>
 #include <wgprof/wgprof.h>
 
 #include "wgsl_workgroup.h"
@@ -165,9 +166,10 @@ typedef struct spec_gpu {
 } spec_gpu;
 
 /* Returns WGPROF_OK, WGPROF_ERR_INVALID_ARGUMENT for a spec the device rejects (message in
- * `error`, naming the place), or another status for a failure of the device. */
-wgprof_status spec_build(const spec *s, wgprof_device *dev, const wgprof_graph_desc *graph_desc, spec_gpu *out,
-                         char *error, size_t error_cap);
+ * `error`, naming the place), WGPROF_ERR_UNSUPPORTED when the implementation cannot compile
+ * with `checks` (message in `error`), or another status for a failure of the device. */
+wgprof_status spec_build(const spec *s, wgprof_device *dev, const wgprof_graph_desc *graph_desc,
+                         wgprof_shader_checks checks, spec_gpu *out, char *error, size_t error_cap);
 void spec_gpu_free(spec_gpu *g, const spec *s);
 
 /* Reads the spec's outputs back into their files (tools/output_file.h: each replaced whole or

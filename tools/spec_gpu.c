@@ -244,20 +244,28 @@ static wgprof_status reject_wgsl(char *error, size_t cap, const spec *s, const s
     return WGPROF_ERR_INVALID_ARGUMENT;
 }
 
-static wgprof_status make_pipelines(const spec *s, wgprof_device *dev, spec_gpu *g, char *error, size_t cap)
+static wgprof_status make_pipelines(const spec *s, wgprof_device *dev, wgprof_shader_checks checks, spec_gpu *g,
+                                    char *error, size_t cap)
 {
     WGPUDevice device = wgprof_device_webgpu(dev);
     char message[8192]; /* naga quotes the source line, which may be long */
     for (size_t i = 0; i < s->kernel_count; i++) {
         const spec_kernel *k = &s->kernels[i];
-        WGPUShaderSourceWGSL src = {0};
-        src.chain.sType = WGPUSType_ShaderSourceWGSL;
-        src.code = (WGPUStringView){k->source, WGPU_STRLEN};
-        WGPUShaderModuleDescriptor md = {0};
-        md.nextInChain = &src.chain;
-        md.label = (WGPUStringView){k->name, WGPU_STRLEN};
+        WGPUShaderModule module = NULL;
         wgprof_device_push_error_scope(dev);
-        WGPUShaderModule module = wgpuDeviceCreateShaderModule(device, &md);
+        wgprof_status made = wgprof_shader_module_create(dev, k->source, k->name, checks, &module);
+        if (made == WGPROF_ERR_UNSUPPORTED) {
+            wgprof_device_pop_error_scope(dev, NULL, 0);
+            snprintf(error, cap,
+                     "--shader-checks %s: %s compiles every shader with its own runtime checks; only wgpu-native "
+                     "can drop them (--webgpu wgpu-native)",
+                     wgprof_shader_checks_str(checks), wgprof_device_describe(dev)->implementation);
+            return made;
+        }
+        if (made != WGPROF_OK) {
+            wgprof_device_pop_error_scope(dev, NULL, 0);
+            return made;
+        }
         if (wgprof_device_pop_error_scope(dev, message, sizeof message) != WGPROF_OK) {
             if (module) {
                 wgpuShaderModuleRelease(module);
@@ -949,8 +957,8 @@ static wgprof_status make_graph(const spec *s, wgprof_device *dev, const wgprof_
     return st;
 }
 
-wgprof_status spec_build(const spec *s, wgprof_device *dev, const wgprof_graph_desc *graph_desc, spec_gpu *g,
-                         char *error, size_t cap)
+wgprof_status spec_build(const spec *s, wgprof_device *dev, const wgprof_graph_desc *graph_desc,
+                         wgprof_shader_checks checks, spec_gpu *g, char *error, size_t cap)
 {
     memset(g, 0, sizeof *g);
     error[0] = '\0';
@@ -968,7 +976,7 @@ wgprof_status spec_build(const spec *s, wgprof_device *dev, const wgprof_graph_d
         st = make_buffers(s, dev, &limits, g, error, cap);
     }
     if (st == WGPROF_OK) {
-        st = make_pipelines(s, dev, g, error, cap);
+        st = make_pipelines(s, dev, checks, g, error, cap);
     }
     if (st == WGPROF_OK) {
         st = make_bind_groups(s, dev, g, error, cap);

@@ -30,6 +30,35 @@ WGPROF_API wgprof_status wgprof_device_map_read(wgprof_device *device, WGPUBuffe
 WGPROF_API void wgprof_device_push_error_scope(wgprof_device *device);
 WGPROF_API wgprof_status wgprof_device_pop_error_scope(wgprof_device *device, char *message, size_t capacity);
 
+/* The runtime checks a shader module is compiled with. The implementations differ: wgpu-native
+ * adds bounds checks to every memory access and bounds every loop (an iteration counter in each
+ * loop, so that an infinite loop cannot hang the GPU); Dawn adds bounds checks (robustness) and
+ * offers no per-module choice. Dropping a check is for trusted WGSL only: without
+ * bounds checks an out-of-range index reads or writes outside its buffer, without loop bounding
+ * an endless loop hangs the device. Meant for measuring what the checks cost. */
+typedef enum wgprof_shader_checks {
+    WGPROF_SHADER_CHECKS_DEFAULT,          /* the implementation's own: wgpuDeviceCreateShaderModule */
+    WGPROF_SHADER_CHECKS_NO_LOOP_BOUNDING, /* every check but loop bounding */
+    WGPROF_SHADER_CHECKS_NONE,             /* no runtime checks at all */
+} wgprof_shader_checks;
+
+/* "default", "no-loop-bounding", "none"; NULL for a value outside the enum. */
+WGPROF_API const char *wgprof_shader_checks_str(wgprof_shader_checks checks);
+/* The inverse of wgprof_shader_checks_str; false (and *out untouched) for any other name. */
+WGPROF_API bool wgprof_shader_checks_from_str(const char *name, wgprof_shader_checks *out);
+
+/* Compiles `wgsl` (NUL-terminated) into a shader module labelled `label` (may be NULL) with the
+ * runtime checks `checks`. On WGPROF_OK, *out is a module the caller owns and releases with
+ * wgpuShaderModuleRelease. WGSL errors are reported as wgpuDeviceCreateShaderModule reports them
+ * (through the device's error scopes: wrap the call in wgprof_device_push_error_scope/pop to
+ * catch them), so *out may be an invalid module then. Returns WGPROF_ERR_UNSUPPORTED, and
+ * creates nothing, when `checks` is not DEFAULT and the implementation in the process has no way
+ * to drop checks (Dawn: only wgpu-native's wgpuDeviceCreateShaderModuleTrusted does); an
+ * unknown `checks` value is WGPROF_ERR_INVALID_ARGUMENT.
+ * Threading: as wgprof_device (any thread). */
+WGPROF_API wgprof_status wgprof_shader_module_create(wgprof_device *device, const char *wgsl, const char *label,
+                                                     wgprof_shader_checks checks, WGPUShaderModule *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -90,7 +90,8 @@ typedef enum wgprof_status {
     WGPROF_ERR_WEBGPU,           /* the implementation reported an error (see the log) */
     WGPROF_ERR_TIMEOUT,          /* submitted work did not finish in time */
     WGPROF_ERR_STATE,            /* a call out of order, e.g. collect before resolve */
-    WGPROF_ERR_IO                /* writing a report failed */
+    WGPROF_ERR_IO,               /* writing a report failed */
+    WGPROF_ERR_UNSUPPORTED       /* the WebGPU implementation has no way to do what was asked */
 } wgprof_status;
 
 /* Returns a static string naming `status`, e.g. "WGPROF_ERR_CAPACITY: ...". Never NULL. */
