@@ -318,6 +318,10 @@ wgprof_status wgprof__write_json(const wgprof__report *r, FILE *out)
     }
     fputs(",\n  \"strategy\": ", out);
     json_string(out, r->strategy);
+    if (r->desc->shader_checks) {
+        fputs(",\n  \"shader_checks\": ", out);
+        json_string(out, r->desc->shader_checks);
+    }
     fprintf(out, ",\n  \"iterations\": %u,\n  \"profiling\": ", r->iterations);
     json_bool(out, d->pool != NULL);
     if (!d->pool || !r->summary) {

@@ -27,7 +27,12 @@ static void write_header(const wgprof__report *r, FILE *out)
     }
     fputs(" | strategy ", out);
     wgprof__text(out, r->strategy, 0);
-    fprintf(out, " | %u iteration%s\n", r->iterations, r->iterations == 1 ? "" : "s");
+    fprintf(out, " | %u iteration%s", r->iterations, r->iterations == 1 ? "" : "s");
+    if (r->desc->shader_checks) {
+        fputs(" | shader checks ", out);
+        wgprof__text(out, r->desc->shader_checks, 0);
+    }
+    fputc('\n', out);
     wgprof__quantized_warning(r->summary, warning, sizeof warning);
     if (warning[0]) {
         fprintf(out, "warning: %s\n", warning);

@@ -926,6 +926,8 @@ static void test_quantum(void)
     wgprof_pool_destroy(p);
     CHECK_MSG(ts_last_log()[0] == '\0', "logged: %s", ts_last_log());
     wgprof_set_logger(NULL, NULL);
+}
+
 /* The names --shader-checks takes map one to one onto the enum; anything else is refused, and
  * creating a module checks its arguments before it touches a device. */
 static void test_shader_checks_names(void)

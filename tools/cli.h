@@ -29,15 +29,11 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * CLI_USAGE when one cannot. */
 int cli_check_report_files(const char *command, const char *const files[WGPROF_FORMAT_HTML + 1],
                            const out_input *inputs, size_t input_count);
-/* Writes `report` in `format` to `path` (tools/output_file.h); prints why on failure.
- * `shader_checks` (NULL: not named) is how the kernels were compiled, a setting of the run that
- * the library's reports do not carry: the table's first line ends with "| shader checks X" and
- * the JSON report gets a top-level "shader_checks" key. */
-int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format, const char *path,
-                          const char *shader_checks);
+/* Writes `report` in `format` to `path` (tools/output_file.h); prints why on failure. */
+int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format, const char *path);
 /* The table to `table` (NULL: none), then each format whose files[format] is set. */
 int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_HTML + 1],
-                      FILE *table, const char *shader_checks);
+                      FILE *table);
 
 /* What cli_execute_iterations() asked for and what completed. */
 typedef struct cli_iterations {

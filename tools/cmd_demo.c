@@ -149,13 +149,13 @@ static int write_reports(const cli_demo_options *o, wgprof_device *dev, wgprof_g
 {
     wgprof_report_desc desc = report_desc(dev, graph, iterations);
     int rc = CLI_OK;
-    const char *checks = o->shader_checks_given ? wgprof_shader_checks_str(o->model.shader_checks) : NULL;
+    desc.shader_checks = o->shader_checks_given ? wgprof_shader_checks_str(o->model.shader_checks) : NULL;
     if (wgprof_graph_settings(graph).profiling == WGPROF_PROFILING_ON && !o->quiet) {
         putchar('\n');
         static const char *const no_files[WGPROF_FORMAT_HTML + 1] = {0};
-        rc = cli_write_reports(&desc, no_files, stdout, checks);
+        rc = cli_write_reports(&desc, no_files, stdout);
     }
-    int file_rc = cli_write_reports(&desc, o->files, NULL, checks);
+    int file_rc = cli_write_reports(&desc, o->files, NULL);
     return rc != CLI_OK ? rc : file_rc;
 }
 

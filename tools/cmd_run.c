@@ -53,8 +53,8 @@ static int write_reports(const cli_run_options *o, wgprof_device *dev, wgprof_gr
     report.omit_dispatches = o->summary_only;
     report.peak_gbps = o->peak_gbps;
     report.peak_gflops = o->peak_gflops;
-    return cli_write_reports(&report, o->files, o->quiet ? NULL : stdout,
-                             o->shader_checks_given ? wgprof_shader_checks_str(o->shader_checks) : NULL);
+    report.shader_checks = o->shader_checks_given ? wgprof_shader_checks_str(o->shader_checks) : NULL;
+    return cli_write_reports(&report, o->files, o->quiet ? NULL : stdout);
 }
 
 /* A run that timed out: what the completed measured iterations give, and exit code 3. The GPU

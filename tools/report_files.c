@@ -34,59 +34,21 @@ int cli_check_report_files(const char *command, const char *const files[WGPROF_F
 typedef struct report_job {
     const wgprof_report_desc *report;
     wgprof_format format;
-    const char *shader_checks; /* NULL: not named */
 } report_job;
-
-/* The report with the shader checks named: written to memory first, then copied with the note
- * put in its place (the end of the table's first line; the JSON object's first key). Formats
- * without a header are copied as they are. */
-static wgprof_status write_noted(const report_job *job, FILE *f)
-{
-    char *text = NULL;
-    size_t length = 0;
-    FILE *memory = open_memstream(&text, &length);
-    if (!memory) {
-        return WGPROF_ERR_OUT_OF_MEMORY;
-    }
-    wgprof_status s = wgprof_report_write(job->report, job->format, memory);
-    if (fclose(memory) != 0 && s == WGPROF_OK) {
-        s = WGPROF_ERR_OUT_OF_MEMORY;
-    }
-    if (s == WGPROF_OK) {
-        const char *newline = memchr(text, '\n', length);
-        size_t head = newline ? (size_t)(newline - text) : length;
-        if (job->format == WGPROF_FORMAT_TABLE) {
-            fwrite(text, 1, head, f);
-            fprintf(f, " | shader checks %s", job->shader_checks);
-            fwrite(text + head, 1, length - head, f);
-        } else if (job->format == WGPROF_FORMAT_JSON && head == 1 && text[0] == '{') {
-            fprintf(f, "{\n  \"shader_checks\": \"%s\",", job->shader_checks); /* a fixed name: no escaping */
-            fwrite(text + 1, 1, length - 1, f);
-        } else {
-            fwrite(text, 1, length, f);
-        }
-        if (ferror(f)) {
-            s = WGPROF_ERR_IO;
-        }
-    }
-    free(text);
-    return s;
-}
 
 static bool write_report(FILE *f, void *user, char *error, size_t cap)
 {
     const report_job *job = user;
-    wgprof_status s = job->shader_checks ? write_noted(job, f) : wgprof_report_write(job->report, job->format, f);
+    wgprof_status s = wgprof_report_write(job->report, job->format, f);
     if (s != WGPROF_OK && !ferror(f)) {
         snprintf(error, cap, "%s", wgprof_status_str(s));
     }
     return s == WGPROF_OK;
 }
 
-int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format, const char *path,
-                          const char *shader_checks)
+int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format, const char *path)
 {
-    report_job job = {report, format, shader_checks};
+    report_job job = {report, format};
     char why[4096];
     if (!out_write(path, write_report, &job, why, sizeof why)) {
         cli_error("wgprof: %s: %s", flag_name((int)format), why);
@@ -96,18 +58,17 @@ int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format
 }
 
 int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_HTML + 1],
-                      FILE *table, const char *shader_checks)
+                      FILE *table)
 {
     int code = CLI_OK;
     if (table) {
-        report_job job = {report, WGPROF_FORMAT_TABLE, shader_checks};
-        wgprof_status s = shader_checks ? write_noted(&job, table) : wgprof_report_write(report, WGPROF_FORMAT_TABLE, table);
+        wgprof_status s = wgprof_report_write(report, WGPROF_FORMAT_TABLE, table);
         if (s != WGPROF_OK) {
             code = cli_fail("printing the table", s);
         }
     }
     for (int f = 0; f <= WGPROF_FORMAT_HTML; f++) {
-        if (files[f] && cli_write_report_file(report, (wgprof_format)f, files[f], shader_checks) != CLI_OK) {
+        if (files[f] && cli_write_report_file(report, (wgprof_format)f, files[f]) != CLI_OK) {
             code = CLI_FAILED;
         }
     }

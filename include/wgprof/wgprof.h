@@ -712,6 +712,10 @@ typedef struct wgprof_report_desc {
     bool omit_dispatches;             /* table: summary only */
     double peak_gbps;                 /* > 0: efficiency shown as a share of this bandwidth */
     double peak_gflops;               /* > 0: likewise for arithmetic */
+    const char *shader_checks;        /* NULL: not named; else the runtime checks the kernels were
+                                         compiled with (wgprof_shader_checks_str), named at the
+                                         end of the table's first line and as the JSON's
+                                         "shader_checks" */
 } wgprof_report_desc;
 
 /* Writes the report to `out`. Invalid records are shown with their reason, never a number. The
