@@ -338,7 +338,8 @@ WGPROF_API wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const 
 WGPROF_API wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder);
 
 /* Forgets the batch being recorded, as if its dispatches had never been timed: its records and
- * the scope instances begun in it go; earlier batches, resolved or collected, stay. For work
+ * the scope instances begun in it go (one still open stays open, and covers what is recorded
+ * until its end); earlier batches, resolved or collected, stay. For work
  * that is encoded and then abandoned (an encoder or command buffer released unsubmitted), whose
  * timestamps the GPU never writes. WGPROF_ERR_STATE between resolve and read (nothing to
  * forget: the resolved batch is kept). */
