@@ -47,6 +47,16 @@ static wgprof_status add_query_set(wgprof_pool *pool)
     return WGPROF_OK;
 }
 
+/* A merged pool (and the tests' host pools) holds results only: no device, no query set. */
+static wgprof_status need_recorder(const wgprof_pool *pool, const char *call)
+{
+    if (!pool->device) {
+        wgprof__log(WGPROF_LOG_ERROR, "%s: the pool holds merged results and records nothing", call);
+        return WGPROF_ERR_STATE;
+    }
+    return WGPROF_OK;
+}
+
 static size_t batch_size(const wgprof_pool *pool)
 {
     return wgprof__store_count(pool->store) - pool->batch_first;
@@ -56,6 +66,10 @@ wgprof_status wgprof_pool_reserve(wgprof_pool *pool, uint32_t count)
 {
     if (!pool) {
         return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status recorder = need_recorder(pool, "wgprof_pool_reserve");
+    if (recorder != WGPROF_OK) {
+        return recorder;
     }
     size_t recorded = wgprof__store_count(pool->store);
     uint32_t max = pool->settings.max_dispatches;
@@ -234,7 +248,8 @@ static wgprof_status record_writes(wgprof_pool *pool, const wgprof_dispatch_desc
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     uint32_t site;
-    wgprof_status s = wgprof__store_site(pool->store, dispatch, &site);
+    wgprof_status s = need_recorder(pool, "recording a dispatch");
+    s = s == WGPROF_OK ? wgprof__store_site(pool->store, dispatch, &site) : s;
     return s != WGPROF_OK ? s : record(pool, site, dispatch->dispatch_id, writes);
 }
 
@@ -245,7 +260,8 @@ static wgprof_status record_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pa
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     uint32_t site;
-    wgprof_status s = wgprof__store_site(pool->store, dispatch, &site);
+    wgprof_status s = need_recorder(pool, "recording a dispatch");
+    s = s == WGPROF_OK ? wgprof__store_site(pool->store, dispatch, &site) : s;
     return s != WGPROF_OK ? s : record(pool, pass, site, dispatch->dispatch_id);
 }
 
@@ -257,6 +273,10 @@ wgprof_status wgprof_pool_pass_writes(wgprof_pool *pool, const wgprof_dispatch_d
 
 static wgprof_status need_inside(const wgprof_pool *pool)
 {
+    wgprof_status s = need_recorder(pool, "timing inside a pass");
+    if (s != WGPROF_OK) {
+        return s;
+    }
     if (!pool->device->info.timestamp_inside_passes || !wgprof__ext_get()->pass_write_timestamp) {
         wgprof__log(WGPROF_LOG_ERROR, "the device has no in-pass timestamps; use the pass strategy");
         return WGPROF_ERR_UNAVAILABLE;
@@ -407,6 +427,10 @@ wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
 {
     if (!pool || !encoder) {
         return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status recorder = need_recorder(pool, "wgprof_pool_resolve");
+    if (recorder != WGPROF_OK) {
+        return recorder;
     }
     if (pool->resolved) {
         wgprof__log(WGPROF_LOG_ERROR, "resolve called twice: the batch resolved before is kept; submit its encoder, "

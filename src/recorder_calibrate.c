@@ -88,8 +88,12 @@ static wgprof_status sample_once(wgprof_pool *pool, bool *written)
 
 wgprof_status wgprof_pool_calibrate(wgprof_pool *pool, uint32_t samples)
 {
-    if (!pool || !pool->device) {
+    if (!pool) {
         return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    if (!pool->device) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof_pool_calibrate: the pool holds merged results and has no device");
+        return WGPROF_ERR_STATE;
     }
     wgprof_status s = calibration_resources(pool);
     uint32_t written = 0;

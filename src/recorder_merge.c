@@ -74,6 +74,8 @@ wgprof_status wgprof_pool_merge(const wgprof_pool *const *pools, size_t count, w
         wgprof_pool_destroy(m);
         return s;
     }
+    /* Every record is a finished one, none being recorded: a discard has nothing to forget. */
+    m->batch_first = wgprof__store_count(m->store);
     *out = m;
     return WGPROF_OK;
 }

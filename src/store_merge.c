@@ -89,7 +89,10 @@ wgprof_status wgprof__store_copy_batch(wgprof__store *dst, const wgprof__store *
         uint32_t dsite;
         s = wgprof__store_site(dst, &d, &dsite);
         if (s == WGPROF_OK) {
-            wgprof__store_add(dst, dsite, src->dispatches[sb->first + i].id);
+            wgprof__store_add(dst, dsite, 0);
+            /* The source's id as it is: one given as 0 there became its record index, which 0
+             * was only for the source's first record; the add would take the index here. */
+            dst->dispatches[at + i].id = src->dispatches[sb->first + i].id;
             bool valid = r->reason == WGPROF_VALID;
             ticks[2 * i] = valid ? r->begin_ticks : 0;
             ticks[2 * i + 1] = valid ? r->end_ticks : 0;
@@ -107,10 +110,15 @@ wgprof_status wgprof__store_copy_batch(wgprof__store *dst, const wgprof__store *
         wgprof__extent extent = {0};
         wgprof__store_take_readings(dst, &dst->batches[nb], at, sb->count, ticks, 2, sb->period_ns, &extent);
         /* The readings of an invalid record were zeros, counted invalid once; its reason is the
-         * source's (a failed map, a lost device), not the zeros'. */
+         * source's (a failed map, a lost device), not the zeros', and so are its raw ticks, which
+         * the reports show: converting them again could make a record whose end was never
+         * issued valid. */
         for (uint32_t i = 0; i < sb->count; i++) {
-            if (src->results[sb->first + i].reason != WGPROF_VALID) {
-                dst->results[at + i].reason = src->results[sb->first + i].reason;
+            const wgprof__result *r = &src->results[sb->first + i];
+            if (r->reason != WGPROF_VALID) {
+                dst->results[at + i].reason = r->reason;
+                dst->results[at + i].begin_ticks = r->begin_ticks;
+                dst->results[at + i].end_ticks = r->end_ticks;
             }
         }
         wgprof__store_batch_collected(dst, nb, sb->period_ns, sb->cpu_ready_ns, sb->waited);

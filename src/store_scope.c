@@ -49,10 +49,28 @@ uint32_t wgprof__store_scope_depth(const wgprof__store *store) { return store->s
 
 void wgprof__scopes_truncate(wgprof__store *store, size_t count)
 {
-    while (store->scope_count && store->scopes[store->scope_count - 1].first >= count &&
-           store->scopes[store->scope_count - 1].end != WGPROF__NONE) {
-        store->scope_count--;
+    /* Instances come in begin order: those that begin at or after `count` are the last ones.
+     * The closed ones among them go; an open one stays (its end is still to come, and the
+     * stack holds it), now beginning at `count`, with the stack pointing at its new place. A
+     * closed one left before an open one would otherwise stay as an empty instance. */
+    uint32_t kept = store->scope_count;
+    while (kept && store->scopes[kept - 1].first >= count) {
+        kept--;
     }
+    for (uint32_t i = kept, from = kept; from < store->scope_count; from++) {
+        if (store->scopes[from].end != WGPROF__NONE) {
+            continue;
+        }
+        for (uint32_t d = 0; d < store->scope_depth; d++) {
+            if (store->scope_stack[d] == from) {
+                store->scope_stack[d] = i;
+            }
+        }
+        store->scopes[i] = store->scopes[from];
+        store->scopes[i].first = (uint32_t)count;
+        kept = ++i;
+    }
+    store->scope_count = kept;
     for (uint32_t i = 0; i < store->scope_count; i++) {
         wgprof__scope *sc = &store->scopes[i];
         if (sc->end != WGPROF__NONE && sc->end > count) {

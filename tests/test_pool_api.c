@@ -2,12 +2,13 @@
  * each strategy's calls time a busy kernel whose work grows with its loop count, the records
  * come back valid and in order, a chain's durations add up to its span, the clock calibration
  * places them on the CPU clock between submit and collect, and the settings read back with
- * their defaults. */
+ * their defaults. A batch can be discarded before its resolve; pools of the device merge. */
 #include <math.h>
 #include <string.h>
 
 #include "check.h"
 #include "support.h"
+#include "testing.h"
 
 enum { DISPATCHES = 6 };
 
@@ -122,6 +123,194 @@ static void record_batch(wgprof_device *dev, wgprof_pool *pool, way w, const ts_
     }
 }
 
+/* Encodes `n` dispatches of `b` named `kernel`, ids from `id`, into a new encoder, timed as a
+ * chain (in one pass where the device has in-pass timestamps, else a pass each) or in pairs
+ * (inside one pass, else the pass strategy); the encoder is neither resolved nor finished. */
+static WGPUCommandEncoder encode(wgprof_device *dev, wgprof_pool *pool, bool chain, const ts_busy *b,
+                                 const char *kernel, uint64_t id, int n)
+{
+    bool in_pass = wgprof_device_describe(dev)->timestamp_inside_passes;
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(wgprof_device_webgpu(dev), NULL);
+    WGPUComputePassEncoder pass = in_pass ? begin_pass(enc, NULL) : NULL;
+    if (in_pass && chain) {
+        CHECK_OK(wgprof_pool_chain_begin(pool, pass));
+    }
+    for (int i = 0; i < n; i++) {
+        wgprof_dispatch_desc d = {.kernel = kernel, .dispatch_id = id + (uint64_t)i, .workgroups = {b->workgroups, 1, 1},
+                                  .workgroup_size = {64, 1, 1}};
+        WGPUPassTimestampWrites tw;
+        if (in_pass) {
+            if (!chain) {
+                CHECK_OK(wgprof_pool_begin(pool, pass, &d));
+            }
+            dispatch(pass, b);
+            CHECK_OK(chain ? wgprof_pool_chain_next(pool, pass, &d) : wgprof_pool_end(pool, pass));
+        } else {
+            CHECK_OK(chain ? wgprof_pool_chain_pass_writes(pool, &d, &tw) : wgprof_pool_pass_writes(pool, &d, &tw));
+            WGPUComputePassEncoder own = begin_pass(enc, &tw);
+            dispatch(own, b);
+            end_pass(own);
+        }
+    }
+    if (pass) {
+        end_pass(pass);
+    }
+    return enc;
+}
+
+static void submit(wgprof_device *dev, WGPUCommandEncoder enc)
+{
+    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
+    wgpuCommandEncoderRelease(enc);
+    wgpuQueueSubmit(wgprof_device_queue(dev), 1, &cb);
+    wgpuCommandBufferRelease(cb);
+}
+
+static bool same_record(const wgprof_record *a, const wgprof_record *b)
+{
+    return a->index == b->index && a->batch == b->batch && a->dispatch_id == b->dispatch_id &&
+           strcmp(a->kernel, b->kernel) == 0 && a->scope == b->scope && a->valid == b->valid &&
+           a->begin_ticks == b->begin_ticks && a->end_ticks == b->end_ticks && a->start_ns == b->start_ns &&
+           a->duration_ns == b->duration_ns;
+}
+
+/* wgprof_pool_discard: a batch encoded and abandoned leaves no trace (records, scopes, the
+ * chain it began), earlier batches stay as they were, and a resolved batch cannot be
+ * discarded: it is kept and still collects. */
+static void test_discard(wgprof_device *dev, const ts_busy *b)
+{
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create(dev, NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    CHECK_OK(wgprof_pool_scope_begin(pool, "kept"));
+    WGPUCommandEncoder enc = encode(dev, pool, false, b, "early", 1, 2);
+    CHECK_OK(wgprof_pool_scope_end(pool));
+    CHECK_OK(wgprof_pool_resolve(pool, enc));
+    submit(dev, enc);
+    CHECK_OK(wgprof_pool_collect(pool));
+    wgprof_record early[2];
+    for (size_t i = 0; i < 2; i++) {
+        CHECK_OK(wgprof_pool_record(pool, i, &early[i]));
+        CHECK(early[i].valid);
+    }
+
+    /* Nothing recorded: nothing to forget. */
+    CHECK_OK(wgprof_pool_discard(pool));
+    CHECK(wgprof_pool_count(pool) == 2 && wgprof_pool_batch_count(pool) == 1 && wgprof_pool_scope_count(pool) == 1);
+
+    /* A chain, with a scope closed in it and one left open, encoded and abandoned. */
+    CHECK_OK(wgprof_pool_scope_begin(pool, "gone"));
+    enc = encode(dev, pool, true, b, "discarded", 10, 3);
+    CHECK_OK(wgprof_pool_scope_end(pool));
+    CHECK_OK(wgprof_pool_scope_begin(pool, "open"));
+    CHECK(wgprof_pool_count(pool) == 5 && wgprof_pool_scope_count(pool) == 3);
+    CHECK_OK(wgprof_pool_discard(pool));
+    wgpuCommandEncoderRelease(enc);
+    CHECK(wgprof_pool_count(pool) == 2 && wgprof_pool_batch_count(pool) == 1 && wgprof_pool_in_flight(pool) == 0);
+    CHECK(wgprof_pool_scope_count(pool) == 2); /* "kept", and "open", still open */
+
+    /* The next batch, in pairs (a chain's state would refuse them), inside the open scope. */
+    enc = encode(dev, pool, false, b, "latter", 20, 2);
+    CHECK_OK(wgprof_pool_scope_end(pool));
+    CHECK_OK(wgprof_pool_resolve(pool, enc));
+    submit(dev, enc);
+    CHECK_OK(wgprof_pool_collect(pool));
+    CHECK(wgprof_pool_count(pool) == 4 && wgprof_pool_batch_count(pool) == 2 && wgprof_pool_collected_batches(pool) == 2);
+    CHECK(wgprof_pool_invalid_count(pool) == 0);
+    for (size_t i = 0; i < 2; i++) {
+        wgprof_record r;
+        CHECK_OK(wgprof_pool_record(pool, i, &r));
+        CHECK_MSG(same_record(&r, &early[i]), "collected record %zu changed by the discard", i);
+    }
+    for (size_t i = 2; i < 4; i++) {
+        wgprof_record r;
+        CHECK_OK(wgprof_pool_record(pool, i, &r));
+        CHECK_MSG(r.valid && strcmp(r.kernel, "latter") == 0 && r.dispatch_id == 20 + i - 2 && r.batch == 1 && r.scope == 1,
+                  "record %zu: %s id %llu batch %u scope %d, %s", i, r.kernel, (unsigned long long)r.dispatch_id, r.batch,
+                  r.scope, wgprof_invalid_reason_str(r.invalid_reason));
+    }
+    wgprof_scope_record sc;
+    CHECK_OK(wgprof_pool_scope(pool, 0, &sc));
+    CHECK(strcmp(sc.name, "kept") == 0 && sc.first_record == 0 && sc.end_record == 2 && sc.valid_records == 2);
+    CHECK_OK(wgprof_pool_scope(pool, 1, &sc));
+    CHECK_MSG(strcmp(sc.name, "open") == 0 && !sc.open && sc.first_record == 2 && sc.end_record == 4 &&
+                  sc.valid_records == 2 && sc.batch == 1,
+              "%s: [%u, %u) batch %u", sc.name, sc.first_record, sc.end_record, sc.batch);
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(pool, &sum));
+    if (sum) {
+        CHECK(sum->kernel_count == 2 && sum->records == 4);
+        for (size_t k = 0; k < sum->kernel_count; k++) {
+            CHECK(strcmp(sum->kernels[k].name, "discarded") != 0 && sum->kernels[k].count == 2);
+        }
+        /* The name stays known (as a dropped batch's would); no instance of it does. */
+        for (size_t k = 0; k < sum->scope_count; k++) {
+            const wgprof_scope_stats *st = &sum->scopes[k];
+            CHECK(strcmp(st->name, "gone") != 0 || (st->count == 0 && st->invalid == 0 && st->empty == 0));
+        }
+    }
+    wgprof_summary_destroy(sum);
+
+    /* Resolved: the batch is kept, and still collects. */
+    enc = encode(dev, pool, false, b, "resolved", 30, 1);
+    CHECK_OK(wgprof_pool_resolve(pool, enc));
+    CHECK(wgprof_pool_discard(pool) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_count(pool) == 5 && wgprof_pool_batch_count(pool) == 3);
+    submit(dev, enc);
+    CHECK_OK(wgprof_pool_collect(pool));
+    wgprof_record r;
+    CHECK_OK(wgprof_pool_record(pool, 4, &r));
+    CHECK(r.valid && strcmp(r.kernel, "resolved") == 0 && r.dispatch_id == 30 && r.batch == 2);
+    CHECK(wgprof_pool_collected_batches(pool) == 3);
+    wgprof_pool_destroy(pool);
+}
+
+/* wgprof_pool_merge on the real device: a pool whose first dispatch came with id 0 keeps it,
+ * though its record lands after the first pool's; a pool of another device (a host pool has
+ * none) is refused. */
+static void test_merge(wgprof_device *dev, const ts_busy *b)
+{
+    wgprof_pool *first = NULL, *second = NULL;
+    CHECK_OK(wgprof_pool_create(dev, NULL, &first));
+    CHECK_OK(wgprof_pool_create(dev, NULL, &second));
+    if (!first || !second) {
+        wgprof_pool_destroy(first);
+        wgprof_pool_destroy(second);
+        return;
+    }
+    WGPUCommandEncoder enc = encode(dev, first, false, b, "first", 5, 2);
+    CHECK_OK(wgprof_pool_resolve(first, enc));
+    submit(dev, enc);
+    CHECK_OK(wgprof_pool_collect(first));
+    enc = encode(dev, second, false, b, "second", 0, 2);
+    CHECK_OK(wgprof_pool_resolve(second, enc));
+    submit(dev, enc);
+    CHECK_OK(wgprof_pool_collect(second));
+
+    const wgprof_pool *pools[2] = {second, first}; /* the order given is not the order kept */
+    wgprof_pool *m = NULL;
+    CHECK_OK(wgprof_pool_merge(pools, 2, &m));
+    CHECK(wgprof_pool_count(m) == 4 && wgprof_pool_batch_count(m) == 2);
+    for (size_t i = 0; i < wgprof_pool_count(m); i++) {
+        wgprof_record r;
+        CHECK_OK(wgprof_pool_record(m, i, &r));
+        uint64_t id = i < 2 ? 5 + i : i - 2;
+        CHECK_MSG(r.valid && strcmp(r.kernel, i < 2 ? "first" : "second") == 0 && r.dispatch_id == id,
+                  "merged record %zu: %s id %llu", i, r.kernel, (unsigned long long)r.dispatch_id);
+    }
+    wgprof_pool_destroy(m);
+
+    wgprof_pool *host = wgprof__pool_new_host();
+    const wgprof_pool *mixed[2] = {first, host};
+    m = first;
+    CHECK(wgprof_pool_merge(mixed, 2, &m) == WGPROF_ERR_INVALID_ARGUMENT && m == NULL);
+    wgprof_pool_destroy(host);
+    wgprof_pool_destroy(first);
+    wgprof_pool_destroy(second);
+}
+
 int main(void)
 {
     wgprof_device *dev = ts_device(true);
@@ -168,6 +357,9 @@ int main(void)
     CHECK(s->kernels[0].id == r.kernel_id && strcmp(s->kernels[0].name, r.kernel) == 0);
     wgprof_summary_destroy(s);
     wgprof_pool_destroy(pool);
+
+    test_discard(dev, &shorter);
+    test_merge(dev, &shorter);
 
     /* The graph's settings read back with every default filled and the environment applied. */
     wgprof_graph_desc gd = {.profiling = WGPROF_PROFILING_ON, .strategy = WGPROF_STRATEGY_AUTO};

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "clock_fit.h"
+#include "recorder.h"
 #include "summary_internal.h"
 #include "support.h"
 #include "testing.h"
@@ -947,6 +948,356 @@ static void test_shader_checks_names(void)
           WGPROF_ERR_INVALID_ARGUMENT);
 }
 
+/* ---- wgprof_pool_merge ---- */
+
+/* One collected batch of a host pool: record i of sites[i] read (readings[2i], readings[2i+1]). */
+static uint32_t read_batch(wgprof_pool *p, const uint32_t *sites, const uint64_t *readings, size_t n, double period)
+{
+    size_t first = 0;
+    uint32_t batch = 0;
+    CHECK_OK(wgprof__host_batch(p, n, sites, n, false, &first, &batch));
+    wgprof__extent extent = {0};
+    wgprof__host_readings(p, batch, first, n, readings, period, &extent);
+    wgprof__host_collected(p, batch, period);
+    return batch;
+}
+
+static uint32_t host_site(wgprof_pool *p, const wgprof_dispatch_desc *d)
+{
+    uint32_t site = 0;
+    CHECK_OK(wgprof__host_site(p, d, &site));
+    return site;
+}
+
+/* Where each merged record came from: its pool and its index there. */
+typedef struct merged_from {
+    int pool;
+    size_t index;
+} merged_from;
+
+/* Every property a merge keeps, record by record; times on the merged epoch are the source's
+ * moved by the ticks between the two epochs. */
+static void check_copied_record(const wgprof_pool *merged, size_t index, const wgprof_pool *src, size_t src_index,
+                                uint64_t merged_epoch_ticks, uint64_t src_epoch_ticks)
+{
+    wgprof_record m, r;
+    CHECK_OK(wgprof_pool_record(merged, index, &m));
+    CHECK_OK(wgprof_pool_record(src, src_index, &r));
+    CHECK_MSG(strcmp(m.kernel, r.kernel) == 0, "record %zu: %s, not %s", index, m.kernel, r.kernel);
+    CHECK_MSG(m.dispatch_id == r.dispatch_id && m.index == index, "record %zu: id %llu, not %llu", index,
+              (unsigned long long)m.dispatch_id, (unsigned long long)r.dispatch_id);
+    CHECK(memcmp(m.workgroups, r.workgroups, sizeof m.workgroups) == 0);
+    CHECK(memcmp(m.workgroup_size, r.workgroup_size, sizeof m.workgroup_size) == 0);
+    CHECK(memcmp(m.global_size, r.global_size, sizeof m.global_size) == 0);
+    CHECK(m.bytes == r.bytes && m.flops == r.flops);
+    CHECK_MSG(m.valid == r.valid && m.invalid_reason == r.invalid_reason, "record %zu: %s, not %s", index,
+              wgprof_invalid_reason_str(m.invalid_reason), wgprof_invalid_reason_str(r.invalid_reason));
+    CHECK_MSG(m.begin_ticks == r.begin_ticks && m.end_ticks == r.end_ticks,
+              "record %zu: ticks %llu..%llu, not %llu..%llu", index, (unsigned long long)m.begin_ticks,
+              (unsigned long long)m.end_ticks, (unsigned long long)r.begin_ticks, (unsigned long long)r.end_ticks);
+    CHECK(m.period_ns == r.period_ns);
+    CHECK(m.duration_ns == r.duration_ns && m.exclusive_ns == r.exclusive_ns);
+    if (r.valid) {
+        double moved = ((double)src_epoch_ticks - (double)merged_epoch_ticks) * r.period_ns;
+        CHECK_MSG(fabs(m.start_ns - (r.start_ns + moved)) < 1e-9 && fabs(m.end_ns - (r.end_ns + moved)) < 1e-9,
+                  "record %zu starts at %.3f ns, not %.3f", index, m.start_ns, r.start_ns + moved);
+    }
+}
+
+/* Three pools of one device whose batches interleave on the GPU: the merge puts the batches in
+ * the order their work began, each record as it was, on one time axis. */
+static void test_merge_order(void)
+{
+    const double period = 0.5;
+    wgprof_pool *a = wgprof__pool_new_host(), *b = wgprof__pool_new_host(), *c = wgprof__pool_new_host();
+    wgprof_dispatch_desc da = {.kernel = "a", .workgroups = {4, 1, 1}, .workgroup_size = {64, 1, 1}, .bytes = 1e3};
+    wgprof_dispatch_desc shared = {.kernel = "shared", .workgroups = {2, 2, 1}, .workgroup_size = {8, 8, 1}, .flops = 7};
+    wgprof_dispatch_desc db = {.kernel = "b", .workgroups = {3, 1, 1}}; /* workgroup size unknown */
+    wgprof_dispatch_desc dc = {.kernel = "c", .workgroups = {1, 5, 1}, .workgroup_size = {1, 32, 1}};
+    uint32_t a_sites[2] = {host_site(a, &da), host_site(a, &shared)};
+    uint32_t b_sites[2] = {host_site(b, &shared), host_site(b, &db)};
+    uint32_t c_site = host_site(c, &dc);
+    /* GPU order: a0 (10000), b0 (10500), c0 (11000), b1 (12000), a1 (13000); c1 holds no valid
+     * record and comes last. a1's second record read one zero, c1's read none. */
+    const uint64_t a0[] = {10000, 10100, 10150, 10300}, a1[] = {13000, 13050, 13100, 0};
+    const uint64_t b0[] = {10500, 10600}, b1[] = {12000, 12400, 12400, 12410};
+    const uint64_t c0[] = {11000, 11010}, c1[] = {0, 0};
+    read_batch(a, a_sites, a0, 2, period);
+    read_batch(a, a_sites, a1, 2, period);
+    read_batch(b, &b_sites[1], b0, 1, period);
+    read_batch(b, b_sites, b1, 2, period);
+    read_batch(c, &c_site, c0, 1, period);
+    read_batch(c, &c_site, c1, 1, period);
+    /* A batch resolved and not collected yet is not the merge's: its records are pending. */
+    size_t first = 0;
+    uint32_t pending = 0;
+    CHECK_OK(wgprof__host_batch(c, 1, &c_site, 1, false, &first, &pending));
+    wgprof__store_count_dropped(wgprof__pool_store(b), 4);
+    wgprof__store_count_dropped(wgprof__pool_store(c), 2);
+
+    const wgprof_pool *pools[3] = {a, b, c};
+    wgprof_pool *m = NULL;
+    CHECK_OK(wgprof_pool_merge(pools, 3, &m));
+    if (!m) {
+        return;
+    }
+    const merged_from from[] = {{0, 0}, {0, 1}, {1, 0}, {2, 0}, {1, 1}, {1, 2}, {0, 2}, {0, 3}, {2, 1}};
+    const uint64_t epoch_ticks[3] = {10000, 10500, 11000}; /* each pool's first valid begin */
+    const size_t n = sizeof from / sizeof from[0];
+    CHECK(wgprof_pool_count(m) == n && wgprof_pool_batch_count(m) == 6 && wgprof_pool_collected_batches(m) == 6);
+    /* c's pending record is not counted invalid there, and is not merged. */
+    CHECK(wgprof_pool_invalid_count(m) == wgprof_pool_invalid_count(a) + wgprof_pool_invalid_count(b) +
+                                              wgprof_pool_invalid_count(c));
+    CHECK(wgprof_pool_invalid_count(m) == 2);
+    for (size_t i = 0; i < n && i < wgprof_pool_count(m); i++) {
+        check_copied_record(m, i, pools[from[i].pool], from[i].index, epoch_ticks[0], epoch_ticks[from[i].pool]);
+    }
+    /* b's first record began 500 ticks after a's first, c's 1000. */
+    wgprof_record r0, r2, r3;
+    CHECK_OK(wgprof_pool_record(m, 0, &r0));
+    CHECK_OK(wgprof_pool_record(m, 2, &r2));
+    CHECK_OK(wgprof_pool_record(m, 3, &r3));
+    CHECK(r0.start_ns == 0 && r2.start_ns == 500 * period && r3.start_ns == 1000 * period);
+    /* Batches are renumbered in GPU order; records point at theirs. */
+    const uint32_t batch_of[] = {0, 0, 1, 2, 3, 3, 4, 4, 5};
+    for (size_t i = 0; i < n; i++) {
+        wgprof_record r;
+        CHECK_OK(wgprof_pool_record(m, i, &r));
+        CHECK_MSG(r.batch == batch_of[i], "record %zu in batch %u, not %u", i, r.batch, batch_of[i]);
+    }
+    for (uint32_t i = 0; i < 6; i++) {
+        wgprof_batch_info bi;
+        CHECK_OK(wgprof_pool_batch(m, i, &bi));
+        CHECK(bi.collected && bi.period_ns == period && bi.index == i);
+    }
+    uint64_t dispatches = 0;
+    CHECK(wgprof_pool_dropped(m, &dispatches) == 2 && dispatches == 6);
+
+    /* The summary counts what the three pools count, kernel by kernel. */
+    wgprof_summary *sum = NULL, *part[3] = {NULL, NULL, NULL};
+    CHECK_OK(wgprof_summary_create(m, &sum));
+    for (int p = 0; p < 3; p++) {
+        CHECK_OK(wgprof_summary_create(pools[p], &part[p]));
+    }
+    if (sum && part[0] && part[1] && part[2]) {
+        CHECK(sum->kernel_count == 4 && sum->batches == 6);
+        CHECK(sum->records == part[0]->records + part[1]->records + part[2]->records - 1);
+        for (size_t k = 0; k < sum->kernel_count; k++) {
+            uint32_t count = 0, invalid = 0;
+            double total = 0;
+            for (int p = 0; p < 3; p++) {
+                for (size_t j = 0; j < part[p]->kernel_count; j++) {
+                    if (strcmp(part[p]->kernels[j].name, sum->kernels[k].name) == 0) {
+                        count += part[p]->kernels[j].count;
+                        invalid += part[p]->kernels[j].invalid;
+                        total += part[p]->kernels[j].total_ns;
+                    }
+                }
+            }
+            /* c's summary counts its pending record invalid; it is not merged. */
+            if (strcmp(sum->kernels[k].name, "c") == 0) {
+                invalid--;
+            }
+            CHECK_MSG(sum->kernels[k].count == count && sum->kernels[k].invalid == invalid &&
+                          fabs(sum->kernels[k].total_ns - total) < 1e-9,
+                      "%s: %u valid, %u invalid, %.1f ns; the pools: %u, %u, %.1f", sum->kernels[k].name,
+                      sum->kernels[k].count, sum->kernels[k].invalid, sum->kernels[k].total_ns, count, invalid, total);
+        }
+    }
+    wgprof_summary_destroy(sum);
+    for (int p = 0; p < 3; p++) {
+        wgprof_summary_destroy(part[p]);
+    }
+
+    /* Its reports: every record, in order. */
+    char *json = report_text(m, WGPROF_FORMAT_JSON);
+    json_error_t err;
+    json_t *root = json_loads(json, 0, &err);
+    CHECK_MSG(root != NULL, "JSON report of a merged pool does not parse: %s", err.text);
+    json_t *d = json_object_get(root, "dispatches");
+    CHECK(json_array_size(d) == n);
+    for (size_t i = 0; i < json_array_size(d) && i < n; i++) {
+        wgprof_record r;
+        CHECK_OK(wgprof_pool_record(m, i, &r));
+        const char *kernel = json_string_value(json_object_get(json_array_get(d, i), "kernel"));
+        CHECK_MSG(kernel && strcmp(kernel, r.kernel) == 0, "dispatch %zu: %s", i, kernel ? kernel : "(none)");
+    }
+    json_decref(root);
+    free(json);
+    char *table = report_text(m, WGPROF_FORMAT_TABLE);
+    CHECK_MSG(strstr(table, "\nshared ") && strstr(table, "\na ") && strstr(table, "\nb ") && strstr(table, "\nc "),
+              "%s", table);
+    free(table);
+
+    /* The pools are only read: a, merged again, gives the same records. */
+    wgprof_pool *again = NULL;
+    CHECK_OK(wgprof_pool_merge(pools, 1, &again));
+    CHECK(wgprof_pool_count(again) == wgprof_pool_count(a) && wgprof_pool_count(c) == 3);
+    for (size_t i = 0; again && i < wgprof_pool_count(a); i++) {
+        check_copied_record(again, i, a, i, 10000, 10000);
+    }
+    wgprof_pool_destroy(again);
+    wgprof_pool_destroy(m);
+    wgprof_pool_destroy(a);
+    wgprof_pool_destroy(b);
+    wgprof_pool_destroy(c);
+}
+
+/* Scopes that lie within a batch come through with their records, names and nesting; one that
+ * spans two batches has no place in the merged order and stays out. */
+static void test_merge_scopes(void)
+{
+    wgprof_pool *a = wgprof__pool_new_host(), *b = wgprof__pool_new_host();
+    wgprof_dispatch_desc k = {.kernel = "k"}, q = {.kernel = "q"};
+    uint32_t a_sites[2] = {host_site(a, &k), host_site(a, &q)}, b_site = host_site(b, &q);
+    const uint64_t a0[] = {2000, 2100, 2200, 2300}, a1[] = {5000, 5100};
+    const uint64_t b0[] = {1000, 1400, 1500, 1600, 1700, 1800};
+    size_t first = 0;
+    uint32_t batch = 0;
+    wgprof__extent extent = {0};
+
+    CHECK_OK(wgprof_pool_scope_begin(a, "frame"));
+    CHECK_OK(wgprof_pool_scope_begin(a, "layer"));
+    CHECK_OK(wgprof_pool_scope_begin(a, "attention"));
+    CHECK_OK(wgprof__host_batch(a, 2, a_sites, 2, false, &first, &batch));
+    CHECK_OK(wgprof_pool_scope_end(a));
+    CHECK_OK(wgprof_pool_scope_end(a));
+    wgprof__host_readings(a, batch, first, 2, a0, 1.0, &extent);
+    wgprof__host_collected(a, batch, 1.0);
+    CHECK_OK(wgprof__host_batch(a, 1, a_sites, 1, false, &first, &batch));
+    CHECK_OK(wgprof_pool_scope_end(a)); /* frame: over both batches */
+    extent = (wgprof__extent){0};
+    wgprof__host_readings(a, batch, first, 1, a1, 1.0, &extent);
+    wgprof__host_collected(a, batch, 1.0);
+
+    CHECK_OK(wgprof_pool_scope_begin(b, "mlp"));
+    CHECK_OK(wgprof__host_batch(b, 3, &b_site, 1, false, &first, &batch));
+    CHECK_OK(wgprof_pool_scope_end(b));
+    extent = (wgprof__extent){0};
+    wgprof__host_readings(b, batch, first, 3, b0, 1.0, &extent);
+    wgprof__host_collected(b, batch, 1.0);
+
+    const wgprof_pool *pools[2] = {a, b};
+    wgprof_pool *m = NULL;
+    CHECK_OK(wgprof_pool_merge(pools, 2, &m));
+    if (!m) {
+        return;
+    }
+    /* b's batch began first: records 0-2 are b's, 3-4 a's first batch, 5 a's second. */
+    CHECK(wgprof_pool_count(m) == 6 && wgprof_pool_scope_count(m) == 3);
+    wgprof_scope_record mlp, layer, attention, src;
+    CHECK_OK(wgprof_pool_scope(m, 0, &mlp));
+    CHECK_OK(wgprof_pool_scope(m, 1, &layer));
+    CHECK_OK(wgprof_pool_scope(m, 2, &attention));
+    CHECK(strcmp(mlp.name, "mlp") == 0 && mlp.first_record == 0 && mlp.end_record == 3 && mlp.depth == 0 &&
+          mlp.parent_node == -1 && mlp.batch == 0 && !mlp.open);
+    CHECK_OK(wgprof_pool_scope(b, 0, &src));
+    CHECK(mlp.valid_records == 3 && mlp.duration_ns == src.duration_ns && mlp.dispatch_ns == src.dispatch_ns);
+    CHECK(strcmp(layer.name, "layer") == 0 && layer.first_record == 3 && layer.end_record == 5 && layer.batch == 1);
+    CHECK(strcmp(attention.name, "attention") == 0 && attention.first_record == 3 && attention.end_record == 5);
+    CHECK(attention.parent_node == (int32_t)layer.node && attention.depth == layer.depth + 1);
+    CHECK_OK(wgprof_pool_scope(a, 2, &src));
+    CHECK(strcmp(src.name, "attention") == 0 && attention.duration_ns == src.duration_ns &&
+          attention.start_ns == src.start_ns + 1000); /* a's epoch lies 1000 ticks after b's */
+    for (size_t i = 0; i < 6; i++) {
+        wgprof_record r;
+        CHECK_OK(wgprof_pool_record(m, i, &r));
+        /* Each record's innermost scope: mlp for b's, attention for a's first batch, none for
+         * the record whose only scope (frame) spanned two batches. */
+        int32_t want = i < 3 ? 0 : i < 5 ? 2 : -1;
+        CHECK_MSG(r.scope == want, "record %zu in scope %d, not %d", i, r.scope, want);
+    }
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(m, &sum));
+    if (sum) {
+        bool mlp_seen = false, attention_seen = false;
+        for (size_t i = 0; i < sum->scope_count; i++) {
+            const wgprof_scope_stats *st = &sum->scopes[i];
+            mlp_seen |= strcmp(st->name, "mlp") == 0 && st->count == 1 && st->dispatch_ns == 600;
+            attention_seen |= strcmp(st->name, "attention") == 0 && st->count == 1 && st->total_ns == 300;
+        }
+        CHECK(mlp_seen && attention_seen);
+    }
+    wgprof_summary_destroy(sum);
+    char *table = report_text(m, WGPROF_FORMAT_TABLE);
+    CHECK_MSG(strstr(table, "\nmlp ") && strstr(table, "attention "), "%s", table);
+    free(table);
+    wgprof_pool_destroy(m);
+    wgprof_pool_destroy(a);
+    wgprof_pool_destroy(b);
+}
+
+/* What a merge refuses, and what an empty one gives. */
+static void test_merge_arguments(void)
+{
+    wgprof_pool *empty = wgprof__pool_new_host();
+    const wgprof_pool *one[1] = {empty};
+    const wgprof_pool *with_null[2] = {empty, NULL};
+    wgprof_pool *m = (wgprof_pool *)empty;
+    CHECK(wgprof_pool_merge(one, 0, &m) == WGPROF_ERR_INVALID_ARGUMENT && m == NULL);
+    m = (wgprof_pool *)empty;
+    CHECK(wgprof_pool_merge(NULL, 1, &m) == WGPROF_ERR_INVALID_ARGUMENT && m == NULL);
+    m = (wgprof_pool *)empty;
+    CHECK(wgprof_pool_merge(with_null, 2, &m) == WGPROF_ERR_INVALID_ARGUMENT && m == NULL);
+    CHECK(wgprof_pool_merge(one, 1, NULL) == WGPROF_ERR_INVALID_ARGUMENT);
+
+    CHECK_OK(wgprof_pool_merge(one, 1, &m));
+    CHECK(m && m != empty && wgprof_pool_count(m) == 0 && wgprof_pool_batch_count(m) == 0 &&
+          wgprof_pool_scope_count(m) == 0 && wgprof_pool_dropped(m, NULL) == 0);
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(m, &sum));
+    CHECK(sum && sum->kernel_count == 0 && sum->records == 0);
+    wgprof_summary_destroy(sum);
+    char *json = report_text(m, WGPROF_FORMAT_JSON);
+    json_t *root = json_loads(json, 0, NULL);
+    CHECK_MSG(root && json_array_size(json_object_get(root, "dispatches")) == 0, "%s", json);
+    json_decref(root);
+    free(json);
+    wgprof_pool_destroy(m);
+    wgprof_pool_destroy(empty);
+}
+
+/* A merged pool holds results only: every recording call refuses it with a status, touching no
+ * GPU object (it has none) and leaving its records as they are. The pass and encoder handed in
+ * are never used. */
+static void test_merge_records_nothing(void)
+{
+    wgprof_pool *src = named_pool((const char *const[]){"x", "y"}, 2);
+    const wgprof_pool *pools[1] = {src};
+    wgprof_pool *m = NULL;
+    CHECK_OK(wgprof_pool_merge(pools, 1, &m));
+    if (!m) {
+        wgprof_pool_destroy(src);
+        return;
+    }
+    WGPUComputePassEncoder pass = (WGPUComputePassEncoder)(uintptr_t)16;
+    WGPUCommandEncoder encoder = (WGPUCommandEncoder)(uintptr_t)16;
+    wgprof_dispatch_desc d = {.kernel = "late"};
+    WGPUPassTimestampWrites tw;
+    CHECK(wgprof_pool_reserve(m, 1) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_pass_writes(m, &d, &tw) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_pass_writes(m, &d, &tw) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_begin(m, pass, &d) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_end(m, pass) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_begin(m, pass) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_next(m, pass, &d) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_resolve(m, encoder) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_calibrate(m, 1) == WGPROF_ERR_STATE);
+    /* Nothing is being recorded or in flight: these have nothing to do. */
+    CHECK_OK(wgprof_pool_discard(m));
+    CHECK_OK(wgprof_pool_read_async(m));
+    CHECK_OK(wgprof_pool_collect(m));
+    uint32_t taken = 1;
+    CHECK_OK(wgprof_pool_collect_ready(m, &taken));
+    CHECK(taken == 0 && wgprof_pool_in_flight(m) == 0);
+    CHECK(wgprof_pool_count(m) == 2 && wgprof_pool_batch_count(m) == 1 && wgprof_pool_invalid_count(m) == 0);
+    for (size_t i = 0; i < 2; i++) {
+        check_copied_record(m, i, src, i, 1000, 1000);
+    }
+    wgprof_pool_destroy(m);
+    wgprof_pool_destroy(src);
+}
+
 int main(void)
 {
     test_classify();
@@ -964,5 +1315,9 @@ int main(void)
     test_quantum();
     test_unknown_workgroup_size();
     test_shader_checks_names();
+    test_merge_order();
+    test_merge_scopes();
+    test_merge_arguments();
+    test_merge_records_nothing();
     return check_summary();
 }

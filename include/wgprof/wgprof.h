@@ -339,7 +339,8 @@ WGPROF_API wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const 
 WGPROF_API wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder);
 
 /* Forgets the batch being recorded, as if its dispatches had never been timed: its records and
- * the scope instances begun in it go; earlier batches, resolved or collected, stay. For work
+ * the scope instances begun in it go (one still open stays open, and covers what is recorded
+ * until its end); earlier batches, resolved or collected, stay. For work
  * that is encoded and then abandoned (an encoder or command buffer released unsubmitted), whose
  * timestamps the GPU never writes. WGPROF_ERR_STATE between resolve and read (nothing to
  * forget: the resolved batch is kept). */
@@ -374,8 +375,12 @@ WGPROF_API uint64_t wgprof_pool_dropped(const wgprof_pool *pool, uint64_t *dispa
  * over several pools (the graphs of a program, or encoders timed side by side). Its batches come
  * in the order their GPU work began, its times on the first pool's origin, with the first
  * pool's clock fit; scopes are copied where they lie within one batch; dropped batches are
- * summed. It records nothing itself (it has no query sets): summarise it, report it, destroy it
- * with wgprof_pool_destroy(). The pools are only read, and stay as they are. */
+ * summed. It records nothing itself (it has no device and no query sets): reserve, the recording
+ * calls, resolve and calibrate return WGPROF_ERR_STATE on it, discard, collect and read_async have
+ * nothing to do; summarise it, report it, destroy it with wgprof_pool_destroy(). Records keep
+ * their dispatch ids, sizes, validity and raw ticks. Only collected batches are copied; the pools
+ * are only read, and stay as they are. WGPROF_ERR_INVALID_ARGUMENT for no pools, a NULL one, or
+ * pools of different devices. */
 WGPROF_API wgprof_status wgprof_pool_merge(const wgprof_pool *const *pools, size_t count, wgprof_pool **out);
 
 /* Drops all records, batches, scopes, names (borrowed kernel strings become invalid) and the
