@@ -86,9 +86,10 @@ static void load_ext(void)
     *(void **)&g_ext.create_trusted_module = lookup("wgpuDeviceCreateShaderModuleTrusted");
     uint32_t (*get_version)(void) = NULL;
     *(void **)&get_version = lookup("wgpuGetVersion");
-    if (get_version) {
-        /* wgpu-native packs its version as one byte per part, major first. */
-        uint32_t v = get_version();
+    /* wgpu-native packs its version as one byte per part, major first; 0 is no version: a
+     * library standing in front of another that exports every name (wgprof record's). */
+    uint32_t v = get_version ? get_version() : 0;
+    if (v) {
         g_ext.kind = WGPROF__IMPL_WGPU_NATIVE;
         snprintf(g_ext.name, sizeof g_ext.name, "wgpu-native %u.%u.%u.%u", v >> 24, (v >> 16) & 0xFF,
                  (v >> 8) & 0xFF, v & 0xFF);

@@ -187,7 +187,9 @@ const wgprof_rec_settings *wgprof_rec_settings_get(void)
 void wgprof_rec_missing(const char *name)
 {
     static atomic_bool said;
-    if (!atomic_exchange(&said, true)) {
+    /* wgpuGetVersion is how programs (libwgprof among them) tell wgpu-native apart: 0, no
+     * version, is the answer they expect of another implementation, not a mistake. */
+    if (strcmp(name, "wgpuGetVersion") != 0 && !atomic_exchange(&said, true)) {
         wgprof_rec_say("the program called %s, which its WebGPU implementation does not have", name);
     }
 }
