@@ -187,9 +187,17 @@ const wgprof_rec_settings *wgprof_rec_settings_get(void)
 void wgprof_rec_missing(const char *name)
 {
     static atomic_bool said;
-    /* wgpuGetVersion is how programs (libwgprof among them) tell wgpu-native apart: 0, no
-     * version, is the answer they expect of another implementation, not a mistake. */
-    if (strcmp(name, "wgpuGetVersion") != 0 && !atomic_exchange(&said, true)) {
+    /* Programs that look up wgpu-native's extensions by name (libwgprof: the version, the
+     * period, polling) find these forwarders on any implementation; the zero they get back is
+     * the answer they expect of one without them, not a mistake. */
+    static const char *const probed[] = {"wgpuGetVersion", "wgpuQueueGetTimestampPeriod", "wgpuDevicePoll",
+                                         "wgpuComputePassEncoderWriteTimestamp"};
+    for (size_t i = 0; i < sizeof probed / sizeof probed[0]; i++) {
+        if (strcmp(name, probed[i]) == 0) {
+            return;
+        }
+    }
+    if (!atomic_exchange(&said, true)) {
         wgprof_rec_say("the program called %s, which its WebGPU implementation does not have", name);
     }
 }
