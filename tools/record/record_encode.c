@@ -399,15 +399,31 @@ static void scope_end(wgprof_rec_lane *lane)
     wgprof_rec_leave();
 }
 
+/* A debug group is a scope where its encoder is timed; *depth counts those open. */
+static void debug_group_push(wgprof_rec_lane *lane, unsigned *depth, WGPUStringView label)
+{
+    if (lane) {
+        scope_begin(lane, label);
+        (*depth)++;
+    }
+}
+
+static void debug_group_pop(wgprof_rec_lane *lane, unsigned *depth)
+{
+    if (*depth) {
+        scope_end(lane);
+        (*depth)--;
+    }
+}
+
 WGPROF_REC_EXPORT void wgpuCommandEncoderPushDebugGroup(WGPUCommandEncoder enc, WGPUStringView groupLabel)
 {
     wgprof_rec_real()->wgpuCommandEncoderPushDebugGroup(enc, groupLabel);
     if (hooks_on()) {
         wgprof_rec_lock();
         encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
-        if (e && lane_of(enc, e)) {
-            scope_begin(e->lane, groupLabel);
-            e->debug_depth++;
+        if (e) {
+            debug_group_push(lane_of(enc, e), &e->debug_depth, groupLabel);
         }
         wgprof_rec_unlock();
     }
@@ -419,9 +435,8 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderPopDebugGroup(WGPUCommandEncoder enc)
     if (hooks_on()) {
         wgprof_rec_lock();
         encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
-        if (e && e->debug_depth) {
-            scope_end(e->lane);
-            e->debug_depth--;
+        if (e) {
+            debug_group_pop(e->lane, &e->debug_depth);
         }
         wgprof_rec_unlock();
     }
@@ -478,9 +493,8 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderPushDebugGroup(WGPUComputePassEncod
     if (hooks_on()) {
         wgprof_rec_lock();
         pass_state *p = wgprof_rec_map_get(&g_passes, pass);
-        if (p && p->lane) {
-            scope_begin(p->lane, groupLabel);
-            p->debug_depth++;
+        if (p) {
+            debug_group_push(p->lane, &p->debug_depth, groupLabel);
         }
         wgprof_rec_unlock();
     }
@@ -492,9 +506,8 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderPopDebugGroup(WGPUComputePassEncode
     if (hooks_on()) {
         wgprof_rec_lock();
         pass_state *p = wgprof_rec_map_get(&g_passes, pass);
-        if (p && p->debug_depth) {
-            scope_end(p->lane);
-            p->debug_depth--;
+        if (p) {
+            debug_group_pop(p->lane, &p->debug_depth);
         }
         wgprof_rec_unlock();
     }
