@@ -1270,8 +1270,10 @@ static void test_merge_records_nothing(void)
         wgprof_pool_destroy(src);
         return;
     }
-    WGPUComputePassEncoder pass = (WGPUComputePassEncoder)(uintptr_t)16;
-    WGPUCommandEncoder encoder = (WGPUCommandEncoder)(uintptr_t)16;
+    /* Handles that are never used: every call is refused before it would touch one. */
+    static char never_used;
+    WGPUComputePassEncoder pass = (WGPUComputePassEncoder)(void *)&never_used;
+    WGPUCommandEncoder encoder = (WGPUCommandEncoder)(void *)&never_used;
     wgprof_dispatch_desc d = {.kernel = "late"};
     WGPUPassTimestampWrites tw;
     CHECK(wgprof_pool_reserve(m, 1) == WGPROF_ERR_STATE);
