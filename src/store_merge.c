@@ -50,9 +50,20 @@ static wgprof_status copy_node(wgprof__store *dst, const wgprof__store *src, uin
  * instances of the destination's records from `at` on; each record's innermost scope follows. */
 static wgprof_status copy_scopes(wgprof__store *dst, const wgprof__store *src, uint32_t first, uint32_t end, size_t at)
 {
-    for (uint32_t i = 0; i < src->scope_count; i++) {
+    /* Instances are stored in begin order, so their first records never decrease: the batch's
+     * are found by bisection, not by a walk over every instance for every batch. */
+    uint32_t lo = 0, hi = src->scope_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (src->scopes[mid].first < first) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    for (uint32_t i = lo; i < src->scope_count && src->scopes[i].first < end; i++) {
         const wgprof__scope *sc = &src->scopes[i];
-        if (sc->first < first || sc->first >= end || sc->end == WGPROF__NONE || sc->end > end) {
+        if (sc->end == WGPROF__NONE || sc->end > end) {
             continue;
         }
         uint32_t node;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,10 +158,14 @@ static int run_program(char **program, bool *started)
         cli_error("wgprof record: pipe: %s", strerror(errno));
         return CLI_FAILED;
     }
-    struct sigaction sa = {0}, old_int, old_term, old_hup;
+    /* Ctrl-C reaches the program from the terminal already (one process group): wgprof waits
+     * through it to write the results. A termination sent to wgprof alone is passed on. */
+    struct sigaction sa = {0}, ignore = {0}, old_int, old_term, old_hup;
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, &ignore, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
     pid_t child = fork();
@@ -187,16 +192,16 @@ static int run_program(char **program, bool *started)
     close(pipefd[0]);
     int status = 0;
     for (;;) {
+        if (g_signal) { /* also one that came before the wait began */
+            kill(child, g_signal);
+            g_signal = 0;
+        }
         if (waitpid(child, &status, 0) == child) {
             break;
         }
         if (errno != EINTR) {
             cli_error("wgprof record: waiting for %s: %s", program[0], strerror(errno));
             return CLI_FAILED;
-        }
-        if (g_signal) {
-            kill(child, g_signal); /* the terminal's Ctrl-C reached both; a kill only us */
-            g_signal = 0;
         }
     }
     sigaction(SIGINT, &old_int, NULL);
@@ -503,10 +508,22 @@ int cmd_record(int argc, char **argv)
                   WGPROF_BIN_TO_LIB);
         return CLI_FAILED;
     }
+    if (strpbrk(preload, " :\t\n")) {
+        /* LD_PRELOAD separates its entries at spaces and colons: such a path would be split. */
+        cli_error("wgprof record: %s: the dynamic linker cannot preload a library whose path holds a space or a "
+                  "colon; install wgprof elsewhere",
+                  preload);
+        return CLI_FAILED;
+    }
     const char *tmpdir = getenv("TMPDIR");
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/wgprof-record.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (!mkdtemp(dir)) {
+    char made[4096], dir[PATH_MAX];
+    snprintf(made, sizeof made, "%s/wgprof-record.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    /* Absolute, so that a program that changes folder still writes into it. */
+    bool have_folder = mkdtemp(made) != NULL;
+    if (!have_folder || !realpath(made, dir)) {
+        if (have_folder) {
+            rmdir(made);
+        }
         cli_error("wgprof record: cannot make a folder for the results in %s: %s", tmpdir && *tmpdir ? tmpdir : "/tmp",
                   strerror(errno));
         return CLI_FAILED;

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "record_lib.h"
@@ -17,7 +18,7 @@ enum { SNAPSHOT_EVERY_NS = 1000000000 };
 
 static wgprof_rec_map g_sessions; /* WGPUDevice -> wgprof_rec_session */
 static wgprof_rec_map g_features; /* WGPUFeatureName arrays handed out -> themselves */
-static WGPUInstance g_instance;   /* the last the program created */
+static wgprof_rec_map g_adapters; /* WGPUAdapter -> the WGPUInstance it came from */
 static unsigned g_devices;
 static bool g_atexit;
 
@@ -32,16 +33,6 @@ static void at_exit(void)
 
 /* ---- instances and adapters ---- */
 
-WGPROF_REC_EXPORT WGPUInstance wgpuCreateInstance(WGPU_NULLABLE WGPUInstanceDescriptor const *descriptor)
-{
-    WGPUInstance instance = wgprof_rec_real()->wgpuCreateInstance(descriptor);
-    if (instance && wgprof_rec_active() && !wgprof_rec_inside()) {
-        wgprof_rec_lock();
-        g_instance = instance;
-        wgprof_rec_unlock();
-    }
-    return instance;
-}
 
 /* Whether a descriptor chain already holds a struct of `type`. */
 static bool chain_has(const WGPUChainedStruct *chain, WGPUSType type)
@@ -66,12 +57,36 @@ static WGPUChainedStruct *chain_ours(WGPUChainedStruct *ours, WGPUChainedStruct 
     return ours;
 }
 
+typedef struct adapter_request {
+    WGPURequestAdapterCallbackInfo theirs;
+    WGPUInstance instance;
+} adapter_request;
+
+/* Each adapter's instance, for wrapping its devices (a program may have several instances:
+ * on Dawn the readbacks of a device complete only through its own instance's events). */
+static void on_adapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message, void *userdata1,
+                       void *userdata2)
+{
+    (void)userdata2;
+    adapter_request *req = userdata1;
+    if (status == WGPURequestAdapterStatus_Success && adapter) {
+        wgprof_rec_lock();
+        wgprof_rec_map_put(&g_adapters, adapter, req->instance);
+        wgprof_rec_unlock();
+    }
+    if (req->theirs.callback) {
+        req->theirs.callback(status, adapter, message, req->theirs.userdata1, req->theirs.userdata2);
+    }
+    wgprof__free(req);
+}
+
 WGPROF_REC_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
                                                         WGPU_NULLABLE WGPURequestAdapterOptions const *options,
                                                         WGPURequestAdapterCallbackInfo callbackInfo)
 {
     const wgprof_rec_real_table *real = wgprof_rec_real();
-    if (!wgprof_rec_active() || wgprof_rec_inside()) {
+    adapter_request *req = wgprof_rec_active() && !wgprof_rec_inside() ? wgprof__calloc(1, sizeof *req) : NULL;
+    if (!req) {
         return real->wgpuInstanceRequestAdapter(instance, options, callbackInfo);
     }
     WGPURequestAdapterOptions copy = options ? *options : (WGPURequestAdapterOptions){0};
@@ -79,10 +94,13 @@ WGPROF_REC_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
     wgprof__chain storage;
     wgprof__ext_chain_adapter(&probe, &storage);
     copy.nextInChain = chain_ours(probe.nextInChain, copy.nextInChain);
-    wgprof_rec_lock();
-    g_instance = instance;
-    wgprof_rec_unlock();
-    return real->wgpuInstanceRequestAdapter(instance, &copy, callbackInfo);
+    req->theirs = callbackInfo;
+    req->instance = instance;
+    WGPURequestAdapterCallbackInfo ours = callbackInfo;
+    ours.callback = on_adapter;
+    ours.userdata1 = req;
+    ours.userdata2 = NULL;
+    return real->wgpuInstanceRequestAdapter(instance, &copy, ours);
 }
 
 /* ---- devices ---- */
@@ -104,9 +122,15 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
     if (status == WGPURequestDeviceStatus_Success && device) {
         wgprof_rec_session *s = wgprof__calloc(1, sizeof *s);
         wgprof_rec_lock();
-        if (s && wgprof_rec_map_put(&g_sessions, device, s)) {
+        WGPUInstance instance = wgprof_rec_map_get(&g_adapters, req->adapter);
+        if (s && instance && wgprof_rec_map_put(&g_sessions, device, s)) {
+            const wgprof_rec_real_table *real = wgprof_rec_real();
             s->device = device;
             s->adapter = req->adapter;
+            s->instance = instance;
+            real->wgpuAdapterAddRef(s->adapter);
+            real->wgpuInstanceAddRef(s->instance);
+            s->pid = (long)getpid();
             s->index = g_devices++;
             s->app_refs = 1;
             memcpy(s->added, req->added, sizeof s->added);
@@ -116,7 +140,8 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
             }
         } else {
             wgprof__free(s);
-            wgprof_rec_say("out of memory: a device runs unprofiled");
+            wgprof_rec_say(instance ? "out of memory: a device runs unprofiled"
+                                    : "a device of an adapter wgprof did not see requested runs unprofiled");
         }
         wgprof_rec_unlock();
     }
@@ -257,7 +282,12 @@ WGPROF_REC_EXPORT void wgpuSupportedFeaturesFreeMembers(WGPUSupportedFeatures su
 static void setup(wgprof_rec_session *s)
 {
     wgprof_rec_enter();
-    wgprof_status st = wgprof_device_wrap(g_instance, s->adapter, s->device, &s->wdev);
+    wgprof_status st = wgprof_device_wrap(s->instance, s->adapter, s->device, &s->wdev);
+    /* The wrap holds its own references now (or failed): ours go. */
+    wgprof_rec_real()->wgpuAdapterRelease(s->adapter);
+    wgprof_rec_real()->wgpuInstanceRelease(s->instance);
+    s->adapter = NULL;
+    s->instance = NULL;
     const wgprof_device_info *info = st == WGPROF_OK ? wgprof_device_describe(s->wdev) : NULL;
     if (!info) {
         wgprof_rec_say("device %u: wgprof cannot use it (%s): it runs unprofiled", s->index, wgprof_status_str(st));
@@ -306,7 +336,10 @@ wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *s, WGPUCommandEncoder 
 wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device)
 {
     wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
-    if (s && !s->wdev && !s->broken) {
+    if (s && s->pid != (long)getpid()) {
+        return NULL; /* a forked child: the device is the parent's */
+    }
+    if (s && !s->wdev && !s->broken && !s->finished) {
         setup(s);
     }
     return s && !s->broken && !s->finished ? s : NULL;
@@ -316,7 +349,7 @@ static void collect_session(void *value, void *user)
 {
     (void)user;
     wgprof_rec_session *s = value;
-    if (s->finished) {
+    if (s->finished || s->pid != (long)getpid()) {
         return;
     }
     uint32_t taken = 0;
@@ -327,10 +360,25 @@ static void collect_session(void *value, void *user)
         }
         taken += lane_taken;
     }
-    uint64_t now = wgprof_cpu_now_ns();
-    if (taken && now - s->last_snapshot_ns >= SNAPSHOT_EVERY_NS) {
-        s->last_snapshot_ns = now;
+    /* A snapshot at most once a second, and never more than a tenth of the time: each one
+     * writes every record so far. */
+    uint64_t now = wgprof_cpu_now_ns(), wait = 10 * s->snapshot_cost_ns;
+    if (taken && now - s->last_snapshot_ns >= (wait > SNAPSHOT_EVERY_NS ? wait : SNAPSHOT_EVERY_NS)) {
         wgprof_rec_output_write(s, false);
+        s->last_snapshot_ns = wgprof_cpu_now_ns();
+        s->snapshot_cost_ns = s->last_snapshot_ns - now;
+    }
+}
+
+static void release_session(wgprof_rec_session *s);
+
+static void release_if_pending(void *value, void *user)
+{
+    (void)user;
+    wgprof_rec_session *s = value;
+    if (s->release_pending) {
+        s->release_pending = false;
+        release_session(s);
     }
 }
 
@@ -338,6 +386,9 @@ void wgprof_rec_collect_ready(void)
 {
     wgprof_rec_enter();
     wgprof_rec_map_each(&g_sessions, collect_session, NULL);
+    if (!wgprof_rec_nested()) {
+        wgprof_rec_map_each(&g_sessions, release_if_pending, NULL);
+    }
     wgprof_rec_leave();
 }
 
@@ -347,7 +398,7 @@ static void finish_session(void *value, void *user)
 {
     (void)user;
     wgprof_rec_session *s = value;
-    if (s->finished || !s->lane_count) {
+    if (s->finished || !s->lane_count || s->pid != (long)getpid()) {
         return;
     }
     wgprof_rec_enter();
@@ -370,21 +421,31 @@ static void finish_session(void *value, void *user)
     wgprof_rec_leave();
 }
 
-/* The program's last reference gone: results written, wgprof's own references dropped. */
-static void release_session(WGPUDevice device)
+/* The program's last reference gone: results written, then wgprof's pools and its references to
+ * the device dropped. The session itself stays (encoders, passes and buffers of the program may
+ * still point at it and at its lanes), finished and released. */
+static void release_session(wgprof_rec_session *s)
 {
-    wgprof_rec_session *s = wgprof_rec_map_take(&g_sessions, device);
-    if (!s) {
+    finish_session(s, NULL);
+    s->finished = true;
+    if (s->released || s->pid != (long)getpid()) {
         return;
     }
-    finish_session(s, NULL);
     wgprof_rec_enter();
     for (unsigned i = 0; i < s->lane_count; i++) {
         wgprof_pool_destroy(s->lanes[i].pool);
+        s->lanes[i].pool = NULL;
     }
     wgprof_device_destroy(s->wdev);
+    s->wdev = NULL;
+    if (s->adapter) { /* never wrapped */
+        wgprof_rec_real()->wgpuAdapterRelease(s->adapter);
+        wgprof_rec_real()->wgpuInstanceRelease(s->instance);
+        s->adapter = NULL;
+        s->instance = NULL;
+    }
     wgprof_rec_leave();
-    wgprof__free(s);
+    s->released = true;
 }
 
 WGPROF_REC_EXPORT void wgpuDeviceAddRef(WGPUDevice device)
@@ -405,8 +466,14 @@ WGPROF_REC_EXPORT void wgpuDeviceRelease(WGPUDevice device)
     if (wgprof_rec_active() && !wgprof_rec_inside()) {
         wgprof_rec_lock();
         wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
-        if (s && --s->app_refs == 0) {
-            release_session(device);
+        if (s && !s->released && --s->app_refs == 0) {
+            /* Inside a callback (the implementation busy in a call of a hook's), writing the
+             * results would wait on it: later, at the next safe point, or at exit. */
+            if (wgprof_rec_nested()) {
+                s->release_pending = true;
+            } else {
+                release_session(s);
+            }
         }
         wgprof_rec_unlock();
     }

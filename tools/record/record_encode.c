@@ -244,11 +244,12 @@ static WGPUComputePipeline real_pipeline(WGPUComputePipeline handle, const pipel
 {
     wgprof_rec_lock();
     pipeline_proxy *x = wgprof_rec_map_get(&g_pipelines, handle);
-    wgprof_rec_unlock();
+    WGPUComputePipeline real = x ? x->real : handle;
     if (info) {
         *info = x ? x->info : NULL;
     }
-    return x ? x->real : handle;
+    wgprof_rec_unlock();
+    return real;
 }
 
 WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice device,
@@ -382,8 +383,12 @@ static wgprof_rec_lane *lane_of(WGPUCommandEncoder enc, encoder_state *e)
     return e->lane;
 }
 
+/* Scopes on a lane whose device the program has let go of are not kept (no pool). */
 static void scope_begin(wgprof_rec_lane *lane, WGPUStringView label)
 {
+    if (!lane->pool) {
+        return;
+    }
     char name[256];
     size_t n = view_length(label);
     snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), n ? label.data : "");
@@ -394,6 +399,9 @@ static void scope_begin(wgprof_rec_lane *lane, WGPUStringView label)
 
 static void scope_end(wgprof_rec_lane *lane)
 {
+    if (!lane->pool) {
+        return;
+    }
     wgprof_rec_enter();
     wgprof_pool_scope_end(lane->pool);
     wgprof_rec_leave();
@@ -525,7 +533,7 @@ static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroup
     }
     wgprof_rec_lock();
     pass_state *p = wgprof_rec_map_get(&g_passes, pass);
-    if (!p || !p->lane) {
+    if (!p || !p->lane || p->session->finished) {
         if (p) {
             p->session->dispatches++;
             encoder_state *e = wgprof_rec_map_get(&g_encoders, p->encoder);
@@ -688,6 +696,16 @@ WGPROF_REC_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder 
     return cb;
 }
 
+/* The scopes a pass of encoder `user` left open are closed, and the pass is timed no more. */
+static void close_pass_of(void *value, void *user)
+{
+    pass_state *p = value;
+    if (p->encoder == (WGPUCommandEncoder)user && p->lane) {
+        end_pass_scopes(p);
+        p->lane = NULL;
+    }
+}
+
 WGPROF_REC_EXPORT void wgpuCommandEncoderRelease(WGPUCommandEncoder enc)
 {
     if (hooks_on()) {
@@ -695,7 +713,13 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderRelease(WGPUCommandEncoder enc)
         encoder_state *e = wgprof_rec_map_take(&g_encoders, enc);
         if (e) {
             if (e->lane && !e->session->finished) {
-                abandon(e->lane); /* released before finish */
+                /* Released before finish: its open scopes close (so that later encoders on the
+                 * lane are not nested in them), then its batch is forgotten. */
+                wgprof_rec_map_each(&g_passes, close_pass_of, (void *)enc);
+                for (; e->debug_depth; e->debug_depth--) {
+                    scope_end(e->lane);
+                }
+                abandon(e->lane);
             }
             wgprof__free(e);
         }
@@ -762,7 +786,10 @@ static void after_submit(resolve_set *rs)
     wgprof_rec_enter();
     for (size_t i = 0; i < rs->count; i++) {
         wgprof_rec_lane *lane = rs->lanes[i];
-        wgprof_pool_read_async(lane->pool);
+        /* The program may have let go of the device inside the submit (a callback). */
+        if (!lane->session->finished) {
+            wgprof_pool_read_async(lane->pool);
+        }
         real->wgpuCommandBufferRelease(rs->buffers[i]);
         lane->owner = NULL;
         lane->owner_buffer = NULL;

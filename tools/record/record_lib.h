@@ -54,6 +54,9 @@ void wgprof_rec_enter(void);
 void wgprof_rec_leave(void);
 void wgprof_rec_lock(void);
 void wgprof_rec_unlock(void);
+/* Under the lock, taken again: a hook called from inside another hook's call into the
+ * implementation (a callback of the program's fired there). Nothing may block then. */
+bool wgprof_rec_nested(void);
 
 /* ---- record_map.c: handle -> value, open addressing, no removal of keys in use ---- */
 
@@ -97,7 +100,9 @@ enum { WGPROF_REC_LANES = 8 };
 
 struct wgprof_rec_session {
     WGPUDevice device;        /* the program's */
-    WGPUAdapter adapter;
+    WGPUAdapter adapter;      /* and its instance: wgprof holds a reference to each until the */
+    WGPUInstance instance;    /* device is wrapped (the program may release them first) */
+    long pid;                 /* the process that created it: a forked child leaves it alone */
     wgprof_device *wdev;      /* wgprof's view of it, made on first use */
     wgprof_rec_lane lanes[WGPROF_REC_LANES];
     unsigned lane_count;      /* lanes with a pool */
@@ -106,13 +111,18 @@ struct wgprof_rec_session {
     WGPUFeatureName added[4]; /* features the program did not ask for, hidden from it */
     unsigned added_count;
     bool broken;              /* wgprof could not set up: the device runs unprofiled */
-    bool finished;            /* results written for good */
+    bool finished;            /* results written for good; the lanes are left alone */
+    bool release_pending;     /* let go of inside a callback: released at the next safe point */
+    bool released;            /* the program let go of the device: the pools and wgprof's view
+                                 of it are gone (the session stays, for the state that points
+                                 at it) */
     uint64_t encoders;        /* command encoders created */
     uint64_t dispatches;      /* dispatches encoded, timed or not */
     uint64_t untimed_overlap; /* dispatches in an encoder recorded while every lane was held */
     uint64_t untimed_sampled; /* dispatches in encoders --sample-every skipped */
     uint64_t discarded;       /* dispatches in encoders never submitted */
     uint64_t last_snapshot_ns;
+    uint64_t snapshot_cost_ns; /* how long the last snapshot took: the next waits ten times that */
 };
 
 /* The session of `device`, set up on first use; NULL when it is not profiled. Under the lock. */
@@ -121,7 +131,8 @@ wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device);
  * is room); NULL when there is none. Under the lock. */
 wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *session, WGPUCommandEncoder enc);
 /* Takes every finished readback of every session, without blocking; writes a snapshot of the
- * results at most once a second. Under the lock. */
+ * results at most once a second; releases the sessions whose release waited for this (a safe
+ * point: no callback of the implementation's running). Under the lock. */
 void wgprof_rec_collect_ready(void);
 
 #endif

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record_lib.h"
 #include "internal.h"
@@ -23,6 +24,7 @@
 static pthread_mutex_t g_lock;
 static pthread_once_t g_lock_once = PTHREAD_ONCE_INIT;
 static _Thread_local int g_inside;
+static _Thread_local int g_lock_depth; /* this thread's holds of g_lock */
 
 static pthread_once_t g_load_once = PTHREAD_ONCE_INIT;
 static wgprof_rec_real_table g_real;
@@ -45,9 +47,16 @@ void wgprof_rec_lock(void)
 {
     pthread_once(&g_lock_once, init_lock);
     pthread_mutex_lock(&g_lock);
+    g_lock_depth++;
 }
 
-void wgprof_rec_unlock(void) { pthread_mutex_unlock(&g_lock); }
+void wgprof_rec_unlock(void)
+{
+    g_lock_depth--;
+    pthread_mutex_unlock(&g_lock);
+}
+
+bool wgprof_rec_nested(void) { return g_lock_depth > 1; }
 bool wgprof_rec_inside(void) { return g_inside > 0; }
 void wgprof_rec_enter(void) { g_inside++; }
 void wgprof_rec_leave(void) { g_inside--; }
@@ -152,9 +161,11 @@ static void load(void)
     read_settings();
     g_handle = find_implementation();
     if (!g_handle) {
-        wgprof_rec_say("no WebGPU implementation found (link the program to one, or name it with --webgpu): "
-                       "running unprofiled");
-        return;
+        /* The program calls WebGPU (this runs at its first call) and nothing can answer: it
+         * would fail the same way without wgprof, at its link or its dlopen. */
+        wgprof_rec_say("the program calls WebGPU, but no implementation was found: it links none and "
+                       "WGPROF_RECORD_LIBRARY (--webgpu, or WGPU_LIB_PATH) names none that loads");
+        _exit(127);
     }
     size_t found = wgprof_rec_real_load(g_handle, &g_real);
     wgprof__ext_use_library(g_handle);
@@ -210,7 +221,12 @@ WGPROF_REC_EXPORT void *dlopen(const char *file, int mode)
 {
     if (file && !g_inside && is_implementation_name(file)) {
         if (!g_handle) {
+            /* A bare name is looked up in this library's run path, not the caller's: where that
+             * finds nothing, the implementation the CLI named stands in. */
             g_handle = system_dlopen()(file, mode);
+            if (!g_handle) {
+                g_handle = find_implementation();
+            }
             if (!g_handle) {
                 return NULL;
             }
