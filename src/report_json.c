@@ -94,7 +94,7 @@ static void write_dispatch(const wgprof_record *rec, FILE *out)
     }
     known_dims(out, "local_size", rec->workgroup_size);
     fputs(", ", out);
-    dims(out, "workgroups", rec->workgroups);
+    known_dims(out, "workgroups", rec->workgroups);
     fprintf(out, ", \"begin_ticks\": %llu, \"end_ticks\": %llu", (unsigned long long)rec->begin_ticks,
             (unsigned long long)rec->end_ticks);
     if (rec->valid) {

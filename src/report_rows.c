@@ -28,13 +28,23 @@ void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep)
         }
         fprintf(out, "%u%c%u%c%llu%c", rec.batch, sep, rec.index, sep, (unsigned long long)rec.dispatch_id, sep);
         (sep == ',' ? wgprof__csv_field : wgprof__tsv_field)(out, rec.kernel);
-        fprintf(out, "%c%u%c%u%c%u%c", sep, rec.workgroups[0], sep, rec.workgroups[1], sep, rec.workgroups[2], sep);
+        if (rec.workgroups[0]) {
+            fprintf(out, "%c%u%c%u%c%u%c", sep, rec.workgroups[0], sep, rec.workgroups[1], sep, rec.workgroups[2], sep);
+        } else {
+            fprintf(out, "%c%c%c%c", sep, sep, sep, sep); /* unknown: empty */
+        }
+        /* Unknown sizes (0) leave their cells empty; the global size is known only where both are. */
         if (rec.workgroup_size[0]) {
-            fprintf(out, "%u%c%u%c%u%c%llu%c%llu%c%llu%c", rec.workgroup_size[0], sep, rec.workgroup_size[1], sep,
-                    rec.workgroup_size[2], sep, (unsigned long long)rec.global_size[0], sep,
+            fprintf(out, "%u%c%u%c%u%c", rec.workgroup_size[0], sep, rec.workgroup_size[1], sep, rec.workgroup_size[2],
+                    sep);
+        } else {
+            fprintf(out, "%c%c%c", sep, sep, sep);
+        }
+        if (rec.global_size[0]) {
+            fprintf(out, "%llu%c%llu%c%llu%c", (unsigned long long)rec.global_size[0], sep,
                     (unsigned long long)rec.global_size[1], sep, (unsigned long long)rec.global_size[2], sep);
         } else {
-            fprintf(out, "%c%c%c%c%c%c", sep, sep, sep, sep, sep, sep); /* unknown: empty */
+            fprintf(out, "%c%c%c", sep, sep, sep);
         }
         if (rec.valid) {
             fprintf(out, "%.3f%c%.3f%c%.3f%c%.3f%c1%c%c%s\n", rec.start_ns, sep, rec.end_ns, sep, rec.duration_ns,

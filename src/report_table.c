@@ -91,11 +91,16 @@ static void write_dispatches(const wgprof__report *r, FILE *out)
         }
         char wg[40], ls[40], gs[64];
         format_dims(wg, sizeof wg, rec.workgroups);
+        if (!rec.workgroups[0]) {
+            snprintf(wg, sizeof wg, "?");
+        }
         format_dims(ls, sizeof ls, rec.workgroup_size);
         snprintf(gs, sizeof gs, "%llu,%llu,%llu", (unsigned long long)rec.global_size[0],
                  (unsigned long long)rec.global_size[1], (unsigned long long)rec.global_size[2]);
         if (!rec.workgroup_size[0]) { /* unknown: never a guess */
             snprintf(ls, sizeof ls, "?");
+        }
+        if (!rec.global_size[0]) {
             snprintf(gs, sizeof gs, "?");
         }
         fprintf(out, "%6zu %5u  ", i, rec.batch);

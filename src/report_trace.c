@@ -45,17 +45,24 @@ static void write_dispatch(FILE *out, const timeline *t, const wgprof_record *re
 {
     double start = t->cpu ? rec->cpu_start_ns : rec->start_ns, end = t->cpu ? rec->cpu_end_ns : rec->end_ns;
     write_span(out, PID_GPU, TID_QUEUE, "dispatch", rec->kernel, us(t, start), (end - start) / 1e3);
-    fprintf(out,
-            ", \"args\": {\"iteration\": %u, \"index\": %u, \"dispatch_id\": %llu, "
-            "\"workgroups\": [%u, %u, %u], ",
-            rec->batch, rec->index, (unsigned long long)rec->dispatch_id, rec->workgroups[0], rec->workgroups[1],
-            rec->workgroups[2]);
+    fprintf(out, ", \"args\": {\"iteration\": %u, \"index\": %u, \"dispatch_id\": %llu, ", rec->batch, rec->index,
+            (unsigned long long)rec->dispatch_id);
+    if (rec->workgroups[0]) {
+        fprintf(out, "\"workgroups\": [%u, %u, %u], ", rec->workgroups[0], rec->workgroups[1], rec->workgroups[2]);
+    } else {
+        fputs("\"workgroups\": null, ", out); /* unknown */
+    }
     if (rec->workgroup_size[0]) {
-        fprintf(out, "\"local_size\": [%u, %u, %u], \"global_size\": [%llu, %llu, %llu], ", rec->workgroup_size[0],
-                rec->workgroup_size[1], rec->workgroup_size[2], (unsigned long long)rec->global_size[0],
+        fprintf(out, "\"local_size\": [%u, %u, %u], ", rec->workgroup_size[0], rec->workgroup_size[1],
+                rec->workgroup_size[2]);
+    } else {
+        fputs("\"local_size\": null, ", out); /* unknown */
+    }
+    if (rec->global_size[0]) {
+        fprintf(out, "\"global_size\": [%llu, %llu, %llu], ", (unsigned long long)rec->global_size[0],
                 (unsigned long long)rec->global_size[1], (unsigned long long)rec->global_size[2]);
     } else {
-        fputs("\"local_size\": null, \"global_size\": null, ", out); /* unknown */
+        fputs("\"global_size\": null, ", out);
     }
     fprintf(out, "\"duration_ns\": %.3f, \"exclusive_ns\": %.3f, \"valid\": true}},\n", rec->duration_ns,
             rec->exclusive_ns);

@@ -162,10 +162,12 @@ wgprof_status wgprof__store_site(wgprof__store *store, const wgprof_dispatch_des
     if (s != WGPROF_OK) {
         return s;
     }
-    /* A workgroup size of all zeros is unknown and stays so: reports never show a guess. */
+    /* Workgroup counts or a workgroup size of all zeros are unknown (an indirect dispatch's
+     * counts live on the GPU) and stay so: reports never show a guess. */
+    bool groups_known = d->workgroups[0] || d->workgroups[1] || d->workgroups[2];
     bool size_known = d->workgroup_size[0] || d->workgroup_size[1] || d->workgroup_size[2];
     for (int k = 0; k < 3; k++) {
-        key.workgroups[k] = d->workgroups[k] ? d->workgroups[k] : 1;
+        key.workgroups[k] = d->workgroups[k] ? d->workgroups[k] : groups_known;
         key.workgroup_size[k] = d->workgroup_size[k] ? d->workgroup_size[k] : size_known;
     }
     key.bytes = d->bytes > 0 && isfinite(d->bytes) ? d->bytes : 0;

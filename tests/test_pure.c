@@ -503,29 +503,37 @@ static wgprof_pool *named_pool(const char *const *names, size_t n)
 static void test_unknown_workgroup_size(void)
 {
     wgprof_pool *p = wgprof__pool_new_host();
-    uint32_t sites[2], batch = 0;
+    uint32_t sites[3], batch = 0;
     size_t first = 0;
     wgprof_dispatch_desc known = {.kernel = "known", .workgroups = {4, 1, 1}, .workgroup_size = {64, 0, 0}};
     wgprof_dispatch_desc unknown = {.kernel = "unknown", .workgroups = {4, 1, 1}};
+    wgprof_dispatch_desc indirect = {.kernel = "indirect", .workgroup_size = {64, 1, 1}}; /* counts on the GPU */
     CHECK_OK(wgprof__host_site(p, &known, &sites[0]));
     CHECK_OK(wgprof__host_site(p, &unknown, &sites[1]));
-    CHECK_OK(wgprof__host_batch(p, 2, sites, 2, false, &first, &batch));
-    const uint64_t ticks[4] = {1000, 1500, 1600, 1900};
+    CHECK_OK(wgprof__host_site(p, &indirect, &sites[2]));
+    CHECK_OK(wgprof__host_batch(p, 3, sites, 3, false, &first, &batch));
+    const uint64_t ticks[6] = {1000, 1500, 1600, 1900, 2000, 2100};
     wgprof__extent extent = {0};
-    wgprof__host_readings(p, batch, first, 2, ticks, 1.0, &extent);
+    wgprof__host_readings(p, batch, first, 3, ticks, 1.0, &extent);
     wgprof__host_collected(p, batch, 1.0);
     wgprof_record r;
     CHECK_OK(wgprof_pool_record(p, 0, &r));
     CHECK(r.workgroup_size[0] == 64 && r.workgroup_size[1] == 1 && r.workgroup_size[2] == 1 && r.global_size[0] == 256);
     CHECK_OK(wgprof_pool_record(p, 1, &r));
     CHECK(r.workgroup_size[0] == 0 && r.workgroup_size[1] == 0 && r.workgroup_size[2] == 0 && r.global_size[0] == 0);
+    CHECK_OK(wgprof_pool_record(p, 2, &r));
+    CHECK(r.workgroups[0] == 0 && r.workgroups[1] == 0 && r.workgroups[2] == 0 && r.workgroup_size[0] == 64 &&
+          r.global_size[0] == 0);
     char *json = report_text(p, WGPROF_FORMAT_JSON);
+    CHECK_MSG(strstr(json, "\"global_size\": null, \"local_size\": [64, 1, 1], \"workgroups\": null"), "%s", json);
     CHECK_MSG(strstr(json, "\"global_size\": [256, 1, 1], \"local_size\": [64, 1, 1]") &&
                   strstr(json, "\"global_size\": null, \"local_size\": null"),
               "%s", json);
     free(json);
     char *csv = report_text(p, WGPROF_FORMAT_CSV);
-    CHECK_MSG(strstr(csv, ",known,4,1,1,64,1,1,256,1,1,") && strstr(csv, ",unknown,4,1,1,,,,,,,"), "%s", csv);
+    CHECK_MSG(strstr(csv, ",known,4,1,1,64,1,1,256,1,1,") && strstr(csv, ",unknown,4,1,1,,,,,,,") &&
+                  strstr(csv, ",indirect,,,,64,1,1,,,,"),
+              "%s", csv);
     free(csv);
     char *table = report_text(p, WGPROF_FORMAT_TABLE);
     const char *row = strstr(table, "unknown");

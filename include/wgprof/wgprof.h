@@ -221,7 +221,8 @@ WGPROF_API wgprof_pool_desc wgprof_pool_settings(const wgprof_pool *pool);
 typedef struct wgprof_dispatch_desc {
     const char *kernel;          /* label; NULL: "unnamed" */
     uint64_t dispatch_id;        /* caller's id; 0: the record index */
-    uint32_t workgroups[3];      /* workgroup counts; 0 components count as 1 */
+    uint32_t workgroups[3];      /* workgroup counts; 0 components count as 1, but all three 0
+                                    means unknown (an indirect dispatch): reports show none */
     uint32_t workgroup_size[3];  /* the shader's @workgroup_size; 0 components count as 1, but
                                     all three 0 means unknown: reports then show no local or
                                     global size ("?", null, an empty cell), never a guess */

@@ -485,7 +485,7 @@
         return [k ? k.name : '?',
           'iteration ' + r[1] + DOT + 'dispatch id ' + r[5] + DOT + 'record ' + r[2],
           'duration ' + us(r[4] - r[3]) + ' us' + DOT + 'starts at ' + at(r[3]),
-          'workgroups ' + r[6] + BY + r[7] + BY + r[8] + DOT + 'global size ' +
+          'workgroups ' + (r[6] ? r[6] + BY + r[7] + BY + r[8] : '?') + DOT + 'global size ' +
           (r[9] ? r[9] + BY + r[10] + BY + r[11] : '?')];
       }
       if (it.what === 'scope') {
@@ -636,10 +636,10 @@
       kc.insertBefore(swatch(kernelColor(r[0])), kc.firstChild);
       var path = scopePath(r[3]);
       cell(tr, path, 'name', path || null);
-      cell(tr, dims(r[4], r[5], r[6]));
+      cell(tr, r[4] ? dims(r[4], r[5], r[6]) : '?');
       /* A workgroup size of 0 is one nobody could tell (wgprof record, a WGSL expression). */
       cell(tr, r[7] ? dims(r[7], r[8], r[9]) : '?');
-      cell(tr, r[7] ? dims(product(r[4], r[7]), product(r[5], r[8]), product(r[6], r[9])) : '?');
+      cell(tr, r[4] && r[7] ? dims(product(r[4], r[7]), product(r[5], r[8]), product(r[6], r[9])) : '?');
       if (typeof r[10] === 'string') {
         cell(tr, 'invalid: ' + r[10], 'none').colSpan = 3;
       } else {

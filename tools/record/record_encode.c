@@ -554,7 +554,7 @@ static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroup
     snprintf(kernel, sizeof kernel, "%s%s", info ? info->name : "unknown pipeline", indirect ? " (indirect)" : "");
     wgprof_dispatch_desc d = {.kernel = kernel};
     memcpy(d.workgroups, workgroups, sizeof d.workgroups);
-    if (info && !indirect) {
+    if (info) {
         memcpy(d.workgroup_size, info->workgroup_size, sizeof d.workgroup_size);
     }
     wgprof_rec_enter();
