@@ -7,6 +7,10 @@ usage: check_record.py exact|partial STDOUT... -- REPORT.json... [--stderr FILE]
            workgroup counts, and nothing else is; the table on stderr lists each kernel
   partial  (a program that died) at least one valid record, and none that the program did not
            submit: per kernel no more records than it submitted
+A program prints `maybe KERNEL COUNT` for dispatches it submitted after doing something that
+lets a profiler off timing them (releasing its device first): in exact mode such a kernel needs
+at least its `manifest` count of valid records and at most manifest + maybe records, valid or
+not, and its workgroup counts are not compared.
 A manifest name may hold `*` for the part the profiler chooses (the index of a pipeline with
 neither label nor module label); each such name must match one name in the reports.
 Exits 0 where all holds, 1 with the differences on stderr.
@@ -22,6 +26,7 @@ MAX_PLAUSIBLE_NS = 600e9  # a dispatch of these small programs lasting ten minut
 
 def read_manifest(paths):
     counts = collections.Counter()
+    maybe = collections.Counter()
     shapes = collections.Counter()
     for path in paths:
         for line in open(path):
@@ -29,10 +34,13 @@ def read_manifest(paths):
             if line.startswith("manifest "):
                 name, count = line[len("manifest "):].rsplit(" ", 1)
                 counts[name] += int(count)
+            elif line.startswith("maybe "):
+                name, count = line[len("maybe "):].rsplit(" ", 1)
+                maybe[name] += int(count)
             elif line.startswith("workgroups "):
                 name, x, y, z, count = line[len("workgroups "):].rsplit(" ", 4)
                 shapes[(name, (int(x), int(y), int(z)))] += int(count)
-    return counts, shapes
+    return counts, maybe, shapes
 
 
 def resolve_names(manifest, reported):
@@ -68,7 +76,7 @@ def main(argv):
         i = rest.index("--stderr")
         stderr_path = rest[i + 1]
         rest = rest[:i] + rest[i + 2:]
-    manifest, shapes = read_manifest(outputs)
+    manifest, maybe, shapes = read_manifest(outputs)
     problems = []
     if not manifest:
         problems.append(f"the program printed no manifest line ({outputs})")
@@ -90,7 +98,7 @@ def main(argv):
         if table != dict(by_kernel):
             problems.append(f"{path}: the kernels table {table} disagrees with its dispatches {dict(by_kernel)}")
         # Per report: an index the profiler gives is its own per process.
-        names, name_problems = resolve_names(manifest, by_kernel)
+        names, name_problems = resolve_names(manifest + maybe, by_kernel)
         mapping.update(names)
         problems += [f"{path}: {p}" for p in name_problems]
 
@@ -109,21 +117,30 @@ def main(argv):
             break
 
     if mode == "exact":
-        if invalid:
-            reasons = collections.Counter(str(d.get("invalid_reason")) for d in invalid)
-            problems.append(f"{len(invalid)} of {len(records)} records invalid: {dict(reasons)}")
-        if as_manifest != manifest:
-            problems.append(f"dispatches per kernel: reported {dict(as_manifest)}, submitted {dict(manifest)}")
+        promised = [d for d in invalid if mapping.get(d["kernel"], d["kernel"]) not in maybe]
+        if promised:
+            reasons = collections.Counter(str(d.get("invalid_reason")) for d in promised)
+            problems.append(f"{len(promised)} of {len(records)} records invalid: {dict(reasons)}")
+        strict = {k: n for k, n in as_manifest.items() if k not in maybe}
+        wanted = {k: n for k, n in manifest.items() if k not in maybe}
+        if strict != wanted:
+            problems.append(f"dispatches per kernel: reported {strict}, submitted {wanted}")
             if stderr_path:  # what the profiler said about the difference, if anything
                 said = [l.strip() for l in open(stderr_path, errors="replace") if "not timed" in l or "untimed" in l]
                 problems += [f"wgprof said: {l}" for l in said]
         if valid and sum(d["duration_ns"] for d in valid) <= 0:
             problems.append("every valid record lasts 0 ns")
+        valid_as_manifest = collections.Counter(mapping.get(d["kernel"], d["kernel"]) for d in valid)
+        for name in maybe:
+            if valid_as_manifest[name] < manifest[name] or as_manifest[name] > manifest[name] + maybe[name]:
+                problems.append(f"{name!r}: {valid_as_manifest[name]} valid of {as_manifest[name]} records, want at"
+                                f" least {manifest[name]} valid and at most {manifest[name] + maybe[name]} in all")
         got_shapes = collections.Counter()
         for d in records:
             name = mapping.get(d["kernel"], d["kernel"])
-            if not name.endswith(" (indirect)"):  # their sizes are on the GPU, not in the call
+            if not name.endswith(" (indirect)") and name not in maybe:  # their sizes are on the GPU, not in the call
                 got_shapes[(name, tuple(d.get("workgroups") or ()))] += 1
+        shapes = collections.Counter({s: n for s, n in shapes.items() if s[0] not in maybe})
         if got_shapes != shapes:
             problems.append(f"workgroups: reported {dict(got_shapes)}, submitted {dict(shapes)}")
         if stderr_path:
@@ -135,8 +152,9 @@ def main(argv):
         if not valid:
             problems.append(f"no valid record ({len(records)} records in all)")
         for name, n in as_manifest.items():
-            if n > manifest.get(name, 0):
-                problems.append(f"{n} records of {name!r}, but the program submitted {manifest.get(name, 0)}")
+            submitted = manifest.get(name, 0) + maybe.get(name, 0)
+            if n > submitted:
+                problems.append(f"{n} records of {name!r}, but the program submitted {submitted}")
 
     for p in problems:
         print("check_record: " + p, file=sys.stderr)
