@@ -156,6 +156,95 @@ else
   check partial crash.out -- "$crash_report" >crash.check 2>&1 && ok || bad "$impl_kind crash: $(cat crash.check)"
 fi
 
+# ---- a program that lets go of things early or out of order: no crash, every promised dispatch ----
+# early-release: adapter and instance released before any encoder; device-first: the device
+# released with an encoder and buffers still held, used after; callback-release: a mapping
+# callback releases the device inside a later call (under a time limit: it must not hang).
+for mode in early-release device-first callback-release; do
+  timeout -k 5 120 "$wgprof" --webgpu "$impl" record --json "$mode.json" -- "$app" "$mode" >"$mode.out" 2>"$mode.err"
+  status=$?
+  if [ "$status" -ne 0 ]; then
+    bad "$impl_kind $mode: exit status $status under record (124: it hung): $(tail_of "$mode.err")"
+    continue
+  fi
+  # The table on stderr, and each dispatch submitted while the program held its device timed.
+  check exact "$mode.out" -- "$(report_of "$mode.json")" --stderr "$mode.err" >"$mode.check" 2>&1 && ok \
+    || bad "$impl_kind $mode: $(cat "$mode.check")"
+done
+# On wgpu-native the callback runs inside wgpuQueueSubmit, which is what this case is for.
+if [ "$impl_kind" = wgpu-native ] && [ -f callback-release.out ]; then
+  grep -q 'map callback ran in wgpuQueueSubmit' callback-release.out && ok \
+    || bad "wgpu-native callback-release: the callback did not run inside wgpuQueueSubmit: $(grep 'map callback' callback-release.out)"
+fi
+
+# ---- an encoder released unfinished inside a debug group: its scope ends with it ----
+if ! record --json orphan.json -- "$app" orphan-scope >orphan.out 2>orphan.err; then
+  bad "$impl_kind orphan-scope: failed under record: $(tail_of orphan.err)"
+else
+  # Counts: the abandoned encoder's dispatch (doubler) is in no manifest line, so not reported.
+  check exact orphan.out -- "$(report_of orphan.json)" --stderr orphan.err >orphan.check 2>&1 && ok \
+    || bad "$impl_kind orphan-scope: $(cat orphan.check)"
+  python3 - "$(report_of orphan.json)" <<'PY' >orphan.scopes 2>&1 && ok || bad "$impl_kind orphan-scope: scopes: $(cat orphan.scopes)"
+import json, sys
+report = json.load(open(sys.argv[1]))
+scopes = report["scopes"]
+def ancestors(node):
+    names = []
+    while node >= 0:
+        names.append(scopes[node]["name"])
+        node = scopes[node]["parent"]
+    return names
+later = [i for i in report["scope_instances"] if i["name"] == "later"]
+assert len(later) == 3 and all(i["valid"] for i in later), ("three valid 'later' instances", later)
+for i in later:
+    assert "abandoned" not in ancestors(i["node"]), ("'later' under 'abandoned'", i, ancestors(i["node"]))
+    assert i["parent_node"] == -1 or "abandoned" not in ancestors(i["parent_node"]), ("parent", i)
+for d in report["dispatches"]:  # its scope: an index into scope_instances
+    if d["scope"] >= 0:
+        node = report["scope_instances"][d["scope"]]["node"]
+        assert "abandoned" not in ancestors(node), ("a dispatch under 'abandoned'", d, ancestors(node))
+PY
+fi
+
+# ---- two instances, a device on each: a result set per device, each complete ----
+mkdir two && cd two || exit 1
+if ! record --json t.json -- "$app" two-devices >two.out 2>two.err; then
+  bad "$impl_kind two-devices: failed under record: $(tail_of two.err)"
+else
+  shopt -s nullglob
+  reports=(t.[0-9]*.[0-9]*.json)
+  shopt -u nullglob
+  [ "${#reports[@]}" -eq 2 ] && [ -f "${reports[0]%.0.json}.1.json" ] && ok \
+    || bad "$impl_kind two-devices: reports [${reports[*]}] (want t.PID.0.json and t.PID.1.json)"
+  # Devices are numbered in the order the program made them.
+  for n in 0 1; do
+    sed -n "s/^device $n: //p" two.out >"two.$n.out"
+    check exact "two.$n.out" -- t.[0-9]*."$n".json --stderr two.err >"two.$n.check" 2>&1 && ok \
+      || bad "$impl_kind two-devices, device $n: $(cat "two.$n.check")"
+  done
+fi
+cd "$tmp" || exit 1
+
+# ---- a fork: the child exits without WebGPU calls; one result set, the parent's ----
+mkdir fork && cd fork || exit 1
+"$app" fork >plain.out 2>plain.err
+if ! record --json f.json -- "$app" fork >f.out 2>f.err; then
+  bad "$impl_kind fork: failed under record: $(tail_of f.err)"
+else
+  shopt -s nullglob
+  numbered=(f.*.*.json)
+  shopt -u nullglob
+  [ -f f.json ] && [ "${#numbered[@]}" -eq 0 ] && ok \
+    || bad "$impl_kind fork: want one result set (f.json), got: $(echo f*.json)"
+  check exact f.out -- f.json --stderr f.err >f.check 2>&1 && ok || bad "$impl_kind fork: $(cat f.check)"
+  # The child ends as it does without record (Mesa 22's lavapipe kills it: its own exit handler).
+  under="$(grep 'child ended' f.out)"
+  without="$(grep 'child ended' plain.out)"
+  [ -n "$under" ] && [ "$under" = "$without" ] && ok \
+    || bad "$impl_kind fork: '$under' under record, '$without' without"
+fi
+cd "$tmp" || exit 1
+
 # ---- exit status: the program's own ----
 record --json three.json -- "$app" basic 3 >three.out 2>three.err
 status=$?

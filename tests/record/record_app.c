@@ -13,7 +13,10 @@
  * (`label:entry`); for an unlabelled pipeline the shader module's label (`module:entry`), or,
  * where the module has none either, `pipeline*:entry` (the `*` standing for the profiler's own
  * index); with ` (indirect)` after it for indirect dispatches. Dispatches that were encoded but
- * never submitted are not counted.
+ * never submitted are not counted. Dispatches submitted after the program let go of its device
+ * (or in the call during which it did), whose timing a profiler cannot be held to, are printed
+ * apart:
+ *   maybe KERNEL COUNT               dispatches of KERNEL submitted after that
  *
  * Usage: record_app MODE [STATUS]
  *   basic           labelled and unlabelled pipelines, many dispatches in several passes,
@@ -25,6 +28,21 @@
  *   no-release      exit() right after the last readback, with everything alive
  *   crash           raise(SIGSEGV) after submitted and read-back work
  *   indirect        wgpuComputePassEncoderDispatchWorkgroupsIndirect beside direct dispatches
+ *   early-release   its adapter and instance released as soon as it has the device, then work
+ *                   (it maps with AllowSpontaneous callbacks, and waits with wgpuDevicePoll on
+ *                   wgpu-native, wgpuDeviceTick on Dawn)
+ *   device-first    its device released while it still holds an encoder with dispatches, which
+ *                   it then finishes and submits, and buffers, which it then releases
+ *   callback-release  a buffer-mapping callback releases the device; it prints where the
+ *                   callback ran ("map callback ran in wgpuQueueSubmit" or "... in
+ *                   wgpuInstanceProcessEvents")
+ *   orphan-scope    an encoder with a debug group "abandoned" and a dispatch, released
+ *                   unfinished, then passes labelled "later"
+ *   two-devices     two instances, a device on each, work on both; each device's lines are
+ *                   printed after "device 0: " or "device 1: "
+ *   fork            forks after timed work, with an encoder open; the child exits at once with
+ *                   exit(0), making no WebGPU call; the parent goes on and prints how the child
+ *                   ended ("child ended: exit N" or "child ended: signal N")
  * Exit status: STATUS (default 0) where every check passed, 1 where one failed, 77 where the
  * device lacks what the mode needs.
  */
@@ -37,10 +55,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <webgpu/webgpu.h>
 #ifdef RECORD_APP_WGPU_NATIVE
 #include <webgpu/wgpu.h> /* wgpuDevicePoll: wgpu-native fires map callbacks from it */
+#else
+/* Dawn's own (its webgpu.h, not the one built against here): what a program for Dawn that let
+ * go of its instance waits with. */
+void wgpuDeviceTick(WGPUDevice device);
 #endif
 
 enum { N = 1 << 16, WG_SIZE = 64, MAX_OPS = 64, MAX_SHAPES = 16 };
@@ -79,6 +103,7 @@ typedef struct {
     const char *name;
     const char *indirect_name;
     unsigned submitted, submitted_indirect;
+    unsigned unpromised; /* submitted after the program let go of its device */
     struct { uint32_t wg[3]; unsigned count; } shapes[MAX_SHAPES];
     unsigned shape_count;
 } kernel;
@@ -105,6 +130,7 @@ typedef struct {
     unsigned kernel_count;
     float expected[N];
     int errors;
+    bool device_released; /* by the program: what it submits from then on is counted apart */
 } app;
 
 static int fail(const char *fmt, ...)
@@ -128,8 +154,14 @@ static void poll_once(app *a)
     if (a->device) {
         wgpuDevicePoll(a->device, 0, NULL);
     }
+#else
+    if (a->device && !a->instance) {
+        wgpuDeviceTick(a->device);
+    }
 #endif
-    wgpuInstanceProcessEvents(a->instance);
+    if (a->instance) {
+        wgpuInstanceProcessEvents(a->instance);
+    }
 }
 
 static bool wait_for(app *a, const volatile bool *done)
@@ -205,8 +237,11 @@ static kernel *make_kernel(app *a, const char *label, WGPUShaderModule m, const 
     return add_kernel(a, wgpuDeviceCreateComputePipeline(a->device, &pd), op, name, indirect_name);
 }
 
-static int setup(app *a, bool timestamps)
+enum { SETUP_TIMESTAMPS = 1, SETUP_RELEASE_EARLY = 2 };
+
+static int setup(app *a, unsigned flags)
 {
+    bool timestamps = flags & SETUP_TIMESTAMPS;
     a->instance = wgpuCreateInstance(NULL);
     if (!a->instance) {
         return fail("no WebGPU instance");
@@ -235,6 +270,13 @@ static int setup(app *a, bool timestamps)
         return fail("no WebGPU device");
     }
     a->device = rd.handle;
+    if (flags & SETUP_RELEASE_EARLY) {
+        /* As a program does that keeps only what it uses: the device outlives them. */
+        wgpuAdapterRelease(a->adapter);
+        a->adapter = NULL;
+        wgpuInstanceRelease(a->instance);
+        a->instance = NULL;
+    }
     a->queue = wgpuDeviceGetQueue(a->device);
     a->arith = make_module(a, "arith", arith_wgsl);
     a->fill = make_module(a, NULL, fill_wgsl);
@@ -335,8 +377,12 @@ static void apply(app *a, kernel *k, const uint32_t wg[3])
     }
 }
 
-static void count(kernel *k, const uint32_t wg[3], bool indirect)
+static void count(kernel *k, const uint32_t wg[3], bool indirect, bool unpromised)
 {
+    if (unpromised) {
+        k->unpromised++;
+        return;
+    }
     if (indirect) {
         k->submitted_indirect++;
         return;
@@ -370,11 +416,13 @@ static void submit(app *a, recording **rs, unsigned n)
         cbs[i] = finish(rs[i]);
     }
     wgpuQueueSubmit(a->queue, n, cbs);
+    /* Read after the call: a callback run inside it may have released the device. */
+    bool unpromised = a->device_released;
     for (unsigned i = 0; i < n; i++) {
         wgpuCommandBufferRelease(cbs[i]);
         for (unsigned o = 0; o < rs[i]->op_count; o++) {
             apply(a, rs[i]->ops[o].k, rs[i]->ops[o].wg);
-            count(rs[i]->ops[o].k, rs[i]->ops[o].wg, rs[i]->ops[o].indirect);
+            count(rs[i]->ops[o].k, rs[i]->ops[o].wg, rs[i]->ops[o].indirect, unpromised);
         }
     }
 }
@@ -405,7 +453,9 @@ static void on_map(WGPUMapAsyncStatus status, WGPUStringView msg, void *r_, void
 static const void *map_read(app *a, WGPUBuffer buffer, size_t size)
 {
     map_reply r = {0};
-    WGPUBufferMapCallbackInfo cb = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = on_map, .userdata1 = &r};
+    /* Without an instance there is no wgpuInstanceProcessEvents to run it from. */
+    WGPUCallbackMode when = a->instance ? WGPUCallbackMode_AllowProcessEvents : WGPUCallbackMode_AllowSpontaneous;
+    WGPUBufferMapCallbackInfo cb = {.mode = when, .callback = on_map, .userdata1 = &r};
     wgpuBufferMapAsync(buffer, WGPUMapMode_Read, 0, size, cb);
     if (!wait_for(a, &r.done) || r.status != WGPUMapAsyncStatus_Success) {
         fail("mapping a buffer for reading failed (status %d)", (int)r.status);
@@ -435,24 +485,31 @@ static int check_data(app *a)
     return wrong != 0;
 }
 
-static void print_manifest(const app *a)
+/* Each line after `prefix` (empty but where the program has several devices). */
+static void print_manifest_of(const app *a, const char *prefix)
 {
     for (unsigned i = 0; i < a->kernel_count; i++) {
         const kernel *k = &a->kernels[i];
         if (k->submitted) {
-            printf("manifest %s %u\n", k->name, k->submitted);
+            printf("%smanifest %s %u\n", prefix, k->name, k->submitted);
         }
         if (k->submitted_indirect) {
-            printf("manifest %s %u\n", k->indirect_name, k->submitted_indirect);
+            printf("%smanifest %s %u\n", prefix, k->indirect_name, k->submitted_indirect);
+        }
+        if (k->unpromised) { /* direct ones only, in the modes that have them */
+            printf("%smaybe %s %u\n", prefix, k->name, k->unpromised);
         }
         for (unsigned s = 0; s < k->shape_count; s++) {
-            printf("workgroups %s %u %u %u %u\n", k->name, k->shapes[s].wg[0], k->shapes[s].wg[1], k->shapes[s].wg[2],
-                   k->shapes[s].count);
+            printf("%sworkgroups %s %u %u %u %u\n", prefix, k->name, k->shapes[s].wg[0], k->shapes[s].wg[1],
+                   k->shapes[s].wg[2], k->shapes[s].count);
         }
     }
     fflush(stdout);
 }
 
+static void print_manifest(const app *a) { print_manifest_of(a, ""); }
+
+/* What a mode released already is NULL here. */
 static void release_all(app *a)
 {
     for (unsigned i = 0; i < a->kernel_count; i++) {
@@ -461,15 +518,23 @@ static void release_all(app *a)
     wgpuBindGroupRelease(a->group);
     wgpuBufferRelease(a->indirect);
     wgpuBufferRelease(a->readback);
-    wgpuBufferRelease(a->data);
+    if (a->data) {
+        wgpuBufferRelease(a->data);
+    }
     wgpuPipelineLayoutRelease(a->layout);
     wgpuBindGroupLayoutRelease(a->bgl);
     wgpuShaderModuleRelease(a->fill);
     wgpuShaderModuleRelease(a->arith);
     wgpuQueueRelease(a->queue);
-    wgpuDeviceRelease(a->device);
-    wgpuAdapterRelease(a->adapter);
-    wgpuInstanceRelease(a->instance);
+    if (a->device) {
+        wgpuDeviceRelease(a->device);
+    }
+    if (a->adapter) {
+        wgpuAdapterRelease(a->adapter);
+    }
+    if (a->instance) {
+        wgpuInstanceRelease(a->instance);
+    }
 }
 
 /* ---- the modes ---- */
@@ -749,9 +814,217 @@ static int mode_indirect(app *a)
     return failed;
 }
 
+/* Basic's work on a device whose adapter and instance the program released as soon as it had
+ * it (setup did, SETUP_RELEASE_EARLY). */
+static int mode_early_release(app *a)
+{
+    kernel_set k = make_kernels(a);
+    basic_work(a, &k);
+    loop_work(a, &k, 3);
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+    print_manifest(a);
+    return failed;
+}
+
+/* Work submitted and read back; then the device released while the program still holds an
+ * encoder with dispatches in it, its queue and its buffers: it finishes and submits the encoder
+ * (halver's dispatches, counted apart), then releases the data buffer. */
+static int mode_device_first(app *a)
+{
+    kernel_set k = make_kernels(a);
+    recording before, after;
+    begin(a, &before);
+    pass_begin(a, &before, "before", NULL);
+    dispatch(&before, k.fill, ALL, 1, 1);
+    dispatch(&before, k.adder, ALL, 1, 1);
+    dispatch(&before, k.adder, ALL / 4, 4, 1);
+    pass_end(&before);
+    submit_one(a, &before);
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+
+    begin(a, &after);
+    pass_begin(a, &after, "after", NULL);
+    dispatch(&after, k.halver, ALL, 1, 1);
+    dispatch(&after, k.halver, ALL, 1, 1);
+    wgpuDeviceRelease(a->device);
+    a->device = NULL;
+    a->device_released = true;
+    pass_end(&after);
+    submit_one(a, &after);
+    wgpuBufferRelease(a->data);
+    a->data = NULL;
+    print_manifest(a);
+    /* Nothing can be read back now; what the device reports about work on it after it was let
+     * go of is the implementation's business, not this program's. */
+    a->errors = 0;
+    return failed;
+}
+
+typedef struct { app *a; volatile bool done; } release_reply;
+
+/* A program that ends its GPU work from a callback. */
+static void on_map_release(WGPUMapAsyncStatus status, WGPUStringView msg, void *r_, void *unused)
+{
+    (void)status;
+    (void)msg;
+    (void)unused;
+    release_reply *r = r_;
+    wgpuDeviceRelease(r->a->device);
+    r->a->device = NULL;
+    r->a->device_released = true;
+    r->done = true;
+}
+
+/* Work submitted and read back; then a mapping whose callback (AllowProcessEvents) releases the
+ * device, not waited for: the next submit comes first. wgpu-native runs such callbacks inside
+ * wgpuQueueSubmit; Dawn only in wgpuInstanceProcessEvents, which the program then calls. */
+static int mode_callback_release(app *a)
+{
+    kernel_set k = make_kernels(a);
+    recording first, next;
+    begin(a, &first);
+    pass_begin(a, &first, "first", NULL);
+    dispatch(&first, k.fill, ALL, 1, 1);
+    dispatch(&first, k.adder, ALL, 1, 1);
+    pass_end(&first);
+    submit_one(a, &first);
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+
+    release_reply r = {.a = a};
+    WGPUBufferMapCallbackInfo cb = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = on_map_release,
+                                    .userdata1 = &r};
+    wgpuBufferMapAsync(a->readback, WGPUMapMode_Read, 0, N * sizeof(float), cb);
+    struct timespec nap = {0, 100000000}; /* the mapping is ready well before the next submit */
+    nanosleep(&nap, NULL);
+    begin(a, &next);
+    pass_begin(a, &next, "next", NULL);
+    dispatch(&next, k.doubler, ALL, 1, 1);
+    pass_end(&next);
+    submit_one(a, &next);
+    const char *where = r.done ? "wgpuQueueSubmit" : "wgpuInstanceProcessEvents";
+    if (!wait_for(a, &r.done)) {
+        failed = fail("the mapping callback never ran");
+    }
+    printf("map callback ran in %s\n", where);
+    print_manifest(a);
+    a->errors = 0; /* as in device-first */
+    return failed;
+}
+
+/* An encoder that pushes a debug group, dispatches, and is released unfinished (as on an error
+ * path); then passes labelled "later" submitted one by one. */
+static int mode_orphan_scope(app *a)
+{
+    kernel_set k = make_kernels(a);
+    recording setup_work, abandoned;
+    begin(a, &setup_work);
+    pass_begin(a, &setup_work, "setup", NULL);
+    dispatch(&setup_work, k.fill, ALL, 1, 1);
+    pass_end(&setup_work);
+    submit_one(a, &setup_work);
+
+    begin(a, &abandoned);
+    wgpuCommandEncoderPushDebugGroup(abandoned.encoder, view("abandoned"));
+    pass_begin(a, &abandoned, NULL, NULL);
+    dispatch(&abandoned, k.doubler, ALL, 1, 1);
+    pass_end(&abandoned);
+    wgpuCommandEncoderRelease(abandoned.encoder);
+
+    for (int i = 0; i < 3; i++) {
+        recording later;
+        begin(a, &later);
+        pass_begin(a, &later, "later", NULL);
+        dispatch(&later, k.adder, ALL, 1, 1);
+        pass_end(&later);
+        submit_one(a, &later);
+    }
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+    print_manifest(a);
+    return failed;
+}
+
+/* A second instance with its own device beside the first, work on both in turn. */
+static int mode_two_devices(app *a)
+{
+    static app second; /* its CPU copy of the data is large */
+    if (setup(&second, 0)) {
+        return 1;
+    }
+    kernel_set k0 = make_kernels(a);
+    kernel_set k1 = make_kernels(&second);
+    basic_work(a, &k0);
+    loop_work(&second, &k1, 2);
+    loop_work(a, &k0, 2);
+    loop_work(&second, &k1, 3);
+    int failed = check_data(a);
+    failed |= check_data(&second);
+    wgpuBufferUnmap(a->readback);
+    wgpuBufferUnmap(second.readback);
+    print_manifest_of(a, "device 0: ");
+    print_manifest_of(&second, "device 1: ");
+    if (second.errors) {
+        failed = fail("%d WebGPU errors on the second device", second.errors);
+    }
+    release_all(&second);
+    return failed;
+}
+
+/* Timed work, then a fork with an encoder and its pass open; the child ends at once through
+ * exit(), as a program's helper process that fails to exec does; the parent waits for it, then
+ * submits. */
+static int mode_fork(app *a)
+{
+    kernel_set k = make_kernels(a);
+    recording before, pending;
+    begin(a, &before);
+    pass_begin(a, &before, "before", NULL);
+    dispatch(&before, k.fill, ALL, 1, 1);
+    dispatch(&before, k.adder, ALL, 1, 1);
+    pass_end(&before);
+    submit_one(a, &before);
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+
+    begin(a, &pending);
+    pass_begin(a, &pending, "open", NULL);
+    dispatch(&pending, k.doubler, ALL, 1, 1);
+    fflush(stdout); /* or the child would print what is buffered again */
+    pid_t child = fork();
+    if (child < 0) {
+        return fail("fork failed");
+    }
+    if (child == 0) {
+        exit(0);
+    }
+    int status = 0;
+    if (waitpid(child, &status, 0) != child) {
+        failed = fail("waiting for the child failed");
+    }
+    /* Printed, not judged: Mesa 22's lavapipe kills such a child (SIGSEGV joining, in an exit
+     * handler, threads that only the parent has) with no profiler in sight. */
+    if (WIFEXITED(status)) {
+        printf("child ended: exit %d\n", WEXITSTATUS(status));
+    } else {
+        printf("child ended: signal %d\n", WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+    }
+    dispatch(&pending, k.halver, ALL / 4, 4, 1);
+    pass_end(&pending);
+    submit_one(a, &pending);
+    failed |= check_data(a);
+    wgpuBufferUnmap(a->readback);
+    print_manifest(a);
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
-    static const char *const modes[] = {"basic", "own-timestamps", "unsubmitted", "no-release", "crash", "indirect"};
+    static const char *const modes[] = {"basic",        "own-timestamps", "unsubmitted",      "no-release",
+                                        "crash",        "indirect",       "early-release",    "device-first",
+                                        "callback-release", "orphan-scope", "two-devices", "fork"};
     const char *mode = argc > 1 ? argv[1] : "";
     int known = 0;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
@@ -760,12 +1033,18 @@ int main(int argc, char **argv)
     char *end = NULL;
     long status = argc > 2 ? strtol(argv[2], &end, 10) : 0;
     if (!known || argc > 3 || (end && (*end || end == argv[2] || status < 0 || status > 255))) {
-        fprintf(stderr, "usage: %s basic|own-timestamps|unsubmitted|no-release|crash|indirect [STATUS 0-255]\n",
-                argv[0]);
+        fprintf(stderr, "usage: %s MODE [STATUS 0-255], MODE one of:", argv[0]);
+        for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+            fprintf(stderr, " %s", modes[i]);
+        }
+        fputc('\n', stderr);
         return 2;
     }
     static app a; /* its CPU copy of the data is large */
-    if (setup(&a, !strcmp(mode, "own-timestamps"))) {
+    unsigned flags = !strcmp(mode, "own-timestamps") ? SETUP_TIMESTAMPS
+                     : !strcmp(mode, "early-release") ? SETUP_RELEASE_EARLY
+                                                      : 0;
+    if (setup(&a, flags)) {
         return 1;
     }
     int failed;
@@ -777,8 +1056,20 @@ int main(int argc, char **argv)
         failed = mode_unsubmitted(&a);
     } else if (!strcmp(mode, "crash")) {
         failed = mode_crash(&a);
-    } else {
+    } else if (!strcmp(mode, "indirect")) {
         failed = mode_indirect(&a);
+    } else if (!strcmp(mode, "early-release")) {
+        failed = mode_early_release(&a);
+    } else if (!strcmp(mode, "device-first")) {
+        failed = mode_device_first(&a);
+    } else if (!strcmp(mode, "callback-release")) {
+        failed = mode_callback_release(&a);
+    } else if (!strcmp(mode, "orphan-scope")) {
+        failed = mode_orphan_scope(&a);
+    } else if (!strcmp(mode, "two-devices")) {
+        failed = mode_two_devices(&a);
+    } else {
+        failed = mode_fork(&a);
     }
     if (a.errors) {
         failed = fail("%d WebGPU errors", a.errors);
