@@ -345,6 +345,19 @@ wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device)
     return s && !s->broken && !s->finished ? s : NULL;
 }
 
+void wgprof_rec_lane_abandon(wgprof_rec_lane *lane)
+{
+    wgprof_rec_enter();
+    size_t before = wgprof_pool_count(lane->pool);
+    if (wgprof_pool_discard(lane->pool) == WGPROF_OK) {
+        lane->session->discarded += before - wgprof_pool_count(lane->pool);
+    }
+    wgprof_rec_leave();
+    lane->owner = NULL;
+    lane->owner_buffer = NULL;
+    lane->chain_begun = false;
+}
+
 static void collect_session(void *value, void *user)
 {
     (void)user;
@@ -405,12 +418,7 @@ static void finish_session(void *value, void *user)
     for (unsigned i = 0; i < s->lane_count; i++) {
         wgprof_rec_lane *lane = &s->lanes[i];
         if (lane->owner) {
-            size_t before = wgprof_pool_count(lane->pool);
-            if (wgprof_pool_discard(lane->pool) == WGPROF_OK) { /* encoded, never submitted */
-                s->discarded += before - wgprof_pool_count(lane->pool);
-            }
-            lane->owner = NULL;
-            lane->owner_buffer = NULL;
+            wgprof_rec_lane_abandon(lane); /* encoded, never submitted */
         }
         if (wgprof_pool_in_flight(lane->pool)) {
             wgprof_pool_collect(lane->pool);

@@ -655,20 +655,6 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderRelease(WGPUComputePassEncoder pass
 
 /* ---- finishing, abandoning and submitting ---- */
 
-/* The lane's batch is forgotten (its encoder or buffer went unsubmitted), and the lane is free. */
-static void abandon(wgprof_rec_lane *lane)
-{
-    wgprof_rec_enter();
-    size_t before = wgprof_pool_count(lane->pool);
-    if (wgprof_pool_discard(lane->pool) == WGPROF_OK) {
-        lane->session->discarded += before - wgprof_pool_count(lane->pool);
-    }
-    wgprof_rec_leave();
-    lane->owner = NULL;
-    lane->owner_buffer = NULL;
-    lane->chain_begun = false;
-}
-
 WGPROF_REC_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder enc,
                                                             WGPU_NULLABLE WGPUCommandBufferDescriptor const *descriptor)
 {
@@ -686,7 +672,7 @@ WGPROF_REC_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder 
                 if (cb && wgprof_rec_map_put(&g_buffers, cb, lane)) {
                     lane->owner_buffer = cb;
                 } else {
-                    abandon(lane);
+                    wgprof_rec_lane_abandon(lane);
                 }
             }
             e->lane = NULL; /* the buffer holds the lane now */
@@ -719,7 +705,7 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderRelease(WGPUCommandEncoder enc)
                 for (; e->debug_depth; e->debug_depth--) {
                     scope_end(e->lane);
                 }
-                abandon(e->lane);
+                wgprof_rec_lane_abandon(e->lane);
             }
             wgprof__free(e);
         }
@@ -734,7 +720,7 @@ WGPROF_REC_EXPORT void wgpuCommandBufferRelease(WGPUCommandBuffer buffer)
         wgprof_rec_lock();
         wgprof_rec_lane *lane = wgprof_rec_map_take(&g_buffers, buffer);
         if (lane && lane->owner_buffer == buffer && !lane->session->finished) {
-            abandon(lane); /* released unsubmitted */
+            wgprof_rec_lane_abandon(lane); /* released unsubmitted */
         }
         wgprof_rec_unlock();
     }
@@ -774,7 +760,7 @@ static void prepare_resolves(size_t n, WGPUCommandBuffer const *commands, resolv
             rs->lanes[rs->count] = lane;
             rs->buffers[rs->count++] = cb;
         } else {
-            abandon(lane);
+            wgprof_rec_lane_abandon(lane);
         }
     }
 }

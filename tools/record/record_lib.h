@@ -130,6 +130,9 @@ wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device);
 /* A free lane of the session for encoder `enc` to hold (a new one where all are held and there
  * is room); NULL when there is none. Under the lock. */
 wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *session, WGPUCommandEncoder enc);
+/* The lane's batch is forgotten (its encoder or buffer went unsubmitted; counted in the
+ * session's `discarded`), and the lane is free. Under the lock. */
+void wgprof_rec_lane_abandon(wgprof_rec_lane *lane);
 /* Takes every finished readback of every session, without blocking; writes a snapshot of the
  * results at most once a second; releases the sessions whose release waited for this (a safe
  * point: no callback of the implementation's running). Under the lock. */
