@@ -173,7 +173,7 @@ static wgprof_status request_device(wgprof_device *d, const WGPUFeatureName *fea
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
     cb.callback = on_device;
     cb.userdata1 = w;
-    wgpuAdapterRequestDevice(d->adapter, &dd, cb);
+    w->future = wgpuAdapterRequestDevice(d->adapter, &dd, cb);
     wgprof_status s = wgprof__wait_flag(d->instance, NULL, d->wait_timeout_s, w, NULL);
     if (s == WGPROF_OK) {
         if (w->status != (int)WGPURequestDeviceStatus_Success || !w->handle) {
@@ -202,7 +202,7 @@ static wgprof_status request_adapter(wgprof_device *d, const wgprof_device_desc 
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
     cb.callback = on_adapter;
     cb.userdata1 = w;
-    wgpuInstanceRequestAdapter(d->instance, &opts, cb);
+    w->future = wgpuInstanceRequestAdapter(d->instance, &opts, cb);
     wgprof_status s = wgprof__wait_flag(d->instance, NULL, d->wait_timeout_s, w, NULL);
     if (s == WGPROF_OK) {
         if (w->status != (int)WGPURequestAdapterStatus_Success || !w->handle) {

@@ -45,6 +45,7 @@ typedef struct wgprof__waiter {
     atomic_bool released;
     int status;
     void *handle; /* adapter or device from a request callback */
+    WGPUFuture future; /* what the request returned; id 0 where unknown */
     char message[2048];
 } wgprof__waiter;
 
@@ -72,7 +73,9 @@ wgprof_status wgprof__map_read(wgprof_device *device, WGPUBuffer buffer, size_t 
 wgprof__waiter *wgprof__map_read_start(WGPUBuffer buffer, size_t offset, size_t size);
 /* What a signalled map waiter says: WGPROF_OK, or why it failed (logged). */
 wgprof_status wgprof__map_result(wgprof_device *device, const wgprof__waiter *w);
-/* Lets the implementation run the callbacks that are due, without blocking. */
-void wgprof__device_poll(wgprof_device *device);
+/* Lets the implementation run the callbacks of the `count` waiters that are due, without
+ * blocking: where the implementation can (Dawn), through their futures alone, so that no
+ * callback of the program's runs inside wgprof's calls; elsewhere by polling the device. */
+void wgprof__waiters_poll(wgprof_device *device, wgprof__waiter *const *waiters, size_t count);
 
 #endif

@@ -58,21 +58,41 @@ void wgprof__waiter_release(wgprof__waiter *w)
  * for the whole queue with no time-out: a kernel that never ends would hang the caller. */
 enum { SPIN_NS = 2000000, SLEEP_MIN_NS = 10000, SLEEP_MAX_NS = 100000 };
 
-/* Drives the implementation until w->done, on the monotonic clock: wgpuDevicePoll where it
- * exists (wgpu-native fires callbacks from it), and wgpuInstanceProcessEvents, which every
- * webgpu.h implementation has. */
+/* Lets the implementation run due callbacks once: those of `futures` alone where it can
+ * (wgprof__ext.polls_by_future), else wgpuDevicePoll where it exists (wgpu-native fires
+ * callbacks from it) and wgpuInstanceProcessEvents, which every webgpu.h implementation has. */
+static void drive(WGPUInstance instance, WGPUDevice device, const WGPUFuture *futures, size_t count)
+{
+    const wgprof__ext *ext = wgprof__ext_get();
+    if (ext->polls_by_future && count) {
+        enum { AT_ONCE = 16 };
+        WGPUFutureWaitInfo infos[AT_ONCE];
+        for (size_t done = 0; done < count;) {
+            size_t n = count - done < AT_ONCE ? count - done : AT_ONCE;
+            for (size_t i = 0; i < n; i++) {
+                infos[i] = (WGPUFutureWaitInfo){.future = futures[done + i]};
+            }
+            wgpuInstanceWaitAny(instance, n, infos, 0);
+            done += n;
+        }
+        return;
+    }
+    if (device && ext->device_poll) {
+        ext->device_poll(device, 0, NULL);
+    }
+    wgpuInstanceProcessEvents(instance);
+}
+
+/* Drives the implementation until w->done, on the monotonic clock (drive: through w's future
+ * where it has one and the implementation allows). */
 wgprof_status wgprof__wait_flag(WGPUInstance instance, WGPUDevice device, double timeout_s,
                                wgprof__waiter *w, const atomic_bool *lost)
 {
-    const wgprof__ext *ext = wgprof__ext_get();
     uint64_t start = wgprof__now_ns();
     uint64_t deadline = start + (uint64_t)((timeout_s < 1e9 ? timeout_s : 1e9) * 1e9);
     uint64_t sleep_ns = SLEEP_MIN_NS;
     for (;;) {
-        if (device && ext->device_poll) {
-            ext->device_poll(device, 0, NULL);
-        }
-        wgpuInstanceProcessEvents(instance);
+        drive(instance, device, &w->future, w->future.id ? 1 : 0);
         if (atomic_load(&w->done)) {
             return WGPROF_OK;
         }
@@ -117,7 +137,7 @@ wgprof__waiter *wgprof__map_read_start(WGPUBuffer buffer, size_t offset, size_t 
         cb.mode = WGPUCallbackMode_AllowProcessEvents;
         cb.callback = on_map;
         cb.userdata1 = w;
-        wgpuBufferMapAsync(buffer, WGPUMapMode_Read, offset, size, cb);
+        w->future = wgpuBufferMapAsync(buffer, WGPUMapMode_Read, offset, size, cb);
     }
     return w;
 }
@@ -131,13 +151,24 @@ wgprof_status wgprof__map_result(wgprof_device *d, const wgprof__waiter *w)
     return atomic_load(&d->lost) ? WGPROF_ERR_DEVICE_LOST : WGPROF_ERR_MAP_FAILED;
 }
 
-void wgprof__device_poll(wgprof_device *d)
+void wgprof__waiters_poll(wgprof_device *d, wgprof__waiter *const *waiters, size_t count)
 {
-    const wgprof__ext *ext = wgprof__ext_get();
-    if (ext->device_poll) {
-        ext->device_poll(d->device, 0, NULL);
+    if (!wgprof__ext_get()->polls_by_future) {
+        drive(d->instance, d->device, NULL, 0);
+        return;
     }
-    wgpuInstanceProcessEvents(d->instance);
+    enum { AT_ONCE = 64 };
+    WGPUFuture futures[AT_ONCE];
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (waiters[i] && !atomic_load(&waiters[i]->done) && waiters[i]->future.id) {
+            futures[n++] = waiters[i]->future;
+        }
+        if (n == AT_ONCE || (n && i + 1 == count)) {
+            drive(d->instance, d->device, futures, n);
+            n = 0;
+        }
+    }
 }
 
 wgprof_status wgprof__map_read(wgprof_device *d, WGPUBuffer buffer, size_t offset, size_t size)

@@ -668,7 +668,7 @@ static wgprof_status submit_part(wgprof_graph *g, encoding *e)
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
     cb.callback = on_part_done;
     cb.userdata1 = e->done;
-    wgpuQueueOnSubmittedWorkDone(g->device->queue, cb);
+    e->done->future = wgpuQueueOnSubmittedWorkDone(g->device->queue, cb);
     e->errors = wgprof__device_errors(g->device);
     e->enc = wgpuDeviceCreateCommandEncoder(g->device->device, NULL);
     e->passes = 0;

@@ -28,6 +28,10 @@ wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t si
 void wgprof__pool_discard_batch(wgprof_pool *pool);
 /* Takes back a resolve whose encoder was never submitted: the frame is free, the batch gone. */
 void wgprof__pool_unresolve(wgprof_pool *pool);
+/* wgprof_pool_collect_ready without letting the implementation run any callback: takes the
+ * batches whose maps' callbacks have already run. For a caller that has just let it (wgprof
+ * record, after the program's own poll or submit). */
+wgprof_status wgprof__pool_take_ready(wgprof_pool *pool, uint32_t *collected);
 /* Whether a resolve now would find a free readback frame. */
 bool wgprof__pool_frame_free(const wgprof_pool *pool);
 /* The caller's exact CPU times of the batch resolved last (nothing after a dropped batch). */

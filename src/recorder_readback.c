@@ -133,16 +133,33 @@ static wgprof_status take_oldest(wgprof_pool *pool, bool waited)
     return result;
 }
 
+/* Lets the implementation run the callbacks of the maps in flight that are due. */
+static void poll_in_flight(wgprof_pool *pool)
+{
+    uint32_t ring = pool->settings.readback_frames;
+    for (uint32_t k = 0; k < pool->in_flight; k++) {
+        const wgprof__frame *frame = &pool->frames[(pool->oldest_frame + k) % ring];
+        if (frame->state == WGPROF__FRAME_MAPPING) {
+            wgprof__waiters_poll(pool->device, frame->maps, frame->sets_used);
+        }
+    }
+}
+
 wgprof_status wgprof_pool_collect_ready(wgprof_pool *pool, uint32_t *collected)
+{
+    if (pool && pool->device && pool->in_flight) {
+        poll_in_flight(pool);
+    }
+    return wgprof__pool_take_ready(pool, collected);
+}
+
+wgprof_status wgprof__pool_take_ready(wgprof_pool *pool, uint32_t *collected)
 {
     if (collected) {
         *collected = 0;
     }
     if (!pool) {
         return WGPROF_ERR_INVALID_ARGUMENT;
-    }
-    if (pool->in_flight) {
-        wgprof__device_poll(pool->device);
     }
     wgprof_status result = WGPROF_OK;
     while (pool->in_flight && pool->frames[pool->oldest_frame].state == WGPROF__FRAME_MAPPING &&

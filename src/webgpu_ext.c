@@ -101,6 +101,7 @@ static void load_ext(void)
         g_ext.feature_inside_passes = DAWN_FEATURE_INSIDE_PASSES;
         g_ext.encoder_timestamps_by_toggle = true;
         g_ext.resolves_in_ns = true; /* its ResolveQuerySet converts ticks with the period */
+        g_ext.polls_by_future = true;
         /* Since 2025-04 Dawn requires shaderUniform*ArrayDynamicIndexing, which lavapipe has
          * from Mesa 25 (Debian bookworm has 22.3.6; bookworm-backports 25.0.7). */
         g_ext.no_adapter_hint = "Dawn needs a Vulkan driver with shaderUniformBufferArrayDynamicIndexing: on a "

@@ -46,6 +46,11 @@ typedef struct wgprof__ext {
     bool encoder_timestamps_by_toggle;
     /* Timestamps come resolved in ns, with no period query (Dawn): 1.0 is known, not assumed. */
     bool resolves_in_ns;
+    /* wgpuInstanceWaitAny with no time-out runs the callbacks of the futures it is given and no
+     * others (Dawn): wgprof's waits go through it, so that a program's own callbacks
+     * (AllowProcessEvents) run only in its own calls, as they do without wgprof. Elsewhere
+     * wgprof polls the instance (wgpu-native runs every due callback in a submit anyway). */
+    bool polls_by_future;
     /* What to try when no adapter comes up. */
     const char *no_adapter_hint;
 } wgprof__ext;

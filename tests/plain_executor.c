@@ -4,18 +4,27 @@
 #include "plain_executor.h"
 
 /* wgpu-native fires callbacks from wgpuDevicePoll, an extension that other implementations
- * lack: looked up at run time, as wgprof does. */
-static void poll_device(wgprof_device *dev)
+ * lack: looked up at run time, as wgprof does. Dawn (the one with wgpuDeviceTick) is waited
+ * on through the future alone, wgpuInstanceWaitAny, which runs no other callback; elsewhere
+ * the instance is pumped. */
+static void wait_step(wgprof_device *dev, WGPUFuture future)
 {
     static WGPUBool (*poll)(WGPUDevice, WGPUBool, const void *);
-    static bool looked_up;
+    static bool looked_up, dawn;
     if (!looked_up) {
         *(void **)&poll = dlsym(RTLD_DEFAULT, "wgpuDevicePoll");
+        dawn = dlsym(RTLD_DEFAULT, "wgpuDeviceTick") != NULL;
         looked_up = true;
+    }
+    if (dawn) {
+        WGPUFutureWaitInfo info = {.future = future};
+        wgpuInstanceWaitAny(wgprof_device_instance(dev), 1, &info, 0);
+        return;
     }
     if (poll) {
         poll(wgprof_device_webgpu(dev), 1, NULL);
     }
+    wgpuInstanceProcessEvents(wgprof_device_instance(dev));
 }
 
 static void on_done(WGPUQueueWorkDoneStatus s, WGPUStringView m, void *done, void *unused)
@@ -69,10 +78,9 @@ void plain_execute(wgprof_device *dev, const wgprof_graph *graph, bool single_pa
     info.mode = WGPUCallbackMode_AllowProcessEvents;
     info.callback = on_done;
     info.userdata1 = (void *)&done;
-    wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(dev), info);
+    WGPUFuture future = wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(dev), info);
     while (!done) {
-        poll_device(dev);
-        wgpuInstanceProcessEvents(wgprof_device_instance(dev));
+        wait_step(dev, future);
     }
 }
 
@@ -90,10 +98,9 @@ void plain_throttle_after_submit(plain_throttle *t)
     info.mode = WGPUCallbackMode_AllowProcessEvents;
     info.callback = on_throttle_done;
     info.userdata1 = t;
-    wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(t->dev), info);
+    WGPUFuture future = wgpuQueueOnSubmittedWorkDone(wgprof_device_queue(t->dev), info);
     t->submitted++;
     while (t->submitted - t->done > t->limit) {
-        poll_device(t->dev);
-        wgpuInstanceProcessEvents(wgprof_device_instance(t->dev));
+        wait_step(t->dev, future);
     }
 }

@@ -102,6 +102,8 @@ WRAPV(wgpuCommandBufferRelease, (WGPUCommandBuffer c), (c), "ReleaseCommandBuffe
 WRAP(WGPUFuture, wgpuQueueOnSubmittedWorkDone, (WGPUQueue q, WGPUQueueWorkDoneCallbackInfo i), (q, i),
      "OnSubmittedWorkDone")
 WRAPV(wgpuInstanceProcessEvents, (WGPUInstance i), (i), "pump")
+WRAP(WGPUWaitStatus, wgpuInstanceWaitAny, (WGPUInstance i, size_t n, WGPUFutureWaitInfo *f, uint64_t t), (i, n, f, t),
+     "pump")
 WRAP(WGPUQuerySet, wgpuDeviceCreateQuerySet, (WGPUDevice d, WGPUQuerySetDescriptor const *q), (d, q),
      "CreateQuerySet")
 WRAP(WGPUBuffer, wgpuDeviceCreateBuffer, (WGPUDevice d, WGPUBufferDescriptor const *b), (d, b), "CreateBuffer")

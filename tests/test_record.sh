@@ -176,6 +176,13 @@ if [ "$impl_kind" = wgpu-native ] && [ -f callback-release.out ]; then
   grep -q 'map callback ran in wgpuQueueSubmit' callback-release.out && ok \
     || bad "wgpu-native callback-release: the callback did not run inside wgpuQueueSubmit: $(grep 'map callback' callback-release.out)"
 fi
+# The program's callbacks run where they run without record (Dawn: only in the program's own
+# wgpuInstanceProcessEvents), not from inside another of its calls.
+if [ -f callback-release.out ] && "$app" callback-release >cbplain.out 2>cbplain.err; then
+  under="$(grep 'map callback' callback-release.out)"
+  without="$(grep 'map callback' cbplain.out)"
+  [ "$under" = "$without" ] && ok || bad "$impl_kind callback-release: '$under' under record, '$without' without"
+fi
 
 # ---- an encoder released unfinished inside a debug group: its scope ends with it ----
 if ! record --json orphan.json -- "$app" orphan-scope >orphan.out 2>orphan.err; then

@@ -6,15 +6,20 @@
  * and a snapshot of them at most once a second while it runs, so that a crash loses at most
  * the last second.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "record_lib.h"
+#include "recorder.h"
 #include "webgpu_ext.h"
 
 enum { SNAPSHOT_EVERY_NS = 1000000000 };
+/* Readback frames per lane: more than the library's default, since the program submits at its
+ * own pace and a full ring drops a batch rather than wait. */
+enum { LANE_FRAMES = 8 };
 
 static wgprof_rec_map g_sessions; /* WGPUDevice -> wgprof_rec_session */
 static wgprof_rec_map g_features; /* WGPUFeatureName arrays handed out -> themselves */
@@ -315,9 +320,7 @@ wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *s, WGPUCommandEncoder 
         return NULL;
     }
     wgprof_rec_lane *lane = &s->lanes[s->lane_count];
-    /* More readback frames than the library's default: the program submits at its own pace,
-     * and a full ring drops a batch rather than wait. */
-    wgprof_pool_desc pd = {.readback_frames = 8};
+    wgprof_pool_desc pd = {.readback_frames = LANE_FRAMES};
     wgprof_rec_enter();
     wgprof_status st = wgprof_pool_create(s->wdev, &pd, &lane->pool);
     wgprof_rec_leave();
@@ -358,26 +361,57 @@ void wgprof_rec_lane_abandon(wgprof_rec_lane *lane)
     lane->chain_begun = false;
 }
 
+/* Batches in flight on every lane of every session, counted again (under the lock) after each
+ * change; read without the lock by the program's poll hooks, which have nothing to take at 0. */
+static atomic_uint g_in_flight;
+
+static void count_session(void *value, void *user)
+{
+    const wgprof_rec_session *s = value;
+    unsigned *n = user;
+    for (unsigned i = 0; !s->finished && s->pid == (long)getpid() && i < s->lane_count; i++) {
+        *n += wgprof_pool_in_flight(s->lanes[i].pool);
+    }
+}
+
+static void recount(void)
+{
+    unsigned n = 0;
+    wgprof_rec_map_each(&g_sessions, count_session, &n);
+    atomic_store(&g_in_flight, n);
+}
+
+bool wgprof_rec_any_in_flight(void) { return atomic_load(&g_in_flight) != 0; }
+
+/* Takes the lanes' finished readbacks. The program has just let the implementation run its
+ * callbacks (a poll or a submit), wgprof's among them, so nothing is driven again, unless
+ * `drive` and a lane's ring is nearly full (a program that waits only on its own futures runs
+ * none of wgprof's callbacks): then that lane's maps are polled, through their futures alone
+ * where the implementation can. */
 static void collect_session(void *value, void *user)
 {
-    (void)user;
+    const bool *drive = user;
     wgprof_rec_session *s = value;
     if (s->finished || s->pid != (long)getpid()) {
         return;
     }
     uint32_t taken = 0;
     for (unsigned i = 0; i < s->lane_count; i++) {
-        uint32_t lane_taken = 0;
-        if (wgprof_pool_in_flight(s->lanes[i].pool)) {
-            wgprof_pool_collect_ready(s->lanes[i].pool, &lane_taken);
+        wgprof_pool *pool = s->lanes[i].pool;
+        uint32_t lane_taken = 0, more = 0;
+        if (wgprof_pool_in_flight(pool)) {
+            wgprof__pool_take_ready(pool, &lane_taken);
         }
-        taken += lane_taken;
+        if (*drive && wgprof_pool_in_flight(pool) + 1 >= LANE_FRAMES) {
+            wgprof_pool_collect_ready(pool, &more);
+        }
+        taken += lane_taken + more;
     }
-    /* A snapshot at most once a second, and never more than a tenth of the time: each one
-     * writes every record so far. */
-    uint64_t now = wgprof_cpu_now_ns(), wait = 10 * s->snapshot_cost_ns;
+    /* A snapshot at most once a second, and never more than a hundredth of the time: each one
+     * copies every record so far here (the writing is on a thread of its own). */
+    uint64_t now = wgprof_cpu_now_ns(), wait = 100 * s->snapshot_cost_ns;
     if (taken && now - s->last_snapshot_ns >= (wait > SNAPSHOT_EVERY_NS ? wait : SNAPSHOT_EVERY_NS)) {
-        wgprof_rec_output_write(s, false);
+        wgprof_rec_output_snapshot(s);
         s->last_snapshot_ns = wgprof_cpu_now_ns();
         s->snapshot_cost_ns = s->last_snapshot_ns - now;
     }
@@ -395,13 +429,14 @@ static void release_if_pending(void *value, void *user)
     }
 }
 
-void wgprof_rec_collect_ready(void)
+void wgprof_rec_collect_ready(bool drive)
 {
     wgprof_rec_enter();
-    wgprof_rec_map_each(&g_sessions, collect_session, NULL);
+    wgprof_rec_map_each(&g_sessions, collect_session, &drive);
     if (!wgprof_rec_nested()) {
         wgprof_rec_map_each(&g_sessions, release_if_pending, NULL);
     }
+    recount();
     wgprof_rec_leave();
 }
 
@@ -424,7 +459,7 @@ static void finish_session(void *value, void *user)
             wgprof_pool_collect(lane->pool);
         }
     }
-    wgprof_rec_output_write(s, true);
+    wgprof_rec_output_write(s);
     s->finished = true;
     wgprof_rec_leave();
 }
@@ -506,9 +541,9 @@ WGPROF_REC_EXPORT void wgpuDeviceDestroy(WGPUDevice device)
 WGPROF_REC_EXPORT void wgpuInstanceProcessEvents(WGPUInstance instance)
 {
     wgprof_rec_real()->wgpuInstanceProcessEvents(instance);
-    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+    if (wgprof_rec_active() && !wgprof_rec_inside() && wgprof_rec_any_in_flight()) {
         wgprof_rec_lock();
-        wgprof_rec_collect_ready();
+        wgprof_rec_collect_ready(false);
         wgprof_rec_unlock();
     }
 }
@@ -522,9 +557,9 @@ WGPROF_REC_EXPORT WGPUBool wgpuDevicePoll(WGPUDevice device, WGPUBool wait,
         return 0;
     }
     WGPUBool r = real->wgpuDevicePoll(device, wait, submissionIndex);
-    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+    if (wgprof_rec_active() && !wgprof_rec_inside() && wgprof_rec_any_in_flight()) {
         wgprof_rec_lock();
-        wgprof_rec_collect_ready();
+        wgprof_rec_collect_ready(false);
         wgprof_rec_unlock();
     }
     return r;

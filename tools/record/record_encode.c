@@ -782,7 +782,7 @@ static void after_submit(resolve_set *rs)
         lane->chain_begun = false;
     }
     wgprof_rec_leave();
-    wgprof_rec_collect_ready();
+    wgprof_rec_collect_ready(true);
 }
 
 /* Submits the program's buffers with wgprof's resolves after them; the submission index where

@@ -18,9 +18,11 @@
 #ifndef WGPROF_RECORD_LIB_H
 #define WGPROF_RECORD_LIB_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <threads.h>
 
 #include <wgprof/wgprof.h>
 
@@ -77,11 +79,29 @@ void wgprof_rec_map_each(const wgprof_rec_map *map, void (*fn)(void *value, void
 /* ---- record_output.c ---- */
 
 typedef struct wgprof_rec_session wgprof_rec_session;
+typedef struct output_job output_job;
+
+/* A session's snapshot being written on a thread of wgprof's. */
+typedef struct wgprof_rec_writer {
+    thrd_t thread;
+    output_job *job;
+    atomic_bool done; /* the thread is about to end */
+    bool running;     /* started and not joined */
+    _Atomic uint64_t last_write_ns; /* how long the last snapshot took to write */
+} wgprof_rec_writer;
 
 /* Writes the session's JSON report and table into the results folder as PID.N.json and
- * PID.N.txt, replacing the previous ones whole (rename); with `final`, also the other formats
- * asked for and PID.N.done. */
-void wgprof_rec_output_write(wgprof_rec_session *session, bool final);
+ * PID.N.txt (replacing the previous ones whole, by rename), from a copy of its results: here
+ * when the last one was quick to write, else on a thread of wgprof's; nothing when the previous
+ * snapshot is still being written. Under the lock. */
+void wgprof_rec_output_snapshot(wgprof_rec_session *session);
+/* Whether the session's snapshot is still being written (joining the thread if it is done). */
+bool wgprof_rec_output_busy(wgprof_rec_session *session);
+/* Waits for the session's snapshot in progress. */
+void wgprof_rec_output_wait(wgprof_rec_session *session);
+/* After the snapshot in progress: the JSON report and table, the other formats asked for, and
+ * PID.N.done, written here. Under the lock. */
+void wgprof_rec_output_write(wgprof_rec_session *session);
 
 /* ---- record_device.c ---- */
 
@@ -122,7 +142,9 @@ struct wgprof_rec_session {
     uint64_t untimed_sampled; /* dispatches in encoders --sample-every skipped */
     uint64_t discarded;       /* dispatches in encoders never submitted */
     uint64_t last_snapshot_ns;
-    uint64_t snapshot_cost_ns; /* how long the last snapshot took: the next waits ten times that */
+    uint64_t snapshot_cost_ns; /* how long the last snapshot's copy took: the next waits 100
+                                  times that */
+    wgprof_rec_writer writer;  /* the snapshot being written */
 };
 
 /* The session of `device`, set up on first use; NULL when it is not profiled. Under the lock. */
@@ -133,9 +155,13 @@ wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *session, WGPUCommandEn
 /* The lane's batch is forgotten (its encoder or buffer went unsubmitted; counted in the
  * session's `discarded`), and the lane is free. Under the lock. */
 void wgprof_rec_lane_abandon(wgprof_rec_lane *lane);
-/* Takes every finished readback of every session, without blocking; writes a snapshot of the
- * results at most once a second; releases the sessions whose release waited for this (a safe
- * point: no callback of the implementation's running). Under the lock. */
-void wgprof_rec_collect_ready(void);
+/* Takes every finished readback of every session, without blocking, after the program let the
+ * implementation run its callbacks (`drive`: a submit, after which a lane whose ring is nearly
+ * full is polled; see collect_session); writes a snapshot of the results at most once a
+ * second; releases the sessions whose release waited for this (a safe point: no callback of
+ * the implementation's running). Under the lock. */
+void wgprof_rec_collect_ready(bool drive);
+/* Whether any lane has a batch in flight (without the lock: a hint for the poll hooks). */
+bool wgprof_rec_any_in_flight(void);
 
 #endif

@@ -5,15 +5,24 @@
  * formats asked for (PID.N.html, .trace.json, .csv) and PID.N.done. Each file is written to a
  * temporary name and renamed over the old one, so that the CLI never reads half a report, even
  * after the program crashed mid-write.
+ *
+ * The reports are written from a copy of the results (the lanes merged, the counts): a
+ * snapshot's copy is taken on the program's thread, under the lock, and written on a thread of
+ * wgprof's, so that the program pays for the copy alone; the final reports are written where
+ * they are asked for, after the snapshot in progress.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "record_lib.h"
 
 enum { PATH_CAP = 4400, TMP_CAP = PATH_CAP + 32 }; /* the folder's path is under 4096 bytes */
+/* A snapshot whose last writing took longer than this is written on a thread of wgprof's. */
+enum { WRITE_HERE_NS = 2000000 };
 
 typedef struct output_kind {
     const char *setting; /* its name in WGPROF_RECORD_FORMATS; NULL: always written */
@@ -61,7 +70,19 @@ static bool commit(FILE *f, const char *tmp, const char *path)
     return false;
 }
 
-static void write_meta(const wgprof_rec_session *s, const char *path)
+/* What the reports are written from: a copy of the session's results and counts, so that a
+ * snapshot can be written on a thread of its own while the program goes on. */
+typedef struct output_job {
+    wgprof_pool *pool; /* the lanes merged (a results store of its own) */
+    wgprof_device_info device;
+    char base[PATH_CAP - 16]; /* DIR/PID.N */
+    unsigned index;
+    long pid;
+    uint64_t dispatches, untimed_overlap, untimed_sampled, discarded;
+    bool final;
+} output_job;
+
+static void write_meta(const output_job *job, const char *path)
 {
     char tmp[TMP_CAP];
     FILE *f = open_temporary(path, tmp, sizeof tmp);
@@ -70,50 +91,60 @@ static void write_meta(const wgprof_rec_session *s, const char *path)
     }
     fprintf(f, "pid %ld\ndevice %u\ndispatches %llu\nuntimed_overlap %llu\nuntimed_sampled %llu\n"
                "discarded %llu\nsample_every %u\n",
-            (long)getpid(), s->index, (unsigned long long)s->dispatches, (unsigned long long)s->untimed_overlap,
-            (unsigned long long)s->untimed_sampled, (unsigned long long)s->discarded,
+            job->pid, job->index, (unsigned long long)job->dispatches, (unsigned long long)job->untimed_overlap,
+            (unsigned long long)job->untimed_sampled, (unsigned long long)job->discarded,
             wgprof_rec_settings_get()->sample_every);
     commit(f, tmp, path);
 }
 
-void wgprof_rec_output_write(wgprof_rec_session *s, bool final)
+/* The session's results now, in a job; NULL (said why) when out of memory. Under the lock. */
+static output_job *job_of(const wgprof_rec_session *s, bool final)
+{
+    output_job *job = wgprof__calloc(1, sizeof *job);
+    const wgprof_pool *pools[WGPROF_REC_LANES];
+    for (unsigned i = 0; i < s->lane_count; i++) {
+        pools[i] = s->lanes[i].pool;
+    }
+    const wgprof_device_info *info = wgprof_device_describe(s->wdev);
+    if (!job || !info || wgprof_pool_merge(pools, s->lane_count, &job->pool) != WGPROF_OK) {
+        wgprof_rec_say("device %u: out of memory copying the results", s->index);
+        wgprof__free(job);
+        return NULL;
+    }
+    job->device = *info;
+    snprintf(job->base, sizeof job->base, "%s/%ld.%u", wgprof_rec_settings_get()->dir, (long)getpid(), s->index);
+    job->index = s->index;
+    job->pid = (long)getpid();
+    job->dispatches = s->dispatches;
+    job->untimed_overlap = s->untimed_overlap;
+    job->untimed_sampled = s->untimed_sampled;
+    job->discarded = s->discarded;
+    job->final = final;
+    return job;
+}
+
+/* Writes the job's reports and frees it. Touches nothing of the session's. */
+static void write_job(output_job *job)
 {
     const wgprof_rec_settings *settings = wgprof_rec_settings_get();
-    if (!s->lane_count || !settings->dir[0]) {
-        return;
-    }
-    /* One lane's pool as it is; several merged into one for the reports. */
-    wgprof_pool *merged = NULL, *pool = s->lanes[0].pool;
-    if (s->lane_count > 1) {
-        const wgprof_pool *pools[WGPROF_REC_LANES];
-        for (unsigned i = 0; i < s->lane_count; i++) {
-            pools[i] = s->lanes[i].pool;
-        }
-        if (wgprof_pool_merge(pools, s->lane_count, &merged) != WGPROF_OK) {
-            wgprof_rec_say("device %u: out of memory merging the results", s->index);
-            return;
-        }
-        pool = merged;
-    }
     wgprof_summary *summary = NULL;
-    if (wgprof_summary_create(pool, &summary) != WGPROF_OK) {
-        wgprof_rec_say("device %u: out of memory summarising the results", s->index);
-        wgprof_pool_destroy(merged);
+    if (wgprof_summary_create(job->pool, &summary) != WGPROF_OK) {
+        wgprof_rec_say("device %u: out of memory summarising the results", job->index);
+        wgprof_pool_destroy(job->pool);
+        wgprof__free(job);
         return;
     }
     wgprof_report_desc report = {0};
-    report.device = wgprof_device_describe(s->wdev);
-    report.pool = pool;
+    report.device = &job->device;
+    report.pool = job->pool;
     report.summary = summary;
-    char base[PATH_CAP - 16];
-    snprintf(base, sizeof base, "%s/%ld.%u", settings->dir, (long)getpid(), s->index);
     for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; k++) {
         const output_kind *kind = &KINDS[k];
-        if ((kind->final_only && !final) || (kind->setting && !asked_for(settings->formats, kind->setting))) {
+        if ((kind->final_only && !job->final) || (kind->setting && !asked_for(settings->formats, kind->setting))) {
             continue;
         }
         char path[PATH_CAP], tmp[TMP_CAP];
-        snprintf(path, sizeof path, "%s.%s", base, kind->suffix);
+        snprintf(path, sizeof path, "%s.%s", job->base, kind->suffix);
         FILE *f = open_temporary(path, tmp, sizeof tmp);
         report.omit_dispatches = kind->format == WGPROF_FORMAT_TABLE;
         bool written = f && wgprof_report_write(&report, kind->format, f) == WGPROF_OK;
@@ -122,20 +153,93 @@ void wgprof_rec_output_write(wgprof_rec_session *s, bool final)
             remove(tmp);
         }
         if (!written || !commit(f, tmp, path)) {
-            wgprof_rec_say("device %u: could not write %s", s->index, path);
+            wgprof_rec_say("device %u: could not write %s", job->index, path);
         }
     }
     char meta[PATH_CAP];
-    snprintf(meta, sizeof meta, "%s.meta", base);
-    write_meta(s, meta);
-    if (final) {
+    snprintf(meta, sizeof meta, "%s.meta", job->base);
+    write_meta(job, meta);
+    if (job->final) {
         char done[PATH_CAP];
-        snprintf(done, sizeof done, "%s.done", base);
+        snprintf(done, sizeof done, "%s.done", job->base);
         FILE *f = fopen(done, "w");
         if (f) {
             fclose(f);
         }
     }
     wgprof_summary_destroy(summary);
-    wgprof_pool_destroy(merged);
+    wgprof_pool_destroy(job->pool);
+    wgprof__free(job);
+}
+
+/* Writes the job's reports and frees it; returns how long that took. */
+static uint64_t timed_write(output_job *job)
+{
+    uint64_t start = wgprof_cpu_now_ns();
+    write_job(job);
+    return wgprof_cpu_now_ns() - start;
+}
+
+static int writer_main(void *arg)
+{
+    wgprof_rec_writer *w = arg;
+    atomic_store(&w->last_write_ns, timed_write(w->job));
+    atomic_store(&w->done, true);
+    return 0;
+}
+
+bool wgprof_rec_output_busy(wgprof_rec_session *s)
+{
+    if (!s->writer.running) {
+        return false;
+    }
+    if (!atomic_load(&s->writer.done)) {
+        return true;
+    }
+    thrd_join(s->writer.thread, NULL);
+    s->writer.running = false;
+    return false;
+}
+
+void wgprof_rec_output_wait(wgprof_rec_session *s)
+{
+    if (s->writer.running) {
+        thrd_join(s->writer.thread, NULL);
+        s->writer.running = false;
+    }
+}
+
+void wgprof_rec_output_snapshot(wgprof_rec_session *s)
+{
+    if (!s->lane_count || !wgprof_rec_settings_get()->dir[0] || wgprof_rec_output_busy(s)) {
+        return;
+    }
+    output_job *job = job_of(s, false);
+    if (!job) {
+        return;
+    }
+    /* A snapshot as quick as the last one was (a short run's) is written here, where a crash
+     * right after cannot lose it; a longer one on the thread, where a crash while it is being
+     * written leaves the one before. */
+    if (atomic_load(&s->writer.last_write_ns) > WRITE_HERE_NS) {
+        s->writer.job = job;
+        atomic_store(&s->writer.done, false);
+        if (thrd_create(&s->writer.thread, writer_main, &s->writer) == thrd_success) {
+            s->writer.running = true;
+            return;
+        }
+    }
+    atomic_store(&s->writer.last_write_ns, timed_write(job));
+}
+
+void wgprof_rec_output_write(wgprof_rec_session *s)
+{
+    wgprof_rec_output_wait(s);
+    if (!s->lane_count || !wgprof_rec_settings_get()->dir[0]) {
+        return;
+    }
+    output_job *job = job_of(s, true);
+    if (job) {
+        write_job(job);
+    }
 }
