@@ -363,12 +363,7 @@ wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEnc
     if (s != WGPROF_OK) {
         return s;
     }
-    uint32_t set = r / WGPROF__CHAIN_PER_SET, query = r % WGPROF__CHAIN_PER_SET + 1;
-    write_timestamp(pass, pool->sets[set].set, query);
-    if (query == WGPROF__QUERIES_PER_SET - 1) {
-        /* The set is full: the next set's chain starts where this one ends. */
-        write_timestamp(pass, pool->sets[set + 1].set, 0);
-    }
+    wgprof__pool_chain_end_in_pass(pool, pass, r);
     return WGPROF_OK;
 }
 
@@ -390,6 +385,63 @@ wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t si
     writes->endOfPassWriteIndex = query;
     pool->chain_open = true;
     return WGPROF_OK;
+}
+
+/* ---- a chain whose ends the caller places ---- */
+
+wgprof_status wgprof__pool_chain_begin_writes(wgprof_pool *pool, WGPUPassTimestampWrites *writes)
+{
+    wgprof_status s = need_inside(pool);
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    if (pool->resolved || pool->chain_open || batch_size(pool) > 0) {
+        wgprof__log(WGPROF_LOG_ERROR, "a chain begins once per batch, before its first dispatch");
+        return WGPROF_ERR_STATE;
+    }
+    memset(writes, 0, sizeof *writes);
+    writes->querySet = pool->sets[0].set;
+    writes->beginningOfPassWriteIndex = 0;
+    writes->endOfPassWriteIndex = WGPU_QUERY_SET_INDEX_UNDEFINED;
+    pool->chain_open = true;
+    pool->batch_chained = true;
+    pool->batch_cpu_encode_ns = wgprof__now_ns();
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof__pool_chain_add(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch, uint32_t *end)
+{
+    if (!pool->chain_open) {
+        wgprof__log(WGPROF_LOG_ERROR, "a record of a chain added before the chain began");
+        return WGPROF_ERR_STATE;
+    }
+    uint32_t site;
+    wgprof_status s = wgprof__store_site(pool->store, dispatch, &site);
+    return s != WGPROF_OK ? s : add_record(pool, site, dispatch->dispatch_id, WGPROF_STRATEGY_CHAIN, end);
+}
+
+void wgprof__pool_chain_end_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end)
+{
+    uint32_t set = end / WGPROF__CHAIN_PER_SET, query = end % WGPROF__CHAIN_PER_SET + 1;
+    write_timestamp(pass, pool->sets[set].set, query);
+    wgprof__pool_chain_carry(pool, pass, end);
+}
+
+void wgprof__pool_chain_end_writes(const wgprof_pool *pool, uint32_t end, WGPUPassTimestampWrites *writes)
+{
+    memset(writes, 0, sizeof *writes);
+    writes->querySet = pool->sets[end / WGPROF__CHAIN_PER_SET].set;
+    writes->beginningOfPassWriteIndex = end % WGPROF__CHAIN_PER_SET + 1;
+    writes->endOfPassWriteIndex = WGPU_QUERY_SET_INDEX_UNDEFINED;
+}
+
+void wgprof__pool_chain_carry(const wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end)
+{
+    uint32_t set = end / WGPROF__CHAIN_PER_SET, query = end % WGPROF__CHAIN_PER_SET + 1;
+    if (query == WGPROF__QUERIES_PER_SET - 1) {
+        /* The set is full: the next set's chain starts where this one ends. */
+        write_timestamp(pass, pool->sets[set + 1].set, 0);
+    }
 }
 
 wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,

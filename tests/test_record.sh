@@ -127,6 +127,28 @@ else
     || bad "$impl_kind unsubmitted: $(cat unsub.check)"
 fi
 
+# ---- copies and a clear between two passes of one encoder: timed apart, in no dispatch ----
+if ! record --json copies.json -- "$app" copies >copies.out 2>copies.err; then
+  bad "$impl_kind copies: failed under record: $(tail_of copies.err)"
+else
+  check exact copies.out -- "$(report_of copies.json)" --stderr copies.err >copies.check 2>&1 && ok \
+    || bad "$impl_kind copies: $(cat copies.check)"
+  # The copies alone take copy-us on the CPU's clock; each one-workgroup dispatch around them
+  # must take a small part of that (were their time counted in one, it would take all of it).
+  python3 - "$(report_of copies.json)" "$(sed -n 's/^copy-us //p' copies.out)" >copies.times 2>&1 <<'PY' && ok \
+    || bad "$impl_kind copies: $(cat copies.times)"
+import json, sys
+report, copy_us = json.load(open(sys.argv[1])), float(sys.argv[2])
+times = {}
+for d in report["dispatches"]:
+    times.setdefault(d["kernel"], []).append(d["duration_ns"] / 1e3)
+work = times.pop("(copy, clear)", [])
+assert len(work) == 1 and work[0] > copy_us / 4, f"the copies' own record: {work}, the copies alone {copy_us} us"
+assert times and all(t < copy_us / 4 for ts in times.values() for t in ts), \
+    f"a dispatch took a quarter of the copies' {copy_us} us or more: {times}"
+PY
+fi
+
 # ---- indirect dispatches: timed, named apart ----
 if ! record --json ind.json -- "$app" indirect >ind.out 2>ind.err; then
   bad "$impl_kind indirect: failed under record: $(tail_of ind.err)"

@@ -11,6 +11,8 @@ A program prints `maybe KERNEL COUNT` for dispatches it submitted after doing so
 lets a profiler off timing them (releasing its device first): in exact mode such a kernel needs
 at least its `manifest` count of valid records and at most manifest + maybe records, valid or
 not, and its workgroup counts are not compared.
+The encoder's own GPU work between its compute passes is in the manifest by the name the
+profiler gives it, "(copy, clear)" and the like, with no workgroups.
 A manifest name may hold `*` for the part the profiler chooses (the index of a pipeline with
 neither label nor module label); each such name must match one name in the reports.
 Exits 0 where all holds, 1 with the differences on stderr.
@@ -138,7 +140,8 @@ def main(argv):
         got_shapes = collections.Counter()
         for d in records:
             name = mapping.get(d["kernel"], d["kernel"])
-            if not name.endswith(" (indirect)") and name not in maybe:  # their sizes are on the GPU, not in the call
+            # Indirect sizes are on the GPU, not in the call; the encoder's own work ("(copy)") has none.
+            if not name.endswith(" (indirect)") and not name.startswith("(") and name not in maybe:
                 got_shapes[(name, tuple(d.get("workgroups") or ()))] += 1
         shapes = collections.Counter({s: n for s, n in shapes.items() if s[0] not in maybe})
         if got_shapes != shapes:

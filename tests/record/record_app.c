@@ -40,6 +40,11 @@
  *                   unfinished, then passes labelled "later"
  *   two-devices     two instances, a device on each, work on both; each device's lines are
  *                   printed after "device 0: " or "device 1: "
+ *   copies          a one-workgroup dispatch, then in the same encoder a large buffer copy and
+ *                   clear, then another one-workgroup dispatch; it first times the same copy
+ *                   and clear alone (submitted and waited for) and prints "copy-us N", so
+ *                   that a test can tell that their time went to no dispatch; the work between
+ *                   the passes is in its manifest as "(copy, clear)"
  *   fork            forks after timed work, with an encoder open; the child exits at once with
  *                   exit(0), making no WebGPU call; the parent goes on and prints how the child
  *                   ended ("child ended: exit N" or "child ended: signal N")
@@ -683,6 +688,9 @@ static int mode_own_timestamps(app *a)
         wgpuBufferUnmap(mapped);
     }
     print_manifest(a);
+    /* Each encoder resolves its queries after its passes, the second also copies them: GPU
+     * work of the encoders' own. */
+    printf("manifest (query resolve) 1\nmanifest (copy, query resolve) 1\n");
     wgpuBufferRelease(mapped);
     wgpuBufferRelease(resolved);
     wgpuQuerySetRelease(queries);
@@ -789,6 +797,65 @@ static int mode_crash(app *a)
     fprintf(stderr, "record_app: crashing on purpose\n");
     raise(SIGSEGV);
     return 1;
+}
+
+/* Copies and a clear of COPY_BYTES between the same two scratch buffers. */
+enum { COPY_BYTES = 256u << 20 };
+
+static void encode_copies(WGPUCommandEncoder enc, WGPUBuffer from, WGPUBuffer to)
+{
+    wgpuCommandEncoderCopyBufferToBuffer(enc, from, 0, to, 0, COPY_BYTES);
+    wgpuCommandEncoderClearBuffer(enc, from, 0, COPY_BYTES);
+    wgpuCommandEncoderCopyBufferToBuffer(enc, to, 0, from, 0, COPY_BYTES);
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int mode_copies(app *a)
+{
+    kernel_set k = make_kernels(a);
+    WGPUBufferDescriptor bd = {.size = COPY_BYTES, .usage = WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst};
+    WGPUBuffer from = wgpuDeviceCreateBuffer(a->device, &bd), to = wgpuDeviceCreateBuffer(a->device, &bd);
+    /* The copies alone, twice (the first touches the memory), the second timed on the CPU from
+     * the submit to its end: an upper bound of their GPU time. */
+    double alone_us = 0;
+    for (int i = 0; i < 2; i++) {
+        WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(a->device, NULL);
+        encode_copies(enc, from, to);
+        WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
+        wgpuCommandEncoderRelease(enc);
+        double start = now_us();
+        wgpuQueueSubmit(a->queue, 1, &cb);
+        wgpuCommandBufferRelease(cb);
+        if (check_data(a)) { /* waits for the queue */
+            return 1;
+        }
+        alone_us = now_us() - start;
+        wgpuBufferUnmap(a->readback);
+    }
+    printf("copy-us %.0f\n", alone_us);
+    recording r;
+    begin(a, &r);
+    pass_begin(a, &r, "before", NULL);
+    dispatch(&r, k.fill, 1, 1, 1);
+    pass_end(&r);
+    encode_copies(r.encoder, from, to);
+    pass_begin(a, &r, "after", NULL);
+    dispatch(&r, k.adder, 1, 1, 1);
+    pass_end(&r);
+    submit_one(a, &r);
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+    wgpuBufferRelease(from);
+    wgpuBufferRelease(to);
+    print_manifest(a);
+    printf("manifest (copy, clear) 1\n"); /* the work between the passes, timed as one */
+    return failed;
 }
 
 static int mode_indirect(app *a)
@@ -1024,7 +1091,8 @@ int main(int argc, char **argv)
 {
     static const char *const modes[] = {"basic",        "own-timestamps", "unsubmitted",      "no-release",
                                         "crash",        "indirect",       "early-release",    "device-first",
-                                        "callback-release", "orphan-scope", "two-devices", "fork"};
+                                        "callback-release", "orphan-scope", "two-devices", "fork",
+                                        "copies"};
     const char *mode = argc > 1 ? argv[1] : "";
     int known = 0;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
@@ -1068,6 +1136,8 @@ int main(int argc, char **argv)
         failed = mode_orphan_scope(&a);
     } else if (!strcmp(mode, "two-devices")) {
         failed = mode_two_devices(&a);
+    } else if (!strcmp(mode, "copies")) {
+        failed = mode_copies(&a);
     } else {
         failed = mode_fork(&a);
     }

@@ -312,7 +312,7 @@ wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *s, WGPUCommandEncoder 
     for (unsigned i = 0; i < s->lane_count; i++) {
         if (!s->lanes[i].owner) {
             s->lanes[i].owner = enc;
-            s->lanes[i].chain_begun = false;
+            wgprof_rec_chain_forget(&s->lanes[i]);
             return &s->lanes[i];
         }
     }
@@ -331,7 +331,7 @@ wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *s, WGPUCommandEncoder 
     }
     lane->session = s;
     lane->owner = enc;
-    lane->chain_begun = false;
+    wgprof_rec_chain_forget(lane);
     s->lane_count++;
     return lane;
 }
@@ -358,7 +358,7 @@ void wgprof_rec_lane_abandon(wgprof_rec_lane *lane)
     wgprof_rec_leave();
     lane->owner = NULL;
     lane->owner_buffer = NULL;
-    lane->chain_begun = false;
+    wgprof_rec_chain_forget(lane);
 }
 
 /* Batches in flight on every lane of every session, counted again (under the lock) after each

@@ -452,20 +452,48 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderPopDebugGroup(WGPUCommandEncoder enc)
 
 /* ---- passes and dispatches ---- */
 
+/* Begins the program's pass with the chain's timestamp where its lane has one for it
+ * (record_chain.c). Under the lock. */
+static WGPUComputePassEncoder begin_pass(WGPUCommandEncoder enc, WGPUComputePassDescriptor const *descriptor,
+                                         wgprof_rec_lane *lane)
+{
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    if (!lane || wgprof_rec_settings_get()->inside || lane->session->finished) {
+        return real->wgpuCommandEncoderBeginComputePass(enc, descriptor);
+    }
+    WGPUPassTimestampWrites writes;
+    bool theirs = descriptor && descriptor->timestampWrites;
+    wgprof_rec_chain_plan plan = wgprof_rec_chain_before_pass(lane, theirs, &writes);
+    WGPUComputePassDescriptor ours = {0};
+    if (descriptor) {
+        ours = *descriptor;
+    }
+    if (plan == WGPROF_REC_CHAIN_WRITES || plan == WGPROF_REC_CHAIN_END_WRITES) {
+        ours.timestampWrites = &writes;
+        descriptor = &ours;
+    }
+    WGPUComputePassEncoder pass = real->wgpuCommandEncoderBeginComputePass(enc, descriptor);
+    if (pass) {
+        wgprof_rec_chain_after_pass(lane, pass, plan);
+    }
+    return pass;
+}
+
 WGPROF_REC_EXPORT WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(
     WGPUCommandEncoder enc, WGPU_NULLABLE WGPUComputePassDescriptor const *descriptor)
 {
-    WGPUComputePassEncoder pass = wgprof_rec_real()->wgpuCommandEncoderBeginComputePass(enc, descriptor);
-    if (!pass || !hooks_on()) {
-        return pass;
+    if (!hooks_on()) {
+        return wgprof_rec_real()->wgpuCommandEncoderBeginComputePass(enc, descriptor);
     }
     wgprof_rec_lock();
     encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
-    pass_state *p = e ? wgprof__calloc(1, sizeof *p) : NULL;
+    wgprof_rec_lane *lane = e ? lane_of(enc, e) : NULL;
+    WGPUComputePassEncoder pass = begin_pass(enc, descriptor, lane);
+    pass_state *p = e && pass ? wgprof__calloc(1, sizeof *p) : NULL;
     if (p) {
         p->encoder = enc;
         p->session = e->session;
-        p->lane = lane_of(enc, e);
+        p->lane = lane;
         if (p->lane && descriptor && view_length(descriptor->label)) {
             scope_begin(p->lane, descriptor->label);
             p->label_scope = true;
@@ -563,13 +591,8 @@ static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroup
         run(pass, args);
         wgprof_pool_end(lane->pool, pass);
     } else {
-        if (!lane->chain_begun) {
-            lane->chain_begun = wgprof_pool_chain_begin(lane->pool, pass) == WGPROF_OK;
-        }
+        wgprof_rec_chain_dispatch(lane, pass, &d);
         run(pass, args);
-        if (lane->chain_begun) {
-            wgprof_pool_chain_next(lane->pool, pass, &d);
-        }
     }
     wgprof_rec_leave();
     wgprof_rec_unlock();
@@ -655,30 +678,40 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderRelease(WGPUComputePassEncoder pass
 
 /* ---- finishing, abandoning and submitting ---- */
 
+wgprof_rec_lane *wgprof_rec_encoder_lane(WGPUCommandEncoder enc)
+{
+    encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
+    return e && e->lane && !e->session->finished ? e->lane : NULL;
+}
+
 WGPROF_REC_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder enc,
                                                             WGPU_NULLABLE WGPUCommandBufferDescriptor const *descriptor)
 {
-    WGPUCommandBuffer cb = wgprof_rec_real()->wgpuCommandEncoderFinish(enc, descriptor);
-    if (hooks_on()) {
-        wgprof_rec_lock();
-        encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
-        if (e) {
-            e->finished = true;
-            wgprof_rec_lane *lane = e->lane;
-            if (lane && !e->session->finished) {
-                for (; e->debug_depth; e->debug_depth--) {
-                    scope_end(lane);
-                }
-                if (cb && wgprof_rec_map_put(&g_buffers, cb, lane)) {
-                    lane->owner_buffer = cb;
-                } else {
-                    wgprof_rec_lane_abandon(lane);
-                }
-            }
-            e->lane = NULL; /* the buffer holds the lane now */
-        }
-        wgprof_rec_unlock();
+    if (!hooks_on()) {
+        return wgprof_rec_real()->wgpuCommandEncoderFinish(enc, descriptor);
     }
+    wgprof_rec_lock();
+    if (!wgprof_rec_settings_get()->inside) {
+        wgprof_rec_chain_finish(wgprof_rec_encoder_lane(enc), enc);
+    }
+    WGPUCommandBuffer cb = wgprof_rec_real()->wgpuCommandEncoderFinish(enc, descriptor);
+    encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
+    if (e) {
+        e->finished = true;
+        wgprof_rec_lane *lane = e->lane;
+        if (lane && !e->session->finished) {
+            for (; e->debug_depth; e->debug_depth--) {
+                scope_end(lane);
+            }
+            if (cb && wgprof_rec_map_put(&g_buffers, cb, lane)) {
+                lane->owner_buffer = cb;
+            } else {
+                wgprof_rec_lane_abandon(lane);
+            }
+        }
+        e->lane = NULL; /* the buffer holds the lane now */
+    }
+    wgprof_rec_unlock();
     return cb;
 }
 
@@ -779,7 +812,7 @@ static void after_submit(resolve_set *rs)
         real->wgpuCommandBufferRelease(rs->buffers[i]);
         lane->owner = NULL;
         lane->owner_buffer = NULL;
-        lane->chain_begun = false;
+        wgprof_rec_chain_forget(lane);
     }
     wgprof_rec_leave();
     wgprof_rec_collect_ready(true);

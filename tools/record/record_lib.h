@@ -113,10 +113,54 @@ typedef struct wgprof_rec_lane {
     wgprof_pool *pool;
     WGPUCommandEncoder owner;        /* NULL: free */
     WGPUCommandBuffer owner_buffer;  /* once the owner is finished */
-    bool chain_begun;
+    bool chain_begun;                /* the batch's chain has started (record_chain.c) */
+    bool end_owed;                   /* the last record's end is not written yet */
+    uint32_t owed_end;               /* that end (its record's place in the batch) */
+    uint8_t work_kinds;              /* encoder work since the last dispatch (1 << wgprof_rec_work) */
 } wgprof_rec_lane;
 
 enum { WGPROF_REC_LANES = 8 };
+
+/* ---- record_chain.c: where a lane's chain of timestamps goes ---- */
+
+/* What a compute pass about to begin on a lane's encoder gets of the chain. */
+typedef enum wgprof_rec_chain_plan {
+    WGPROF_REC_CHAIN_NOTHING,      /* no timestamp */
+    WGPROF_REC_CHAIN_WRITES,       /* the chain's start, as the pass's beginning write */
+    WGPROF_REC_CHAIN_END_WRITES,   /* the owed end, as the pass's beginning write */
+    WGPROF_REC_CHAIN_START_INSIDE, /* the chain's start, inside the pass (it has writes of its own) */
+    WGPROF_REC_CHAIN_END_INSIDE,   /* the owed end, inside the pass (the same) */
+} wgprof_rec_chain_plan;
+
+/* Before a pass begins on the lane's encoder (NULL lane: an untimed one): `theirs`, the program
+ * gave the pass timestamp writes; *writes receives wgprof's where the plan says _WRITES. Under
+ * the lock. */
+wgprof_rec_chain_plan wgprof_rec_chain_before_pass(wgprof_rec_lane *lane, bool theirs, WGPUPassTimestampWrites *writes);
+/* Right after that pass began. Under the lock. */
+void wgprof_rec_chain_after_pass(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, wgprof_rec_chain_plan plan);
+/* Before a dispatch `d` in `pass`: the owed end written, the dispatch's record added. Under the lock. */
+void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, const wgprof_dispatch_desc *d);
+/* The encoder's own GPU work between compute passes, timed as one record until the next pass. */
+typedef enum wgprof_rec_work {
+    WGPROF_REC_WORK_COPY,
+    WGPROF_REC_WORK_CLEAR,
+    WGPROF_REC_WORK_RENDER_PASS,
+    WGPROF_REC_WORK_RESOLVE,
+    WGPROF_REC_WORK_TIMESTAMP,
+} wgprof_rec_work;
+/* Before work `kind` on the lane's encoder `enc` (NULL lane: untimed): the owed end written at
+ * the beginning of an empty compute pass, the work's record begun. Under the lock. */
+void wgprof_rec_chain_work(wgprof_rec_lane *lane, WGPUCommandEncoder enc, wgprof_rec_work kind);
+/* Before the encoder's finish: the work since the last dispatch recorded, the owed end written
+ * (an empty compute pass). Under the lock. */
+void wgprof_rec_chain_finish(wgprof_rec_lane *lane, WGPUCommandEncoder enc);
+/* The lane's batch is gone (submitted or abandoned): its next chain starts anew. */
+void wgprof_rec_chain_forget(wgprof_rec_lane *lane);
+
+/* ---- record_encode.c ---- */
+
+/* The lane encoder `enc` holds; NULL where it is not timed. Under the lock. */
+wgprof_rec_lane *wgprof_rec_encoder_lane(WGPUCommandEncoder enc);
 
 struct wgprof_rec_session {
     WGPUDevice device;        /* the program's */
