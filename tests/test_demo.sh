@@ -11,7 +11,10 @@ checksum() { grep '^checksum:' | cut -d' ' -f2; }
 
 plain="$("$wgprof" demo 2>/dev/null | checksum)"
 [ -n "$plain" ] && ok || bad "unprofiled demo printed no checksum"
-"$wgprof" demo 2>/dev/null | grep -q 'us' && bad "unprofiled demo printed a timing" || ok
+# Unprofiled, the one figure is the steps' wall time, over the measured steps.
+"$wgprof" demo 2>/dev/null | grep -v '^steps: ' | grep -q 'us' && bad "unprofiled demo printed a GPU timing" || ok
+"$wgprof" demo --iterations 5 2>/dev/null | grep -Eq '^steps: 5 in [0-9.]+ ms, [0-9.]+ us a step' && ok \
+  || bad "unprofiled demo printed no wall time for its 5 steps"
 
 for strategy in auto pass inside chain; do
   out="$(WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY=$strategy "$wgprof" demo --json "$tmp/r.json" 2>&1)" ||

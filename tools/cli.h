@@ -39,6 +39,7 @@ int cli_write_reports(const wgprof_report_desc *report, const char *const files[
 typedef struct cli_iterations {
     long warmup, iterations; /* asked for */
     long warmed, measured;   /* completed */
+    double measured_s;       /* wall time of the measured executes, each waited for */
     wgprof_status status;    /* the first failure, else WGPROF_OK */
 } cli_iterations;
 

@@ -43,7 +43,7 @@ static void progress_clear(progress *p)
 cli_iterations cli_execute_iterations(const char *command, wgprof_graph *graph, long warmup, long iterations)
 {
     progress p = {command, isatty(STDERR_FILENO) != 0, false, now_s()};
-    cli_iterations r = {warmup, iterations, 0, 0, WGPROF_OK};
+    cli_iterations r = {warmup, iterations, 0, 0, 0.0, WGPROF_OK};
     for (; r.warmed < warmup && r.status == WGPROF_OK; r.warmed += r.status == WGPROF_OK) {
         r.status = wgprof_graph_execute(graph);
         progress_update(&p, "warm-up", r.warmed + 1, warmup);
@@ -51,10 +51,12 @@ cli_iterations cli_execute_iterations(const char *command, wgprof_graph *graph, 
     if (r.status == WGPROF_OK) {
         wgprof_pool_reset(wgprof_graph_pool(graph)); /* warm-up is not measured; NULL unprofiled */
     }
+    double start = now_s();
     for (; r.measured < iterations && r.status == WGPROF_OK; r.measured += r.status == WGPROF_OK) {
         r.status = wgprof_graph_execute(graph);
         progress_update(&p, "iteration", r.measured + 1, iterations);
     }
+    r.measured_s = now_s() - start;
     progress_clear(&p);
     return r;
 }

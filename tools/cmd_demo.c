@@ -200,6 +200,12 @@ static int run_on_device(const cli_demo_options *o, wgprof_device *dev)
         if (s == WGPROF_ERR_TIMEOUT) {
             return report_timeout(o, dev, graph, &r);
         }
+        if (s == WGPROF_OK && r.measured > 0) {
+            /* Host and GPU together, each step waited for: what a program running the step
+             * would see, profiled or not (and under wgprof record). */
+            printf("steps: %ld in %.3f ms, %.1f us a step (wall clock)\n", r.measured, r.measured_s * 1e3,
+                   r.measured_s * 1e6 / (double)r.measured);
+        }
     }
     int rc = CLI_OK;
     if (s == WGPROF_ERR_UNSUPPORTED) {

@@ -108,7 +108,7 @@ int cmd_run(int argc, char **argv)
     }
     spec_gpu gpu;
     s = spec_build(&sp, dev, &o.graph, o.shader_checks, &gpu, error, sizeof error);
-    cli_iterations r = {o.warmup, o.iterations, 0, 0, s};
+    cli_iterations r = {o.warmup, o.iterations, 0, 0, 0.0, s};
     if (s != WGPROF_OK) {
         if (error[0]) {
             cli_error("wgprof run: %s", error);
