@@ -409,15 +409,13 @@ wgprof_status wgprof__pool_chain_begin_writes(wgprof_pool *pool, WGPUPassTimesta
     return WGPROF_OK;
 }
 
-wgprof_status wgprof__pool_chain_add(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch, uint32_t *end)
+wgprof_status wgprof__pool_chain_add_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, uint32_t *end)
 {
     if (!pool->chain_open) {
         wgprof__log(WGPROF_LOG_ERROR, "a record of a chain added before the chain began");
         return WGPROF_ERR_STATE;
     }
-    uint32_t site;
-    wgprof_status s = wgprof__store_site(pool->store, dispatch, &site);
-    return s != WGPROF_OK ? s : add_record(pool, site, dispatch->dispatch_id, WGPROF_STRATEGY_CHAIN, end);
+    return add_record(pool, site, dispatch_id, WGPROF_STRATEGY_CHAIN, end);
 }
 
 void wgprof__pool_chain_end_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end)

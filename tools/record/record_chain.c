@@ -40,8 +40,10 @@ static void close_work(wgprof_rec_lane *lane)
     snprintf(name + n, sizeof name - n, ")");
     lane->work_kinds = 0;
     wgprof_dispatch_desc d = {.kernel = name};
+    uint32_t site;
     wgprof_rec_enter();
-    lane->end_owed = wgprof__pool_chain_add(lane->pool, &d, &lane->owed_end) == WGPROF_OK;
+    lane->end_owed = wgprof__store_site(wgprof__pool_store(lane->pool), &d, &site) == WGPROF_OK &&
+                     wgprof__pool_chain_add_site(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
     wgprof_rec_leave();
 }
 
@@ -91,7 +93,7 @@ void wgprof_rec_chain_after_pass(wgprof_rec_lane *lane, WGPUComputePassEncoder p
     wgprof_rec_leave();
 }
 
-void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, const wgprof_dispatch_desc *d)
+void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, uint32_t site)
 {
     wgprof_rec_enter();
     if (!lane->chain_begun) {
@@ -101,7 +103,7 @@ void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pas
         lane->end_owed = false;
     }
     if (lane->chain_begun) {
-        lane->end_owed = wgprof__pool_chain_add(lane->pool, d, &lane->owed_end) == WGPROF_OK;
+        lane->end_owed = wgprof__pool_chain_add_site(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
     }
     wgprof_rec_leave();
 }

@@ -22,6 +22,17 @@ enum { SNAPSHOT_EVERY_NS = 1000000000 };
 enum { LANE_FRAMES = 8 };
 
 static wgprof_rec_map g_sessions; /* WGPUDevice -> wgprof_rec_session */
+/* Every session ever made, in creation order (they are never freed): walked by the hooks the
+ * program's polling calls over and over, where a walk of the map's slots showed. */
+static wgprof_rec_session **g_session_list;
+static uint32_t g_session_count, g_session_cap;
+
+static void each_session(void (*fn)(void *session, void *user), void *user)
+{
+    for (uint32_t i = 0; i < g_session_count; i++) {
+        fn(g_session_list[i], user);
+    }
+}
 static wgprof_rec_map g_features; /* WGPUFeatureName arrays handed out -> themselves */
 static wgprof_rec_map g_adapters; /* WGPUAdapter -> the WGPUInstance it came from */
 static unsigned g_devices;
@@ -32,7 +43,7 @@ static void finish_session(void *value, void *user);
 static void at_exit(void)
 {
     wgprof_rec_lock();
-    wgprof_rec_map_each(&g_sessions, finish_session, NULL);
+    each_session(finish_session, NULL);
     wgprof_rec_unlock();
 }
 
@@ -128,7 +139,10 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
         wgprof_rec_session *s = wgprof__calloc(1, sizeof *s);
         wgprof_rec_lock();
         WGPUInstance instance = wgprof_rec_map_get(&g_adapters, req->adapter);
-        if (s && instance && wgprof_rec_map_put(&g_sessions, device, s)) {
+        bool listed = s && wgprof__reserve((void **)&g_session_list, &g_session_cap, g_session_count + 1,
+                                           sizeof *g_session_list, 4) == WGPROF_OK;
+        if (listed && instance && wgprof_rec_map_put(&g_sessions, device, s)) {
+            g_session_list[g_session_count++] = s;
             const wgprof_rec_real_table *real = wgprof_rec_real();
             s->device = device;
             s->adapter = req->adapter;
@@ -329,6 +343,8 @@ wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *s, WGPUCommandEncoder 
                     s->lane_count, wgprof_status_str(st));
         return NULL;
     }
+    static uint64_t serials;
+    lane->serial = ++serials;
     lane->session = s;
     lane->owner = enc;
     wgprof_rec_chain_forget(lane);
@@ -377,7 +393,7 @@ static void count_session(void *value, void *user)
 static void recount(void)
 {
     unsigned n = 0;
-    wgprof_rec_map_each(&g_sessions, count_session, &n);
+    each_session(count_session, &n);
     atomic_store(&g_in_flight, n);
 }
 
@@ -432,9 +448,9 @@ static void release_if_pending(void *value, void *user)
 void wgprof_rec_collect_ready(bool drive)
 {
     wgprof_rec_enter();
-    wgprof_rec_map_each(&g_sessions, collect_session, &drive);
+    each_session(collect_session, &drive);
     if (!wgprof_rec_nested()) {
-        wgprof_rec_map_each(&g_sessions, release_if_pending, NULL);
+        each_session(release_if_pending, NULL);
     }
     recount();
     wgprof_rec_leave();

@@ -12,11 +12,17 @@
 
 #include "internal.h"
 #include "record_lib.h"
+#include "recorder.h"
 #include "wgsl_workgroup.h"
 
 typedef struct pipeline_info {
     char *name;
     uint32_t workgroup_size[3]; /* read from the WGSL; 0,0,0 when it cannot be told */
+    /* The site of its last timed dispatch, so that the next one like it (same pool, same
+     * counts, direct) records without forming and interning its name again. */
+    uint64_t site_pool; /* the pool's wgprof_rec_lane.serial; 0: none */
+    uint32_t site_workgroups[3];
+    uint32_t site;
 } pipeline_info;
 
 typedef struct encoder_state {
@@ -31,7 +37,7 @@ typedef struct pass_state {
     WGPUCommandEncoder encoder;
     wgprof_rec_session *session;
     wgprof_rec_lane *lane; /* its encoder's: NULL where its dispatches are not timed */
-    const pipeline_info *pipeline; /* set last */
+    pipeline_info *pipeline; /* set last */
     bool label_scope; /* a scope named by its label is open */
     unsigned debug_depth;
 } pass_state;
@@ -49,7 +55,7 @@ typedef struct module_info {
  * for libwgprof's own calls (a graph made with the program's pipelines). */
 typedef struct pipeline_proxy {
     WGPUComputePipeline real;
-    const pipeline_info *info;
+    pipeline_info *info;
     long refs;
 } pipeline_proxy;
 
@@ -240,7 +246,7 @@ static WGPUComputePipeline proxy_for(WGPUComputePipeline real, pipeline_info *in
 }
 
 /* The implementation's pipeline for the program's handle (and its info, where it is a proxy). */
-static WGPUComputePipeline real_pipeline(WGPUComputePipeline handle, const pipeline_info **info)
+static WGPUComputePipeline real_pipeline(WGPUComputePipeline handle, pipeline_info **info)
 {
     wgprof_rec_lock();
     pipeline_proxy *x = wgprof_rec_map_get(&g_pipelines, handle);
@@ -511,7 +517,7 @@ WGPROF_REC_EXPORT WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(
 
 WGPROF_REC_EXPORT void wgpuComputePassEncoderSetPipeline(WGPUComputePassEncoder pass, WGPUComputePipeline pipeline)
 {
-    const pipeline_info *info = NULL;
+    pipeline_info *info = NULL;
     wgprof_rec_real()->wgpuComputePassEncoderSetPipeline(pass, real_pipeline(pipeline, &info));
     if (hooks_on()) {
         wgprof_rec_lock();
@@ -551,6 +557,35 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderPopDebugGroup(WGPUComputePassEncode
 
 typedef void (*dispatch_fn)(WGPUComputePassEncoder pass, const void *args);
 
+/* The site of a dispatch of `info`'s pipeline (NULL: unknown) with these counts, in the store
+ * of the lane's pool: the pipeline's cached one where it matches. False when out of memory. */
+static bool site_of(const wgprof_rec_lane *lane, pipeline_info *info, const uint32_t workgroups[3], bool indirect,
+                    uint32_t *site)
+{
+    wgprof__store *store = wgprof__pool_store(lane->pool);
+    if (info && !indirect && info->site_pool == lane->serial &&
+        !memcmp(info->site_workgroups, workgroups, sizeof info->site_workgroups)) {
+        *site = info->site;
+        return true;
+    }
+    char kernel[640];
+    snprintf(kernel, sizeof kernel, "%s%s", info ? info->name : "unknown pipeline", indirect ? " (indirect)" : "");
+    wgprof_dispatch_desc d = {.kernel = kernel};
+    memcpy(d.workgroups, workgroups, sizeof d.workgroups);
+    if (info) {
+        memcpy(d.workgroup_size, info->workgroup_size, sizeof d.workgroup_size);
+    }
+    if (wgprof__store_site(store, &d, site) != WGPROF_OK) {
+        return false;
+    }
+    if (info && !indirect) {
+        info->site_pool = lane->serial;
+        memcpy(info->site_workgroups, workgroups, sizeof info->site_workgroups);
+        info->site = *site;
+    }
+    return true;
+}
+
 /* Times one dispatch in `pass` (dispatched by `run`), or counts it where it is not timed. */
 static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroups[3], bool indirect, dispatch_fn run,
                            const void *args)
@@ -577,22 +612,19 @@ static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroup
     }
     wgprof_rec_lane *lane = p->lane;
     p->session->dispatches++;
-    const pipeline_info *info = p->pipeline;
-    char kernel[640];
-    snprintf(kernel, sizeof kernel, "%s%s", info ? info->name : "unknown pipeline", indirect ? " (indirect)" : "");
-    wgprof_dispatch_desc d = {.kernel = kernel};
-    memcpy(d.workgroups, workgroups, sizeof d.workgroups);
-    if (info) {
-        memcpy(d.workgroup_size, info->workgroup_size, sizeof d.workgroup_size);
-    }
+    uint32_t site;
     wgprof_rec_enter();
-    if (wgprof_rec_settings_get()->inside) {
-        wgprof_pool_begin(lane->pool, pass, &d);
-        run(pass, args);
-        wgprof_pool_end(lane->pool, pass);
+    if (site_of(lane, p->pipeline, workgroups, indirect, &site)) {
+        if (wgprof_rec_settings_get()->inside) {
+            wgprof__pool_begin_site(lane->pool, pass, site, 0);
+            run(pass, args);
+            wgprof_pool_end(lane->pool, pass);
+        } else {
+            wgprof_rec_chain_dispatch(lane, pass, site);
+            run(pass, args);
+        }
     } else {
-        wgprof_rec_chain_dispatch(lane, pass, &d);
-        run(pass, args);
+        run(pass, args); /* out of memory for its name: not timed */
     }
     wgprof_rec_leave();
     wgprof_rec_unlock();

@@ -117,6 +117,7 @@ typedef struct wgprof_rec_lane {
     bool end_owed;                   /* the last record's end is not written yet */
     uint32_t owed_end;               /* that end (its record's place in the batch) */
     uint8_t work_kinds;              /* encoder work since the last dispatch (1 << wgprof_rec_work) */
+    uint64_t serial;                 /* its pool's, unique in the process (from 1) */
 } wgprof_rec_lane;
 
 enum { WGPROF_REC_LANES = 8 };
@@ -138,8 +139,9 @@ typedef enum wgprof_rec_chain_plan {
 wgprof_rec_chain_plan wgprof_rec_chain_before_pass(wgprof_rec_lane *lane, bool theirs, WGPUPassTimestampWrites *writes);
 /* Right after that pass began. Under the lock. */
 void wgprof_rec_chain_after_pass(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, wgprof_rec_chain_plan plan);
-/* Before a dispatch `d` in `pass`: the owed end written, the dispatch's record added. Under the lock. */
-void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, const wgprof_dispatch_desc *d);
+/* Before a dispatch in `pass` of `site` (interned in the lane's pool's store): the owed end
+ * written, the dispatch's record added. Under the lock. */
+void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, uint32_t site);
 /* The encoder's own GPU work between compute passes, timed as one record until the next pass. */
 typedef enum wgprof_rec_work {
     WGPROF_REC_WORK_COPY,
