@@ -4,8 +4,9 @@
 # row, and each pair compared: a comparison where every kernel and the total say "no change"
 # counts as quiet, any other verdict as a false alarm. Then PAIRS times the spec against a copy
 # whose fma kernel runs 1.5x the steps (ITERS raised, nothing else changed): that kernel must say
-# "slower" and `--fail-if-slower 10` must exit 1. Prints each comparison's verdicts, then one
-# JSON line with the counts. Usage:
+# "slower" and `--fail-if-slower 10` must exit 1. Prints each comparison's verdicts at the
+# threshold asked for, then, from the same reports compared again at other thresholds, one JSON
+# line per threshold with the counts, and the machine's load average before and after. Usage:
 #   bench/diff_false_alarms.sh WGPROF [PAIRS] [ITERATIONS] [THRESHOLD]
 # PAIRS default 20, ITERATIONS (measured per run, after 3 warm-up) default 10, THRESHOLD (%) the
 # diff's default 5.
@@ -55,33 +56,39 @@ rows = d["kernels"] + [d["total"]]
 print(" ".join("%s=%s(%+.1f%%)" % (r["name"], r["verdict"].replace(" ", "_"), r["change_pct"]) for r in rows))' "$1"
 }
 
-quiet=0
-detected=0
-gated=0
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s)
 for i in $(seq "$pairs"); do
-  run "$dir/base.json" "$dir/a.json"
-  run "$dir/base.json" "$dir/b.json"
-  "$wgprof" diff --quiet --threshold "$threshold" --json "$dir/same.json" "$dir/a.json" "$dir/b.json"
-  line="$(verdicts "$dir/same.json")"
-  echo "same $i: $line"
-  if ! echo "$line" | grep -Eq '=(slower|faster)'; then
-    quiet=$((quiet + 1))
-  fi
+  run "$dir/base.json" "$dir/same-a-$i.json"
+  run "$dir/base.json" "$dir/same-b-$i.json"
+  "$wgprof" diff --quiet --threshold "$threshold" --json "$dir/d.json" "$dir/same-a-$i.json" "$dir/same-b-$i.json"
+  echo "same $i: $(verdicts "$dir/d.json")"
 done
 for i in $(seq "$pairs"); do
-  run "$dir/base.json" "$dir/a.json"
-  run "$dir/slow.json" "$dir/b.json"
-  "$wgprof" diff --quiet --threshold "$threshold" --fail-if-slower 10 --json "$dir/slow-diff.json" \
-    "$dir/a.json" "$dir/b.json"
+  run "$dir/base.json" "$dir/slow-a-$i.json"
+  run "$dir/slow.json" "$dir/slow-b-$i.json"
+  "$wgprof" diff --quiet --threshold "$threshold" --fail-if-slower 10 --json "$dir/d.json" \
+    "$dir/slow-a-$i.json" "$dir/slow-b-$i.json" 2>/dev/null
   rc=$?
-  line="$(verdicts "$dir/slow-diff.json")"
-  echo "slower $i: $line exit=$rc"
-  if echo "$line" | grep -q 'fma=slower'; then
-    detected=$((detected + 1))
-  fi
-  [ "$rc" -eq 1 ] && gated=$((gated + 1))
+  echo "slower $i: $(verdicts "$dir/d.json") exit=$rc"
 done
-printf '{"pairs": %d, "iterations": %d, "threshold_pct": %s, "same_no_change": %d, "slower_detected": %d, ' \
-  "$pairs" "$iterations" "$threshold" "$quiet" "$detected"
-printf '"fail_if_slower_10_exit_1": %d, "seconds": %d}\n' "$gated" "$(($(date +%s) - start))"
+seconds=$(($(date +%s) - start))
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+# The same reports compared at each threshold: quiet pairs, regressions found, gates failed.
+for t in $(echo "$threshold 10 15 20 25 30" | tr ' ' '\n' | sort -nu); do
+  quiet=0
+  detected=0
+  gated=0
+  for i in $(seq "$pairs"); do
+    "$wgprof" diff --quiet --threshold "$t" --json "$dir/d.json" "$dir/same-a-$i.json" "$dir/same-b-$i.json"
+    verdicts "$dir/d.json" | grep -Eq '=(slower|faster)' || quiet=$((quiet + 1))
+    "$wgprof" diff --quiet --threshold "$t" --fail-if-slower 10 --json "$dir/d.json" \
+      "$dir/slow-a-$i.json" "$dir/slow-b-$i.json" 2>/dev/null
+    [ $? -eq 1 ] && gated=$((gated + 1))
+    verdicts "$dir/d.json" | grep -q 'fma=slower' && detected=$((detected + 1))
+  done
+  printf '{"pairs": %d, "iterations": %d, "threshold_pct": %s, "same_no_change": %d, "slower_detected": %d, ' \
+    "$pairs" "$iterations" "$t" "$quiet" "$detected"
+  printf '"fail_if_slower_10_exit_1": %d, "seconds": %d, "load_before": "%s", "load_after": "%s"}\n' "$gated" \
+    "$seconds" "$load_before" "$load_after"
+done

@@ -15,6 +15,13 @@
     }
     return e;
   }
+  /* A name as shown: bidirectional overrides and isolates written out, so that a name cannot
+   * reorder the text around it. */
+  function shown(name) {
+    return name.replace(/[\u202a-\u202e\u2066-\u2069]/g, function (c) {
+      return '\\u' + c.charCodeAt(0).toString(16);
+    });
+  }
   function us(ns) {
     return ns == null ? '-' : (ns / 1e3).toFixed(3);
   }
@@ -41,7 +48,7 @@
   function side(label, p) {
     var box = element('div');
     box.appendChild(element('dt', null, label));
-    var facts = [p.file, p.adapter || '(adapter not named)'];
+    var facts = [shown(p.file), shown(p.adapter || '(adapter not named)')];
     if (p.implementation) {
       facts.push(p.implementation);
     }
@@ -71,7 +78,7 @@
     main.appendChild(sides);
     if (data.differences.length) {
       main.appendChild(element('p', 'note', 'The runs differ in ' + data.differences.map(function (d) {
-        return d.what + ': ' + d.base + ARROW + d.new;
+        return d.what + ': ' + shown(d.base) + ARROW + shown(d.new);
       }).join('; ') + '.'));
     }
     if (data.fail_if_slower_pct != null) {
@@ -86,8 +93,8 @@
     var line = element('div', 'row');
     line.dataset.kernel = row.name;
     line.dataset.verdict = row.verdict;
-    var name = element('div', 'name', row.name);
-    name.title = row.name;
+    var name = element('div', 'name', shown(row.name));
+    name.title = name.textContent;
     line.appendChild(name);
     var bars = element('div', 'bars');
     function bar(cls, ns) {
@@ -111,7 +118,7 @@
     line.appendChild(bars);
     var figures = element('div', 'figures');
     figures.appendChild(document.createTextNode(us(median(row.base)) + ARROW + us(median(row.new)) + ' us' + DOT));
-    figures.appendChild(element('b', null, change(row.ratio) + ' ' + row.verdict));
+    figures.appendChild(element('b', null, (row.ratio == null ? '' : change(row.ratio) + ' ') + row.verdict));
     if (row.interval) {
       figures.appendChild(document.createTextNode(DOT + interval(row)));
     }
@@ -123,9 +130,10 @@
     var section = element('section');
     section.appendChild(element('h2', null, 'Median GPU time per kernel'));
     var legend = element('div', 'legend');
-    [['base', 'base'], ['new', 'new'], ['whisker', 'interval of the new median']].forEach(function (l) {
+    [['base', 'base'], ['new', 'new (red: slower, green: faster)'], ['interval', 'interval of the new median']]
+      .forEach(function (l) {
       var item = element('span');
-      item.appendChild(element('span', 'swatch ' + l[0]));
+      item.appendChild(element('span', 'swatch key-' + l[0]));
       item.appendChild(document.createTextNode(l[1]));
       legend.appendChild(item);
     });
@@ -167,7 +175,7 @@
     rows.forEach(function (r) {
       var tr = element('tr');
       tr.dataset.verdict = r.verdict;
-      var name = element('td', 'name', r === data.total ? 'total (per iteration)' : r.name);
+      var name = element('td', 'name', r === data.total ? 'total (per iteration)' : shown(r.name));
       name.title = name.textContent;
       tr.appendChild(name);
       [r.base ? r.base.count : '-', r.new ? r.new.count : '-', us(median(r.base)), us(median(r.new)),
