@@ -5,8 +5,9 @@
 # kernel added and one removed lists them so. The table, JSON, Markdown and HTML come out
 # whole and agree; the same seed gives the same figures. Reports it cannot read exit 2 with a
 # message naming the file and the place. --baseline on run, demo and record prints the same
-# comparison. Two timing checks (no change, slower) may take up to three runs each, since other
-# work on the machine moves lavapipe's times between runs (BENCHMARKS.md, section 12).
+# comparison. Two timing checks (no change, at lavapipe's threshold; slower, at the default) may
+# take up to three runs each, since other work on the machine moves lavapipe's times between
+# runs (BENCHMARKS.md, section 12).
 # $1 is the wgprof binary, $2 the folder the record_app_* programs are built in.
 set -u
 wgprof="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -78,11 +79,14 @@ else
   bad "a report against itself: exit $?: $(cat self.err)"
 fi
 
-# ---- the same spec run twice: no change (up to three pairs of runs) ----
+# ---- the same spec run twice: no change (up to three pairs of runs). On lavapipe a kernel's
+# median moves between two runs of the same spec by 6% (the fma chain) to 18% (the copy) on a
+# quiet machine, more under load (BENCHMARKS.md, section 12): the check is made at a threshold
+# of 30%, which two equal runs there stay within 19 times in 20 ----
 quiet=""
 for attempt in 1 2 3; do
   [ "$attempt" -gt 1 ] && { run base.json a1.json && run base.json a2.json || break; }
-  "$wgprof" diff --json same.json a1.json a2.json >same.out 2>same.err
+  "$wgprof" diff --threshold 30 --json same.json a1.json a2.json >same.out 2>same.err
   rc=$?
   if [ "$rc" -eq 0 ] && ! verdicts same.json | grep -Eqv '=no change$'; then
     quiet=yes

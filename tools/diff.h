@@ -51,6 +51,7 @@ typedef struct diff_samples {
     double *by_block;    /* the same samples, block after block */
     size_t *block_start; /* block b is by_block[block_start[b] .. block_start[b + 1]) */
     size_t blocks;
+    uint16_t *block_of;  /* the block of sorted[i] */
 } diff_samples;
 
 /* A sample and the iteration it was taken in, as read. */
@@ -105,7 +106,8 @@ void diff_profile_free(diff_profile *p);
 #define DIFF_MAX_BLOCKS 512
 #define DIFF_MIN_BLOCKS 5
 
-/* Builds `out` from `n` samples and their iterations (reordered). False when out of memory;
+/* Builds `out` from `n` samples and their iterations (`raw` is reordered and overwritten). False
+ * when out of memory;
  * `out` then holds nothing to free. */
 bool diff_samples_build(diff_raw *raw, size_t n, diff_samples *out);
 void diff_samples_free(diff_samples *s);
