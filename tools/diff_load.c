@@ -357,6 +357,9 @@ static int compare_parts(const void *a, const void *b)
 /* The per-iteration totals from the parts (reordered). */
 static bool take_totals(reader *r, iteration_part *parts, size_t n, diff_series *total)
 {
+    if (!n) {
+        return true;
+    }
     qsort(parts, n, sizeof *parts, compare_parts);
     for (size_t i = 0; i < n;) {
         size_t end = i;
