@@ -1,4 +1,5 @@
-/* wgprof demo: a transformer decode step as a wgprof graph, checked against the CPU. */
+/* wgprof demo: a transformer decode step as a wgprof graph, checked against the CPU; with
+ * --baseline, profiled and compared with an earlier report (cmd_diff.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

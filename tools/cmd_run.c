@@ -3,7 +3,8 @@
  * file the run will write are checked (files, then device) before anything runs; warm-up
  * iterations run and are dropped, then the measured iterations give the statistics, the table
  * and the requested files. An iteration that does not finish within --timeout ends the run with
- * what the completed ones measured, and exit code 3.
+ * what the completed ones measured, and exit code 3. With --baseline, the earlier report is read
+ * before anything runs and the comparison with it follows the table (cmd_diff.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
