@@ -5,7 +5,8 @@
  *   laid out and sorted;
  * - a known shift is found, both ways, with the shift inside its interval; identical samples
  *   give a ratio of 1 with a tight interval and no change; the same seed gives the same
- *   interval, another seed another one;
+ *   interval, another seed another one; on equal sides whose iterations drift, the interval
+ *   excludes 1 about 5% of the time (and, resampled a dispatch at a time, far more often);
  * - a million samples, in one iteration or in a thousand, are compared;
  * - the verdict's rule at its edges;
  * - the reader refuses what it cannot read, naming the file and the place.
@@ -253,6 +254,46 @@ static void test_seed(void)
     diff_samples_free(&b);
 }
 
+/* Coverage: two sides drawn alike, 10 iterations of 4 dispatches whose iterations drift as a
+ * whole (10%) more than the dispatches within one vary (5%). The interval should exclude 1 in
+ * about 5% of such pairs. Resampled one dispatch at a time (the same samples, as if of one
+ * iteration) it would, far more often: the reason blocks are whole iterations. */
+static void test_coverage(void)
+{
+    enum { TRIALS = 1000 };
+    int excluded[2] = {0, 0};
+    for (int t = 0; t < TRIALS; t++) {
+        diff_raw raw[2][40];
+        for (int side = 0; side < 2; side++) {
+            for (int it = 0; it < 10; it++) {
+                double drift = duration(1.0, 0.10);
+                for (int j = 0; j < 4; j++) {
+                    raw[side][it * 4 + j] = (diff_raw){it, duration(1000, 0.05) * drift};
+                }
+            }
+        }
+        for (int flat = 0; flat < 2; flat++) {
+            diff_raw copy[2][40];
+            memcpy(copy, raw, sizeof copy);
+            for (int i = 0; flat && i < 40; i++) {
+                copy[0][i].iteration = copy[1][i].iteration = 0;
+            }
+            diff_samples a, b;
+            CHECK(diff_samples_build(copy[0], 40, &a) && diff_samples_build(copy[1], 40, &b));
+            diff_interval iv;
+            CHECK(diff_ratio_interval(&a, &b, DIFF_DEFAULT_RESAMPLES, DIFF_CONFIDENCE, (uint64_t)t, &iv));
+            excluded[flat] += iv.lo > 1 || iv.hi < 1;
+            diff_samples_free(&a);
+            diff_samples_free(&b);
+        }
+    }
+    printf("equal sides, interval excluding 1: %d of %d by iteration, %d of %d one dispatch at a time\n", excluded[0],
+           TRIALS, excluded[1], TRIALS);
+    /* 5% of 1000 is 50, with a standard deviation of 7: 25 to 80 is more than 3.5 of them. */
+    CHECK_MSG(excluded[0] >= 25 && excluded[0] <= 80, "by iteration: %d of %d", excluded[0], TRIALS);
+    CHECK_MSG(excluded[1] > 2 * excluded[0], "one at a time: %d, by iteration %d", excluded[1], excluded[0]);
+}
+
 /* A million samples a side: in one iteration (a sample at a time) and in a thousand (blocks). */
 static void test_large(void)
 {
@@ -369,6 +410,7 @@ int main(void)
     test_shift_found();
     test_identical();
     test_seed();
+    test_coverage();
     test_large();
     test_verdict_rule();
     test_reader();
