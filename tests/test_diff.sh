@@ -82,7 +82,7 @@ fi
 # ---- the same spec run twice: no change (up to three pairs of runs). On lavapipe a kernel's
 # median moves between two runs of the same spec by 6% (the fma chain) to 18% (the copy) on a
 # quiet machine, more under load (BENCHMARKS.md, section 12): the check is made at a threshold
-# of 30%, which two equal runs there stay within 19 times in 20 ----
+# of 30%, which two equal runs there stayed within 16 to 19 times in 20 ----
 quiet=""
 for attempt in 1 2 3; do
   [ "$attempt" -gt 1 ] && { run base.json a1.json && run base.json a2.json || break; }
