@@ -61,10 +61,11 @@ lint: build
 	cppcheck --quiet --enable=warning,performance,portability --std=c11 --error-exitcode=1 \
 		-I include -I $(BUILD)/include -I .deps/wgpu-native/include $(LINT_DIRS) fuzz
 	clang-tidy --quiet -p $(BUILD) --warnings-as-errors='*' $(foreach d,$(TIDY_DIRS),$(wildcard $(d)/*.c))
-	@# The HTML report's script: a syntax check where Node.js is (Debian package nodejs; not
+	@# The HTML pages' scripts: a syntax check where Node.js is (Debian package nodejs; not
 	@# installed for this, test_html loads the page in Chromium and fails on any script error).
-	@if command -v node >/dev/null; then echo "node --check src/report_html/page.js"; \
-		node --check src/report_html/page.js; else echo "lint: no node, page.js left to test_html"; fi
+	@if command -v node >/dev/null; then echo "node --check src/report_html/page.js tools/diff_html/page.js"; \
+		node --check src/report_html/page.js && node --check tools/diff_html/page.js; \
+		else echo "lint: no node, the pages' scripts left to test_html"; fi
 
 check: DEPS_GROUP = check
 check: lint

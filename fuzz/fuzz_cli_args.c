@@ -1,8 +1,9 @@
 /*
- * The options of `wgprof run` and `wgprof demo` from arbitrary arguments: the input, split at
- * NUL bytes, is the argument list (its first byte picks the command). Each parse must end in
- * one of its three results; what it accepts must lie within the documented ranges and point
- * into the arguments given; what it refuses must say why.
+ * The options of `wgprof run`, `wgprof demo` and `wgprof diff` from arbitrary arguments: the
+ * input, split at NUL bytes, is the argument list (its first byte picks the command: bit 1 diff,
+ * else bit 0 demo or run). Each parse must end in one of its three results; what it accepts must
+ * lie within the documented ranges and point into the arguments given; what it refuses must say
+ * why.
  */
 #include <math.h>
 #include <stdint.h>
@@ -42,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size - 1] = '\0';
     char *argv[MAX_ARGS + 1];
     int argc = 0;
-    argv[argc++] = data[0] & 1 ? "demo" : "run";
+    argv[argc++] = data[0] & 2 ? "diff" : data[0] & 1 ? "demo" : "run";
     for (char *p = text; p <= text + size - 1 && argc < MAX_ARGS; p += strlen(p) + 1) {
         argv[argc++] = p;
     }
@@ -50,7 +51,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char error[512];
     memset(error, 0x7f, sizeof error);
     cli_parse_result r;
-    if (data[0] & 1) {
+    if (data[0] & 2) {
+        cli_diff_options o;
+        r = cli_parse_diff_args(argc, argv, &o, error, sizeof error);
+        if (r == CLI_PARSE_OK &&
+            (!o.base || !o.new_ || !points_into(o.base, argv, argc) || !points_into(o.new_, argv, argc) ||
+             !(o.threshold_pct >= 0) || !isfinite(o.threshold_pct) || o.resamples < 100 || o.resamples > 1000000 ||
+             o.seed > 0x7fffffffffffffffull || !isfinite(o.fail_if_slower_pct) ||
+             (o.fail_if_slower_pct < 0 && o.fail_if_slower_pct != -1))) {
+            abort();
+        }
+        const char *const files[] = {o.json, o.markdown, o.html};
+        for (size_t f = 0; r == CLI_PARSE_OK && f < 3; f++) {
+            if (files[f] && (!files[f][0] || !points_into(files[f], argv, argc))) {
+                abort();
+            }
+        }
+    } else if (data[0] & 1) {
         cli_demo_options o;
         r = cli_parse_demo_args(argc, argv, &o, error, sizeof error);
         if (r == CLI_PARSE_OK && (o.iterations < 1 || !(o.timeout_s > 0) || !isfinite(o.timeout_s) ||

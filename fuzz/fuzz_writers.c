@@ -356,6 +356,14 @@ static void check_json(const text *t, const expected *e)
         wgprof_scope_record sc;
         check(wgprof_pool_scope(e->pool, i, &sc) == WGPROF_OK);
         check_name(json_object_get(json_array_get(instances, i), "name"), sc.name);
+        /* its path is its scope's, as the aggregate names it */
+        const json_t *path = json_object_get(json_array_get(instances, i), "path");
+        check(json_is_string(path));
+        bool found = false;
+        for (size_t j = 0; j < s->scope_count && !found; j++) {
+            found = json_equal(path, json_object_get(json_array_get(scopes, j), "path"));
+        }
+        check(found);
     }
     json_decref(root);
 }

@@ -1,12 +1,17 @@
 /*
- * The JSON report: version, adapter, period, the timestamps' quantum, strategy, iterations, every dispatch, the
- * per-kernel summary, the scopes (aggregated and each instance), the batches with their CPU
- * spans and the period each was converted with, and the clock fit. Invalid records carry null times and their reason; without a pool
- * the report says why there are no timings.
+ * The JSON report: its format version, wgprof's version, adapter, period, the timestamps' quantum, strategy,
+ * iterations, every dispatch, the per-kernel summary, the scopes (aggregated and each instance,
+ * with its path), the batches with their CPU spans and the period each was converted with, and
+ * the clock fit. Invalid records carry null times and their reason; without a pool the report
+ * says why there are no timings. `wgprof diff` reads it back (tools/diff_load.c): a change of
+ * what a key means, or a key it reads that goes away, takes a new WGPROF__JSON_FORMAT_VERSION.
  */
 #include <math.h>
 
 #include "report_internal.h"
+
+/* The layout of the report, for readers: 1 is the one docs/reports.md describes. */
+#define WGPROF__JSON_FORMAT_VERSION 1
 
 static void json_string(FILE *out, const char *s) { wgprof__json_string(out, s, WGPROF__JSON_PLAIN); }
 
@@ -158,10 +163,33 @@ static void write_scope_stats(const wgprof_summary *s, size_t i, uint32_t *ances
     fprintf(out, ", \"share\": %.6f}", sc->share);
 }
 
-static void write_scope_instance(const wgprof_scope_record *sc, FILE *out)
+/* "a/b/c": an instance's node under its parents' names, as write_scope_path() writes the same
+ * node's path; `chain` has room for one entry per node. */
+static void write_node_path(const wgprof__store *store, uint32_t node, uint32_t *chain, FILE *out)
+{
+    uint32_t nodes = wgprof__store_scope_node_count(store), depth = 0;
+    for (uint32_t n = node; n < nodes && depth < nodes;) { /* a parent comes before its child */
+        uint32_t name, parent, level;
+        wgprof__store_scope_node(store, n, &name, &parent, &level);
+        chain[depth++] = name;
+        n = parent;
+    }
+    fputc('"', out);
+    for (uint32_t d = depth; d-- > 0;) {
+        wgprof__json_chars(out, wgprof__store_name(store, chain[d]), WGPROF__JSON_PLAIN);
+        if (d) {
+            fputc('/', out);
+        }
+    }
+    fputc('"', out);
+}
+
+static void write_scope_instance(const wgprof__store *store, const wgprof_scope_record *sc, uint32_t *chain, FILE *out)
 {
     fputs("    {\"name\": ", out);
     json_string(out, sc->name);
+    fputs(", \"path\": ", out);
+    write_node_path(store, sc->node, chain, out);
     fprintf(out, ", \"node\": %u, \"parent_node\": %d, \"depth\": %u, \"iteration\": %u, \"first_record\": %u, "
                  "\"end_record\": %u, \"valid\": %s",
             sc->node, sc->parent_node, sc->depth, sc->batch, sc->first_record, sc->end_record,
@@ -284,14 +312,19 @@ static void write_kernel(const wgprof__report *r, const wgprof_kernel_stats *k, 
 
 wgprof_status wgprof__write_json(const wgprof__report *r, FILE *out)
 {
-    /* A scope's depth is below the number of scopes: one entry each is always enough. */
+    /* A scope's depth is below the number of scopes (of nodes): one entry each is always enough. */
     size_t scopes = r->summary ? r->summary->scope_count : 0;
+    uint32_t nodes = r->store ? wgprof__store_scope_node_count(r->store) : 0;
     uint32_t *ancestors = scopes ? wgprof__calloc(scopes, sizeof *ancestors) : NULL;
-    if (scopes && !ancestors) {
+    uint32_t *chain = nodes ? wgprof__calloc(nodes, sizeof *chain) : NULL;
+    if ((scopes && !ancestors) || (nodes && !chain)) {
+        wgprof__free(ancestors);
+        wgprof__free(chain);
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
     const wgprof_report_desc *d = r->desc;
-    fputs("{\n  \"wgprof_version\": \"" WGPROF_VERSION_STRING "\",\n  \"adapter\": ", out);
+    fprintf(out, "{\n  \"format_version\": %d,\n  \"wgprof_version\": \"" WGPROF_VERSION_STRING "\",\n  \"adapter\": ",
+            WGPROF__JSON_FORMAT_VERSION);
     write_adapter(d->device, out);
     /* The period the collected batches were converted with when they all agree (the batches
      * give each one); the device's where none was collected; null where they differ. */
@@ -329,6 +362,7 @@ wgprof_status wgprof__write_json(const wgprof__report *r, FILE *out)
         json_string(out, d->unavailable_reason ? d->unavailable_reason : "profiling off");
         fputs(",\n  \"dispatches\": [],\n  \"kernels\": []\n}\n", out);
         wgprof__free(ancestors);
+        wgprof__free(chain);
         return WGPROF_OK;
     }
     fprintf(out, ",\n  \"records\": %zu,\n  \"invalid\": %zu,\n  \"invalid_by_reason\": {", s->records, s->invalid);
@@ -371,12 +405,13 @@ wgprof_status wgprof__write_json(const wgprof__report *r, FILE *out)
         wgprof_scope_record sc;
         if (wgprof__store_scope(r->store, r->clock, i, &sc) == WGPROF_OK) {
             fputs(i ? ",\n" : "\n", out);
-            write_scope_instance(&sc, out);
+            write_scope_instance(r->store, &sc, chain, out);
         }
     }
     fputs(instances ? "\n  ]" : "]", out);
     write_batches(r, out);
     fputs("\n}\n", out);
     wgprof__free(ancestors);
+    wgprof__free(chain);
     return WGPROF_OK;
 }

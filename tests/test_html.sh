@@ -6,9 +6,11 @@
 # of every dispatch, which the address can turn (on a page of 20,000 dispatches too); a
 # screenshot shows the bar colours in the chart, a busy timeline, and the CPU's greys in the CPU
 # lane and nowhere in the GPU's. At window widths of 1024, 1400 and 1920 px no text is clipped,
-# on the demo's page and on one of long names and long times. Also the --html and --trace flags'
-# usage errors (exit code 2). $1 is the wgprof binary; tests/png_inspect.py sits beside this
-# script.
+# on the demo's page and on one of long names and long times. wgprof diff's page, of the demo
+# against a changed copy of its report (a kernel slower, one renamed, hostile names), loads the
+# same way and shows a bar pair per kernel and a table row per kernel and scope. Also the --html
+# and --trace flags' usage errors (exit code 2). $1 is the wgprof binary; tests/png_inspect.py
+# sits beside this script.
 set -u
 wgprof="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -39,7 +41,7 @@ load() {
     return 1
   fi
   local others
-  others="$(grep 'CONSOLE' "$out.log" | grep -v '"wgprof report rendered: ' ; grep 'Uncaught' "$out.log")"
+  others="$(grep 'CONSOLE' "$out.log" | grep -Ev '"wgprof (report|diff) rendered: ' ; grep 'Uncaught' "$out.log")"
   [ -z "$others" ] && ok || bad "$1${2:-}: console errors: $others"
 }
 # body_attr DOM NAME: the value of the body's attribute NAME in a dumped DOM.
@@ -319,6 +321,69 @@ if "$wgprof" run --warmup 0 --iterations 2 --quiet --html hostile.html hostile.j
   grep -q '&lt;/script&gt;&lt;img id="injected"' hostile.html.dom && ok || bad "hostile.html does not show the name as text"
 else
   bad "run --html: $(cat run.out)"
+fi
+
+# ---- wgprof diff's page ----
+# The demo's report against a copy with matmul_q 1.5x as long, rmsnorm_final renamed (removed,
+# and one added) and two hostile names.
+python3 - F.json F2.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for x in d["dispatches"]:
+    if x["kernel"] == "matmul_q" and x["duration_ns"] is not None:
+        x["duration_ns"] *= 1.5
+    elif x["kernel"] == "rmsnorm_final":
+        x["kernel"] = "rmsnorm_final_v2"
+    elif x["kernel"] == "rope":
+        x["kernel"] = "</script><img id=\"injected\" src=x onerror=\"console.error(1)\">"
+    elif x["kernel"] == "silu_mul":
+        x["kernel"] = "silu\u202e_mul with a long name that has to end in an ellipsis somewhere"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+# (The page of hostile names holds " src=" as text, which self_contained would take for a
+# reference: it checks the page of the report against itself.)
+"$wgprof" diff --quiet --html same.html F.json F.json 2>same.err && ok || bad "wgprof diff --html: $(cat same.err)"
+self_contained same.html
+if "$wgprof" diff --quiet --html diff.html --json diff.json F.json F2.json 2>diff.err; then
+  ok
+  load diff.html
+  python3 - diff.html.dom diff.json <<'PY' && ok || bad "diff.html: DOM against diff.json"
+import json, sys
+from html.parser import HTMLParser
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.body, self.chart, self.rows, self.table, self.tags = {}, [], {}, None, []
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        if tag == "body":
+            self.body = a
+        if tag == "div" and "data-kernel" in a:
+            self.chart.append((a["data-kernel"], a.get("data-verdict")))
+        if tag == "table":
+            self.table = a.get("id")
+        if tag == "tr" and "data-verdict" in a:
+            self.rows.setdefault(self.table, []).append(a["data-verdict"])
+
+page = Page()
+page.feed(open(sys.argv[1], encoding="utf-8").read())
+d = json.load(open(sys.argv[2]))
+assert page.body.get("data-rendered") == "ok", page.body
+assert page.chart == [(k["name"], k["verdict"]) for k in d["kernels"]], page.chart
+assert page.rows["kernel-table"] == [k["verdict"] for k in d["kernels"]] + [d["total"]["verdict"]], page.rows
+assert page.rows["scope-table"] == [s["verdict"] for s in d["scopes"]] and len(d["scopes"]) >= 6, page.rows
+verdicts = {k["name"]: k["verdict"] for k in d["kernels"]}
+assert verdicts["rmsnorm_final"] == "removed" and verdicts["rmsnorm_final_v2"] == "added", verdicts
+assert "img" not in page.tags
+PY
+  kernels="$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(len(d["kernels"]), len(d["scopes"]))' diff.json)"
+  grep -q "\"wgprof diff rendered: ${kernels% *} kernels, ${kernels#* } scopes\"" diff.html.log && ok ||
+    bad "diff.html: no console line 'wgprof diff rendered: ${kernels% *} kernels, ${kernels#* } scopes'"
+  unclipped diff.html
+else
+  bad "wgprof diff --html: $(cat diff.err)"
 fi
 
 # ---- usage ----

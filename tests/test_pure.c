@@ -236,6 +236,7 @@ static void test_reports(void)
     json_t *root = json_loads(json, 0, &err);
     CHECK_MSG(root != NULL, "JSON report does not parse: %s at %d:%d", err.text, err.line, err.column);
     if (root) {
+        CHECK(json_integer_value(json_object_get(root, "format_version")) == 1);
         CHECK(strcmp(json_string_value(json_object_get(root, "wgprof_version")), WGPROF_VERSION_STRING) == 0);
         CHECK(strcmp(json_string_value(json_object_get(json_object_get(root, "adapter"), "name")), "Test \"GPU\"") == 0);
         CHECK(json_real_value(json_object_get(root, "timestamp_period_ns")) == 0.52);
@@ -619,6 +620,17 @@ static void test_deep_scopes(void)
     CHECK(deepest && strncmp(deepest, euro_name, strlen(euro_name)) == 0 && strstr(deepest, "/L1/L2/") &&
           strcmp(deepest + strlen(deepest) - 4, "/L99") == 0);
     CHECK(json_real_value(json_object_get(json_array_get(scopes, 99), "total_ns")) == 400.0);
+    /* Each instance names the same path as its scope's aggregate (what wgprof diff matches). */
+    json_t *instances = json_object_get(root, "scope_instances");
+    CHECK(json_array_size(instances) == 100);
+    for (size_t i = 0; i < json_array_size(instances); i++) {
+        const char *path = json_string_value(json_object_get(json_array_get(instances, i), "path"));
+        bool found = false;
+        for (size_t j = 0; path && j < json_array_size(scopes) && !found; j++) {
+            found = strcmp(path, json_string_value(json_object_get(json_array_get(scopes, j), "path"))) == 0;
+        }
+        CHECK_MSG(found, "scope_instances[%zu].path %s is no scope's path", i, path ? path : "(missing)");
+    }
     json_decref(root);
     free(json);
     wgprof_pool_destroy(p);

@@ -1,6 +1,7 @@
 /* Shared by the wgprof subcommands: exit codes, the stderr logger and messages (cli_util.c),
- * warm-up and measured iterations (cli_iterations.c), report files (report_files.c), and the
- * commands main.c dispatches to (cmd_*.c). Public API only. */
+ * warm-up and measured iterations (cli_iterations.c), report files (report_files.c), the
+ * comparison with a baseline (cmd_diff.c), and the commands main.c dispatches to (cmd_*.c).
+ * Public API only. */
 #ifndef WGPROF_CLI_H
 #define WGPROF_CLI_H
 
@@ -8,6 +9,7 @@
 
 #include <wgprof/wgprof.h>
 
+#include "diff.h"
 #include "output_file.h"
 
 /* Exit codes: 0 ok, 1 failed at run time, 2 bad usage or input, 3 timed out. */
@@ -55,5 +57,18 @@ int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+
+/* --baseline FILE of run, demo and record (cmd_diff.c): the report is read before the run, which
+ * a report it cannot read stops (the exit code returned; the message printed, naming
+ * `command`), and `input` names it for the checks of the run's output files. After the run,
+ * the comparison, with wgprof diff's defaults, is printed on `out`: from the run's own report
+ * (`report`, written to memory), or from a JSON report file (`path`, named `name`). A run without
+ * timings gives a message, no comparison, and CLI_OK. */
+int cli_baseline_load(const char *command, const char *path, diff_profile *baseline, out_input *input);
+int cli_baseline_compare_report(const char *command, const diff_profile *baseline, const wgprof_report_desc *report,
+                                FILE *out);
+int cli_baseline_compare_file(const char *command, const diff_profile *baseline, const char *path, const char *name,
+                              FILE *out);
 
 #endif

@@ -1,4 +1,4 @@
-/* Parsing the options of `run` and `demo` (cli_args.h): no I/O, no device, no allocation. */
+/* Parsing the options of `run`, `demo` and `diff` (cli_args.h): no I/O, no device, no allocation. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -39,6 +39,9 @@ const char cli_run_usage[] =
     "                      off) or none (bounds checks off too). For trusted WGSL only: to\n"
     "                      measure what the checks cost. wgpu-native only (Dawn: exit 2); the\n"
     "                      table's first line and the JSON report's \"shader_checks\" name it\n"
+    "  --baseline FILE     compare the run with FILE, an earlier JSON report, as 'wgprof diff\n"
+    "                      FILE' would, and print the comparison after the table (also with\n"
+    "                      --quiet); a FILE it cannot read ends the run before it starts (exit 2)\n"
     "\n"
     "A FILE of '-' is stdout. Files are replaced whole (through a temporary file beside them) or\n"
     "left as they were; FIFOs and devices are written in place. Profiling is always on for run;\n"
@@ -75,6 +78,8 @@ const char cli_demo_usage[] =
     "  --trace FILE     write a Chrome trace to FILE (Perfetto, chrome://tracing)\n"
     "  --html FILE      write a self-contained HTML report to FILE: timeline, chart, tables\n"
     "  --timeout SECONDS  give up on a step not finished after this long (default 60): exit 3\n"
+    "  --baseline FILE  turn profiling on and compare the step's timings with FILE, an earlier\n"
+    "                   JSON report, as 'wgprof diff FILE' would; printed after the table\n"
     "  --quiet          print no timing table\n"
     "  --help           print this help\n"
     "\n"
@@ -181,7 +186,7 @@ cli_parse_result cli_parse_run_args(int argc, char *const *argv, cli_run_options
         int format = find_file_flag(file_flags, sizeof file_flags / sizeof file_flags[0], a);
         static const char *const valued[] = {"--warmup",  "--iterations", "--peak-gbps",      "--peak-gflops",
                                              "--strategy", "--layout",    "--timeout",        "--max-dispatches",
-                                             "--allow-path", "--shader-checks"};
+                                             "--allow-path", "--shader-checks", "--baseline"};
         bool known = format >= 0;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !known; k++) {
             known = strcmp(a, valued[k]) == 0;
@@ -229,6 +234,11 @@ cli_parse_result cli_parse_run_args(int argc, char *const *argv, cli_run_options
                 return usage_error(error, cap, "--allow-path: at most %d folders", CLI_MAX_ALLOW_PATHS);
             }
             o->allow_paths[o->allow_path_count++] = v;
+        } else if (strcmp(a, "--baseline") == 0) {
+            if (!v[0]) {
+                return usage_error(error, cap, "--baseline needs a file name");
+            }
+            o->baseline = v;
         } else if (strcmp(a, "--shader-checks") == 0) {
             if (!wgprof_shader_checks_from_str(v, &o->shader_checks)) {
                 return usage_error(error, cap, "--shader-checks %s: expected default, no-loop-bounding or none", v);
@@ -306,7 +316,8 @@ cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_optio
         bool takes_number = n < sizeof numeric / sizeof numeric[0];
         bool takes_seconds = strcmp(arg, "--timeout") == 0;
         bool takes_checks = strcmp(arg, "--shader-checks") == 0;
-        if (format < 0 && !takes_number && !takes_seconds && !takes_checks) {
+        bool takes_baseline = strcmp(arg, "--baseline") == 0;
+        if (format < 0 && !takes_number && !takes_seconds && !takes_checks && !takes_baseline) {
             return usage_error(error, cap, "unknown option '%s'", arg);
         }
         if (i + 1 >= argc || !argv[i + 1]) {
@@ -332,9 +343,131 @@ cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_optio
             }
         } else if (!value[0]) {
             return usage_error(error, cap, "%s needs a file name", arg);
+        } else if (takes_baseline) {
+            o->baseline = value;
         } else {
             o->files[format] = value;
         }
+    }
+    return CLI_PARSE_OK;
+}
+
+const char cli_diff_usage[] =
+    "usage: wgprof diff [options] BASE.json NEW.json\n"
+    "\n"
+    "Compares two JSON reports of wgprof (run, demo or record --json): per kernel, per scope and\n"
+    "for the whole run, the count and median GPU time of each side, the change of the median,\n"
+    "its confidence interval and a verdict: slower, faster or no change (also added, removed,\n"
+    "or too few samples). Above the table it says where the two runs differ in adapter,\n"
+    "implementation, strategy or timestamp period.\n"
+    "\n"
+    "  --threshold PCT        the smallest change of a median that counts (default 5)\n"
+    "  --fail-if-slower PCT   exit 1 when a kernel or the total is slower by more than PCT with\n"
+    "                         95% confidence: its interval's lower end above 1 + PCT/100\n"
+    "  --json FILE            write the comparison as JSON\n"
+    "  --markdown FILE        write it as a Markdown table, for a pull request\n"
+    "  --html FILE            write a self-contained HTML page: the two runs side by side\n"
+    "  --seed N               the bootstrap's seed (default 1): the same seed, the same intervals\n"
+    "  --resamples N          the bootstrap's resamples, 100 to 1000000 (default 2000)\n"
+    "  --quiet                print no table on stdout\n"
+    "\n"
+    "The samples are the valid per-dispatch durations of each kernel, the valid instances of each\n"
+    "scope, and for the total the sum of each iteration's dispatches (iterations holding an\n"
+    "invalid dispatch are left out); invalid records are counted as skipped. The interval is a\n"
+    "95% percentile bootstrap of the ratio of the medians, NEW over BASE, each side resampled on\n"
+    "its own, whole iterations at a time where it has 5 or more. A verdict of slower needs the\n"
+    "whole interval above 1 and the median up by more than the threshold; faster the same the\n"
+    "other way. Fewer than 5 samples on a side give no verdict ('too few samples').\n"
+    "A report of '-' is read from stdin; a FILE of '-' is stdout; files are replaced whole.\n"
+    "\n"
+    "exit status: 0 compared (and nothing fails --fail-if-slower), 1 --fail-if-slower failed, or\n"
+    "a file could not be written, 2 bad usage or a report that cannot be read\n";
+
+/* A number in [0, max] (a percentage). */
+static bool parse_percent(const char *text, double max, double *out)
+{
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (end == text || *end || !isfinite(v) || !(v >= 0) || v > max) {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+enum { MAX_PERCENT = 100000, MIN_RESAMPLES = 100, MAX_RESAMPLES = 1000000 };
+
+cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_options *o, char *error, size_t cap)
+{
+    memset(o, 0, sizeof *o);
+    o->threshold_pct = 5;
+    o->fail_if_slower_pct = -1;
+    o->seed = 1;
+    o->resamples = 2000;
+    if (cap) {
+        error[0] = '\0';
+    }
+    static const char *const valued[] = {"--threshold", "--fail-if-slower", "--json", "--markdown",
+                                         "--html",      "--seed",           "--resamples"};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!a) {
+            break;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            return CLI_PARSE_HELP;
+        }
+        if (strcmp(a, "--quiet") == 0) {
+            o->quiet = true;
+            continue;
+        }
+        if (a[0] != '-' || strcmp(a, "-") == 0) {
+            if (!o->base) {
+                o->base = a;
+            } else if (!o->new_) {
+                o->new_ = a;
+            } else {
+                return usage_error(error, cap, "two reports to compare, not a third ('%s')", a);
+            }
+            continue;
+        }
+        bool known = false;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !known; k++) {
+            known = strcmp(a, valued[k]) == 0;
+        }
+        if (!known) {
+            return usage_error(error, cap, "unknown option '%s'", a);
+        }
+        if (i + 1 >= argc || !argv[i + 1]) {
+            return usage_error(error, cap, "%s needs a value", a);
+        }
+        const char *v = argv[++i];
+        unsigned long long whole = 0;
+        if (strcmp(a, "--threshold") == 0 || strcmp(a, "--fail-if-slower") == 0) {
+            if (!parse_percent(v, MAX_PERCENT, a[2] == 't' ? &o->threshold_pct : &o->fail_if_slower_pct)) {
+                return usage_error(error, cap, "%s %s: expected a percentage from 0 to %d", a, v, MAX_PERCENT);
+            }
+        } else if (strcmp(a, "--seed") == 0) {
+            if (!parse_whole(v, 0, 0x7fffffffffffffffull, &o->seed)) {
+                return usage_error(error, cap, "--seed %s: expected a whole number from 0 to 2^63 - 1", v);
+            }
+        } else if (strcmp(a, "--resamples") == 0) {
+            if (!parse_whole(v, MIN_RESAMPLES, MAX_RESAMPLES, &whole)) {
+                return usage_error(error, cap, "--resamples %s: expected a whole number from %d to %d", v,
+                                   MIN_RESAMPLES, MAX_RESAMPLES);
+            }
+            o->resamples = (unsigned)whole;
+        } else if (!v[0]) {
+            return usage_error(error, cap, "%s needs a file name", a);
+        } else {
+            *(a[2] == 'j' ? &o->json : a[2] == 'm' ? &o->markdown : &o->html) = v;
+        }
+    }
+    if (!o->new_) {
+        return usage_error(error, cap, "two reports to compare: wgprof diff BASE.json NEW.json");
+    }
+    if (strcmp(o->base, "-") == 0 && strcmp(o->new_, "-") == 0) {
+        return usage_error(error, cap, "one report at most can come from stdin ('-')");
     }
     return CLI_PARSE_OK;
 }

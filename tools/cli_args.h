@@ -1,5 +1,5 @@
 /*
- * The options of `wgprof run` and `wgprof demo`, parsed apart from running them: the parsers do
+ * The options of `wgprof run`, `wgprof demo` and `wgprof diff`, parsed apart from running them: the parsers do
  * no I/O (a message goes into `error`), touch no device, allocate nothing and keep pointers into
  * argv, so that a fuzzer can drive them (sources: cli_args.c; link: libwgprof, for
  * wgprof_strategy_from_str).
@@ -38,6 +38,7 @@ typedef struct cli_run_options {
     size_t allow_path_count;
     wgprof_shader_checks shader_checks; /* the runtime checks the kernels are compiled with */
     bool shader_checks_given;           /* --shader-checks was given: the reports name it */
+    const char *baseline;               /* --baseline: a JSON report to compare the run with */
 } cli_run_options;
 
 typedef struct cli_demo_options {
@@ -48,15 +49,29 @@ typedef struct cli_demo_options {
     bool quiet;
     double timeout_s;
     bool shader_checks_given; /* --shader-checks was given: the reports name it */
+    const char *baseline;     /* --baseline: a JSON report to compare the run with */
 } cli_demo_options;
+
+typedef struct cli_diff_options {
+    const char *base, *new_;      /* the two reports */
+    double threshold_pct;         /* --threshold, default 5 */
+    double fail_if_slower_pct;    /* --fail-if-slower; < 0 where not given */
+    unsigned long long seed;      /* --seed, at most 2^63 - 1 */
+    unsigned resamples;           /* --resamples */
+    const char *json, *markdown, *html; /* NULL: not asked for */
+    bool quiet;                   /* no table on stdout */
+} cli_diff_options;
 
 extern const char cli_run_usage[];
 extern const char cli_demo_usage[];
+extern const char cli_diff_usage[];
 
 /* argv[0] is the command's name ("run", "demo") and is skipped. `*out` is filled with the
  * defaults, then the flags. */
 cli_parse_result cli_parse_run_args(int argc, char *const *argv, cli_run_options *out, char *error, size_t error_cap);
 cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_options *out, char *error,
+                                     size_t error_cap);
+cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_options *out, char *error,
                                      size_t error_cap);
 
 #endif

@@ -1,4 +1,5 @@
-/* wgprof demo: a transformer decode step as a wgprof graph, checked against the CPU. */
+/* wgprof demo: a transformer decode step as a wgprof graph, checked against the CPU; with
+ * --baseline, profiled and compared with an earlier report (cmd_diff.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +146,8 @@ static wgprof_report_desc report_desc(wgprof_device *dev, wgprof_graph *graph, u
     };
 }
 
-static int write_reports(const cli_demo_options *o, wgprof_device *dev, wgprof_graph *graph, uint32_t iterations)
+static int write_reports(const cli_demo_options *o, wgprof_device *dev, wgprof_graph *graph, uint32_t iterations,
+                         const diff_profile *baseline)
 {
     wgprof_report_desc desc = report_desc(dev, graph, iterations);
     int rc = CLI_OK;
@@ -156,7 +158,12 @@ static int write_reports(const cli_demo_options *o, wgprof_device *dev, wgprof_g
         rc = cli_write_reports(&desc, no_files, stdout);
     }
     int file_rc = cli_write_reports(&desc, o->files, NULL);
-    return rc != CLI_OK ? rc : file_rc;
+    rc = rc != CLI_OK ? rc : file_rc;
+    if (baseline) {
+        int compared = cli_baseline_compare_report("demo", baseline, &desc, stdout);
+        rc = rc != CLI_OK ? rc : compared;
+    }
+    return rc;
 }
 
 /* ---- running ----------------------------------------------------------------------------- */
@@ -164,18 +171,19 @@ static int write_reports(const cli_demo_options *o, wgprof_device *dev, wgprof_g
 /* A step that did not finish in time: the completed measured ones are reported, and the GPU
  * objects are left as they are (the device may still be busy): the process exits without
  * waiting. */
-static int report_timeout(const cli_demo_options *o, wgprof_device *dev, wgprof_graph *graph, const cli_iterations *r)
+static int report_timeout(const cli_demo_options *o, wgprof_device *dev, wgprof_graph *graph, const cli_iterations *r,
+                          const diff_profile *baseline)
 {
     cli_error_timed_out("demo", r, o->timeout_s);
     if (r->measured > 0) {
         cli_error("wgprof demo: reporting the %ld measured iteration%s that completed; the logits are not checked",
                   r->measured, r->measured == 1 ? "" : "s");
-        write_reports(o, dev, graph, (uint32_t)r->measured);
+        write_reports(o, dev, graph, (uint32_t)r->measured, baseline);
     }
     return CLI_TIMEOUT;
 }
 
-static int run_on_device(const cli_demo_options *o, wgprof_device *dev)
+static int run_on_device(const cli_demo_options *o, wgprof_device *dev, const diff_profile *baseline)
 {
     demo_model *model = NULL;
     wgprof_graph *graph = NULL;
@@ -183,7 +191,9 @@ static int run_on_device(const cli_demo_options *o, wgprof_device *dev)
     wgprof_status s = demo_model_create(&o->model, &model);
     if (s == WGPROF_OK) {
         what = "creating the graph";
-        s = wgprof_graph_create(dev, NULL, &graph);
+        /* A comparison needs timings: --baseline turns profiling on. */
+        wgprof_graph_desc graph_desc = {.profiling = baseline ? WGPROF_PROFILING_ON : WGPROF_PROFILING_DEFAULT};
+        s = wgprof_graph_create(dev, &graph_desc, &graph);
     }
     if (s == WGPROF_OK) {
         what = "building the decode step";
@@ -198,7 +208,7 @@ static int run_on_device(const cli_demo_options *o, wgprof_device *dev)
         cli_iterations r = cli_execute_iterations("demo", graph, o->warmup, o->iterations);
         s = r.status;
         if (s == WGPROF_ERR_TIMEOUT) {
-            return report_timeout(o, dev, graph, &r);
+            return report_timeout(o, dev, graph, &r, baseline);
         }
         if (s == WGPROF_OK && r.measured > 0) {
             /* Host and GPU together, each step waited for: what a program running the step
@@ -224,11 +234,39 @@ static int run_on_device(const cli_demo_options *o, wgprof_device *dev)
         if (rc == CLI_TIMEOUT) {
             return rc; /* the device may be busy: its objects are left alone */
         }
-        int report_rc = write_reports(o, dev, graph, o->iterations);
+        int report_rc = write_reports(o, dev, graph, o->iterations, baseline);
         rc = rc != CLI_OK ? rc : report_rc;
     }
     wgprof_graph_destroy(graph);
     demo_model_destroy(model);
+    return rc;
+}
+
+/* The demo, its options checked: the device, the model, the run, the reports. */
+static int demo_on_device(const cli_demo_options *o, const diff_profile *baseline)
+{
+    int rc = CLI_OK;
+    const demo_config *c = &o->model;
+    printf("demo: layers=%u dim=%u heads=%u ffn=%u vocab=%u max_seq=%u pos=%u token=%u attention=%s "
+           "warmup=%u iterations=%u shader_checks=%s\n",
+           c->layers, c->dim, c->heads, c->ffn, c->vocab, c->max_seq, c->pos, demo_token(c),
+           c->fused_sdpa ? "fused" : "separate", o->warmup, o->iterations, wgprof_shader_checks_str(c->shader_checks));
+    fflush(stdout);
+    out_set_wait(o->timeout_s);
+    wgprof_device_desc device_desc = {.wait_timeout_s = o->timeout_s};
+    wgprof_device *dev = NULL;
+    wgprof_status s = wgprof_device_create(&device_desc, &dev);
+    if (s != WGPROF_OK) {
+        return cli_fail("creating the WebGPU device", s);
+    }
+    rc = check_device_limits(dev, c);
+    if (rc == CLI_OK) {
+        rc = run_on_device(o, dev, baseline);
+    }
+    if (rc == CLI_TIMEOUT) {
+        return rc; /* the device may still be busy: left alone */
+    }
+    wgprof_device_destroy(dev);
     return rc;
 }
 
@@ -249,30 +287,22 @@ int cmd_demo(int argc, char **argv)
     if (!config_valid(&o.model)) {
         return CLI_USAGE;
     }
-    int rc = cli_check_report_files("demo", o.files, NULL, 0);
-    if (rc != CLI_OK) {
-        return rc;
+    /* The baseline is read before anything runs: one it cannot read ends the demo here. */
+    diff_profile baseline_profile;
+    out_input baseline_input = {0};
+    if (o.baseline) {
+        int loaded = cli_baseline_load("demo", o.baseline, &baseline_profile, &baseline_input);
+        if (loaded != CLI_OK) {
+            return loaded;
+        }
     }
-    const demo_config *c = &o.model;
-    printf("demo: layers=%u dim=%u heads=%u ffn=%u vocab=%u max_seq=%u pos=%u token=%u attention=%s "
-           "warmup=%u iterations=%u shader_checks=%s\n",
-           c->layers, c->dim, c->heads, c->ffn, c->vocab, c->max_seq, c->pos, demo_token(c),
-           c->fused_sdpa ? "fused" : "separate", o.warmup, o.iterations, wgprof_shader_checks_str(c->shader_checks));
-    fflush(stdout);
-    out_set_wait(o.timeout_s);
-    wgprof_device_desc device_desc = {.wait_timeout_s = o.timeout_s};
-    wgprof_device *dev = NULL;
-    wgprof_status s = wgprof_device_create(&device_desc, &dev);
-    if (s != WGPROF_OK) {
-        return cli_fail("creating the WebGPU device", s);
-    }
-    rc = check_device_limits(dev, c);
+    bool protect = o.baseline && (baseline_input.dev || baseline_input.ino);
+    int rc = cli_check_report_files("demo", o.files, protect ? &baseline_input : NULL, protect ? 1 : 0);
     if (rc == CLI_OK) {
-        rc = run_on_device(&o, dev);
+        rc = demo_on_device(&o, o.baseline ? &baseline_profile : NULL);
     }
-    if (rc == CLI_TIMEOUT) {
-        return rc; /* the device may still be busy: left alone */
+    if (o.baseline) {
+        diff_profile_free(&baseline_profile);
     }
-    wgprof_device_destroy(dev);
     return rc;
 }

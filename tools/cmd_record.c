@@ -37,6 +37,8 @@ static const char record_usage[] =
     "  --csv FILE           every dispatch, one row each\n"
     "  --strategy S         chain (default: one timestamp per dispatch) or inside (two)\n"
     "  --sample-every N     time one command encoder in N (default 1: all)\n"
+    "  --baseline FILE      compare each device's results with FILE, an earlier JSON report, as\n"
+    "                       'wgprof diff FILE' would; printed after its table\n"
     "  -h, --help           this help\n"
     "\n"
     "Where several processes or devices make results, FILE gets .PID.N before its extension,\n"
@@ -50,6 +52,7 @@ enum { EXIT_NOT_FOUND = 127, EXIT_NOT_EXECUTABLE = 126 };
 
 typedef struct record_options {
     const char *files[WGPROF_FORMAT_HTML + 1];
+    const char *baseline;
     const char *strategy;
     unsigned long sample_every;
     char **program; /* argv of the program, NULL-terminated */
@@ -83,6 +86,14 @@ static int parse(int argc, char **argv, record_options *o)
             }
         }
         if (known) {
+            continue;
+        }
+        if (strcmp(a, "--baseline") == 0) {
+            if (i + 1 >= argc || !argv[i + 1][0] || strcmp(argv[i + 1], "--") == 0) {
+                cli_error("wgprof record: --baseline needs a file name");
+                return CLI_USAGE;
+            }
+            o->baseline = argv[++i];
             continue;
         }
         if (strcmp(a, "--strategy") == 0 || strcmp(a, "--sample-every") == 0) {
@@ -384,7 +395,7 @@ static const char *suffix_of(wgprof_format f)
 
 /* Prints each set's table and notes, and copies its reports; false when a report could not be
  * written. */
-static bool deliver(const char *dir, const record_options *o)
+static bool deliver(const char *dir, const record_options *o, const diff_profile *baseline)
 {
     size_t count = 0;
     result_set *sets = list_sets(dir, &count);
@@ -408,6 +419,11 @@ static bool deliver(const char *dir, const record_options *o)
         snprintf(path, sizeof path, "%s.txt", base);
         print_file(path);
         print_notes(base);
+        snprintf(path, sizeof path, "%s.json", base);
+        if (baseline && cli_baseline_compare_file("record", baseline, path, count > 1 ? sets[i].id : "this run",
+                                                  stderr) != CLI_OK) {
+            ok = false;
+        }
         snprintf(done, sizeof done, "%s.done", base);
         bool complete = exists(done);
         if (!complete) {
@@ -528,14 +544,23 @@ int cmd_record(int argc, char **argv)
                   strerror(errno));
         return CLI_FAILED;
     }
-    rc = prepare_environment(&o, dir, preload);
+    /* The baseline is read before the program runs: one it cannot read stops here. */
+    diff_profile baseline;
+    rc = o.baseline ? cli_baseline_load("record", o.baseline, &baseline, NULL) : CLI_OK;
+    bool loaded = o.baseline && rc == CLI_OK;
+    if (rc == CLI_OK) {
+        rc = prepare_environment(&o, dir, preload);
+    }
     if (rc == CLI_OK) {
         fflush(NULL);
         bool started = false;
         rc = run_program(o.program, &started);
-        if (started && !deliver(dir, &o) && rc == 0) {
+        if (started && !deliver(dir, &o, loaded ? &baseline : NULL) && rc == 0) {
             rc = CLI_FAILED;
         }
+    }
+    if (loaded) {
+        diff_profile_free(&baseline);
     }
     remove_folder(dir);
     return rc;

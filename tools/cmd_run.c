@@ -3,7 +3,8 @@
  * file the run will write are checked (files, then device) before anything runs; warm-up
  * iterations run and are dropped, then the measured iterations give the statistics, the table
  * and the requested files. An iteration that does not finish within --timeout ends the run with
- * what the completed ones measured, and exit code 3.
+ * what the completed ones measured, and exit code 3. With --baseline, the earlier report is read
+ * before anything runs and the comparison with it follows the table (cmd_diff.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 
 /* Every file the run writes (reports, the spec's outputs) checked before any GPU work: it can be
  * written, and is none of the files the run reads. */
-static int check_outputs(const cli_run_options *o, const spec *sp)
+static int check_outputs(const cli_run_options *o, const spec *sp, const out_input *baseline)
 {
     enum { NAME_CAP = 512 };
     out_input *inputs = calloc(sp->input_count + 1, sizeof *inputs);
@@ -30,10 +31,16 @@ static int check_outputs(const cli_run_options *o, const spec *sp)
         snprintf(name, NAME_CAP, "%s '%s'", sp->inputs[i].where, sp->inputs[i].path);
         inputs[i] = (out_input){name, sp->inputs[i].dev, sp->inputs[i].ino};
     }
-    int code = cli_check_report_files("run", o->files, inputs, sp->input_count);
+    size_t count = sp->input_count;
+    if (baseline && (baseline->dev || baseline->ino)) {
+        snprintf(names + count * NAME_CAP, NAME_CAP, "the baseline '%s'", baseline->name);
+        inputs[count] = (out_input){names + count * NAME_CAP, baseline->dev, baseline->ino};
+        count++;
+    }
+    int code = cli_check_report_files("run", o->files, inputs, count);
     for (size_t i = 0; code == CLI_OK && i < sp->output_count; i++) {
         char why[4096];
-        if (!out_check(sp->outputs[i].file, inputs, sp->input_count, why, sizeof why)) {
+        if (!out_check(sp->outputs[i].file, inputs, count, why, sizeof why)) {
             cli_error("wgprof run: %s: $.outputs[%zu].file: %s", sp->path, i, why);
             code = CLI_USAGE;
         }
@@ -43,7 +50,8 @@ static int check_outputs(const cli_run_options *o, const spec *sp)
     return code;
 }
 
-static int write_reports(const cli_run_options *o, wgprof_device *dev, wgprof_graph *g, long iterations)
+static int write_reports(const cli_run_options *o, wgprof_device *dev, wgprof_graph *g, long iterations,
+                         const diff_profile *baseline)
 {
     wgprof_report_desc report = {0};
     report.device = wgprof_device_describe(dev);
@@ -54,13 +62,19 @@ static int write_reports(const cli_run_options *o, wgprof_device *dev, wgprof_gr
     report.peak_gbps = o->peak_gbps;
     report.peak_gflops = o->peak_gflops;
     report.shader_checks = o->shader_checks_given ? wgprof_shader_checks_str(o->shader_checks) : NULL;
-    return cli_write_reports(&report, o->files, o->quiet ? NULL : stdout);
+    int code = cli_write_reports(&report, o->files, o->quiet ? NULL : stdout);
+    if (baseline) {
+        int compared = cli_baseline_compare_report("run", baseline, &report, stdout);
+        code = code != CLI_OK ? code : compared;
+    }
+    return code;
 }
 
 /* A run that timed out: what the completed measured iterations give, and exit code 3. The GPU
  * objects are left as they are (the device may still be busy with the work that did not end):
  * the process exits without waiting for it. */
-static int report_timeout(const cli_run_options *o, wgprof_device *dev, wgprof_graph *g, const cli_iterations *r)
+static int report_timeout(const cli_run_options *o, wgprof_device *dev, wgprof_graph *g, const cli_iterations *r,
+                          const diff_profile *baseline)
 {
     cli_error_timed_out("run", r, o->timeout_s);
     if (r->measured == 0) {
@@ -69,8 +83,53 @@ static int report_timeout(const cli_run_options *o, wgprof_device *dev, wgprof_g
     cli_error("wgprof run: reporting the %ld measured iteration%s that completed; the spec's outputs are not "
               "written",
               r->measured, r->measured == 1 ? "" : "s");
-    write_reports(o, dev, g, r->measured);
+    write_reports(o, dev, g, r->measured, baseline);
     return CLI_TIMEOUT;
+}
+
+/* Runs a loaded and checked spec; the caller frees it. */
+static int run_spec(const cli_run_options *o, spec *sp, const diff_profile *baseline)
+{
+    char error[8192];
+    int code = CLI_OK;
+    out_set_wait(o->timeout_s);
+    wgprof_device_desc device_desc = {.wait_timeout_s = o->timeout_s};
+    wgprof_device *dev = NULL;
+    wgprof_status s = wgprof_device_create(&device_desc, &dev);
+    if (s != WGPROF_OK) {
+        return cli_fail("creating the WebGPU device", s);
+    }
+    spec_gpu gpu;
+    s = spec_build(sp, dev, &o->graph, o->shader_checks, &gpu, error, sizeof error);
+    cli_iterations r = {o->warmup, o->iterations, 0, 0, 0.0, s};
+    if (s != WGPROF_OK) {
+        if (error[0]) {
+            cli_error("wgprof run: %s", error);
+            code = CLI_USAGE;
+        } else {
+            code = cli_fail("setting up the spec on the device", s);
+        }
+    } else {
+        r = cli_execute_iterations("run", gpu.graph, o->warmup, o->iterations);
+        if (r.status == WGPROF_ERR_TIMEOUT) {
+            return report_timeout(o, dev, gpu.graph, &r, baseline); /* GPU objects left alone */
+        }
+        code = r.status == WGPROF_OK ? CLI_OK : cli_fail("executing the spec", r.status);
+    }
+    bool timed_out = false;
+    if (code == CLI_OK && !spec_write_outputs(sp, &gpu, dev, &timed_out, error, sizeof error)) {
+        cli_error("wgprof run: %s", error);
+        code = timed_out ? CLI_TIMEOUT : CLI_FAILED;
+    }
+    if (code == CLI_OK) {
+        code = write_reports(o, dev, gpu.graph, o->iterations, baseline);
+    }
+    if (code == CLI_TIMEOUT) {
+        return code; /* the device may still be busy: left alone */
+    }
+    spec_gpu_free(&gpu, sp);
+    wgprof_device_destroy(dev);
+    return code;
 }
 
 int cmd_run(int argc, char **argv)
@@ -93,52 +152,25 @@ int cmd_run(int argc, char **argv)
         cli_error("wgprof run: %s", error);
         return CLI_USAGE;
     }
-    int code = check_outputs(&o, &sp);
-    if (code != CLI_OK) {
-        spec_free(&sp);
-        return code;
-    }
-    out_set_wait(o.timeout_s);
-    wgprof_device_desc device_desc = {.wait_timeout_s = o.timeout_s};
-    wgprof_device *dev = NULL;
-    wgprof_status s = wgprof_device_create(&device_desc, &dev);
-    if (s != WGPROF_OK) {
-        spec_free(&sp);
-        return cli_fail("creating the WebGPU device", s);
-    }
-    spec_gpu gpu;
-    s = spec_build(&sp, dev, &o.graph, o.shader_checks, &gpu, error, sizeof error);
-    cli_iterations r = {o.warmup, o.iterations, 0, 0, 0.0, s};
-    if (s != WGPROF_OK) {
-        if (error[0]) {
-            cli_error("wgprof run: %s", error);
-            code = CLI_USAGE;
-        } else {
-            code = cli_fail("setting up the spec on the device", s);
-        }
-    } else {
-        r = cli_execute_iterations("run", gpu.graph, o.warmup, o.iterations);
-        if (r.status == WGPROF_ERR_TIMEOUT) {
-            code = report_timeout(&o, dev, gpu.graph, &r);
+    /* The baseline is read before anything runs: one it cannot read ends the run here. */
+    diff_profile baseline_profile;
+    const diff_profile *baseline = NULL;
+    out_input baseline_input = {0};
+    if (o.baseline) {
+        int loaded = cli_baseline_load("run", o.baseline, &baseline_profile, &baseline_input);
+        if (loaded != CLI_OK) {
             spec_free(&sp);
-            return code; /* GPU objects left alone: see report_timeout() */
+            return loaded;
         }
-        code = r.status == WGPROF_OK ? CLI_OK : cli_fail("executing the spec", r.status);
+        baseline = &baseline_profile;
     }
-    bool timed_out = false;
-    if (code == CLI_OK && !spec_write_outputs(&sp, &gpu, dev, &timed_out, error, sizeof error)) {
-        cli_error("wgprof run: %s", error);
-        code = timed_out ? CLI_TIMEOUT : CLI_FAILED;
-    }
+    int code = check_outputs(&o, &sp, baseline ? &baseline_input : NULL);
     if (code == CLI_OK) {
-        code = write_reports(&o, dev, gpu.graph, o.iterations);
+        code = run_spec(&o, &sp, baseline);
     }
-    if (code == CLI_TIMEOUT) {
-        spec_free(&sp);
-        return code; /* the device may still be busy: left alone */
+    if (baseline) {
+        diff_profile_free(&baseline_profile);
     }
-    spec_gpu_free(&gpu, &sp);
-    wgprof_device_destroy(dev);
     spec_free(&sp);
     return code;
 }

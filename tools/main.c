@@ -28,6 +28,8 @@ static const char usage[] =
     "            print per-kernel timings when profiling is on\n"
     "  run       profile the WGSL kernels a spec file describes ('wgprof run --help')\n"
     "  record    run an unmodified program and time its dispatches ('wgprof record --help')\n"
+    "  diff      compare two JSON reports: per kernel, the change of the median GPU time, its\n"
+    "            confidence interval and a verdict; gate CI on it ('wgprof diff --help')\n"
     "  help      print this help; 'wgprof <command> --help' for a command's options\n"
     "  version   print the version\n"
     "\n"
@@ -115,6 +117,9 @@ static int run_command(int argc, char **argv)
     }
     if (strcmp(cmd, "record") == 0) {
         return cmd_record(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "diff") == 0) {
+        return cmd_diff(argc - 1, argv + 1);
     }
     cli_error("wgprof: unknown command '%s'\n", cmd);
     fputs(usage, stderr);

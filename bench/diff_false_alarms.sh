@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# `wgprof diff` against itself and against a real regression. A spec of two kernels (a chain of
+# fused multiply-adds, ITERS steps per thread, and a 256 KiB copy) is run PAIRS times twice in a
+# row, and each pair compared: a comparison where every kernel and the total say "no change"
+# counts as quiet, any other verdict as a false alarm. Then PAIRS times the spec against a copy
+# whose fma kernel runs 1.5x the steps (ITERS raised, nothing else changed): that kernel must say
+# "slower" and `--fail-if-slower 10` must exit 1. Prints each comparison's verdicts at the
+# threshold asked for, then, from the same reports compared again at other thresholds, one JSON
+# line per threshold with the counts, and the machine's load average before and after. Usage:
+#   bench/diff_false_alarms.sh WGPROF [PAIRS] [ITERATIONS] [THRESHOLD]
+# PAIRS default 20, ITERATIONS (measured per run, after 3 warm-up) default 10, THRESHOLD (%) the
+# diff's default 5.
+set -uo pipefail
+wgprof="$1"
+pairs="${2:-20}"
+iterations="${3:-10}"
+threshold="${4:-5}"
+dir="$(mktemp -d)"
+trap 'rm -rf "$dir"' EXIT
+
+spec() { # $1: the fma kernel's ITERS
+  python3 - "$1" <<'PY'
+import json, sys
+fma = ("override ITERS: u32 = 1u;\n@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n"
+       "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3u) {\n"
+       "    var x = f32(id.x & 1023u) * 0.0009765625;\n"
+       "    for (var k = 0u; k < ITERS; k++) {\n        x = fma(x, 0.9999, 0.0001);\n    }\n    out[id.x] = x;\n}\n")
+copy = ("@group(0) @binding(0) var<storage, read> src: array<f32>;\n"
+        "@group(0) @binding(1) var<storage, read_write> dst: array<f32>;\n"
+        "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3u) {\n"
+        "    dst[id.x] = src[id.x];\n}\n")
+json.dump({
+    "buffers": [{"name": "out", "elements": 4096}, {"name": "src", "elements": 65536, "init": {"constant": 1.5}},
+                {"name": "dst", "elements": 65536}],
+    "kernels": [{"name": "fma", "constants": {"ITERS": int(sys.argv[1])}, "wgsl": fma},
+                {"name": "copy", "wgsl": copy}],
+    "dispatches": [{"kernel": "fma", "workgroups": 64, "bindings": {"0": "out"}, "repeat": 4},
+                   {"kernel": "copy", "workgroups": 1024, "bindings": {"0": "src", "1": "dst"}, "repeat": 4}],
+}, sys.stdout, indent=1)
+PY
+}
+spec 2000 >"$dir/base.json"
+spec 3000 >"$dir/slow.json"
+
+run() { # $1: spec, $2: report
+  "$wgprof" run --quiet --iterations "$iterations" --json "$2" "$1" 2>"$dir/err" || {
+    echo "wgprof run failed: $(cat "$dir/err")" >&2
+    exit 1
+  }
+}
+# verdicts REPORT: "kernel=verdict ..." and the total's, from a diff's JSON.
+verdicts() {
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["kernels"] + [d["total"]]
+print(" ".join("%s=%s(%+.1f%%)" % (r["name"], r["verdict"].replace(" ", "_"), r["change_pct"]) for r in rows))' "$1"
+}
+
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+start=$(date +%s)
+for i in $(seq "$pairs"); do
+  run "$dir/base.json" "$dir/same-a-$i.json"
+  run "$dir/base.json" "$dir/same-b-$i.json"
+  "$wgprof" diff --quiet --threshold "$threshold" --json "$dir/d.json" "$dir/same-a-$i.json" "$dir/same-b-$i.json"
+  echo "same $i: $(verdicts "$dir/d.json")"
+done
+for i in $(seq "$pairs"); do
+  run "$dir/base.json" "$dir/slow-a-$i.json"
+  run "$dir/slow.json" "$dir/slow-b-$i.json"
+  "$wgprof" diff --quiet --threshold "$threshold" --fail-if-slower 10 --json "$dir/d.json" \
+    "$dir/slow-a-$i.json" "$dir/slow-b-$i.json" 2>/dev/null
+  rc=$?
+  echo "slower $i: $(verdicts "$dir/d.json") exit=$rc"
+done
+seconds=$(($(date +%s) - start))
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+# The same reports compared at each threshold: quiet pairs, regressions found, gates failed.
+for t in $(echo "$threshold 10 15 20 25 30" | tr ' ' '\n' | sort -nu); do
+  quiet=0
+  detected=0
+  gated=0
+  for i in $(seq "$pairs"); do
+    "$wgprof" diff --quiet --threshold "$t" --json "$dir/d.json" "$dir/same-a-$i.json" "$dir/same-b-$i.json"
+    verdicts "$dir/d.json" | grep -Eq '=(slower|faster)' || quiet=$((quiet + 1))
+    "$wgprof" diff --quiet --threshold "$t" --fail-if-slower 10 --json "$dir/d.json" \
+      "$dir/slow-a-$i.json" "$dir/slow-b-$i.json" 2>/dev/null
+    [ $? -eq 1 ] && gated=$((gated + 1))
+    verdicts "$dir/d.json" | grep -q 'fma=slower' && detected=$((detected + 1))
+  done
+  printf '{"pairs": %d, "iterations": %d, "threshold_pct": %s, "same_no_change": %d, "slower_detected": %d, ' \
+    "$pairs" "$iterations" "$t" "$quiet" "$detected"
+  printf '"fail_if_slower_10_exit_1": %d, "seconds": %d, "load_before": "%s", "load_after": "%s"}\n' "$gated" \
+    "$seconds" "$load_before" "$load_after"
+done

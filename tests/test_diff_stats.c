@@ -1,0 +1,418 @@
+/*
+ * wgprof diff's statistics and reader on synthetic input (tools/diff.h), no GPU:
+ * - the resample median drawn from its exact distribution matches the one counted out (odd n)
+ *   and a resample formed and sorted (even n); the weighted median of blocks matches the blocks
+ *   laid out and sorted;
+ * - a known shift is found, both ways, with the shift inside its interval; identical samples
+ *   give a ratio of 1 with a tight interval and no change; the same seed gives the same
+ *   interval, another seed another one; on equal sides whose iterations drift, the interval
+ *   excludes 1 about 5% of the time (and, resampled a dispatch at a time, far more often);
+ * - a million samples, in one iteration or in a thousand, are compared;
+ * - the verdict's rule at its edges;
+ * - the reader refuses what it cannot read, naming the file and the place.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "diff.h"
+
+/* The test's own generator (not the one under test): xorshift64*. */
+static uint64_t g_state = 0x9e3779b97f4a7c15ull;
+static uint64_t next(void)
+{
+    g_state ^= g_state >> 12;
+    g_state ^= g_state << 25;
+    g_state ^= g_state >> 27;
+    return g_state * 0x2545f4914f6cdd1dull;
+}
+static double unit(void) { return ((double)(next() >> 11) + 0.5) * 0x1.0p-53; }
+/* A duration around `center`: log-normal spread of about `spread` (a fraction). */
+static double duration(double center, double spread)
+{
+    double n = sqrt(-2 * log(unit())) * cos(6.283185307179586 * unit());
+    return center * exp(spread * n);
+}
+
+/* Samples of `n` durations around `center`, spread over `iterations`, each iteration shifted as
+ * a whole by `drift` (a fraction) on top: what a loaded machine does to an iteration. */
+static diff_samples make(size_t n, size_t iterations, double center, double spread, double drift)
+{
+    diff_raw *raw = malloc(n * sizeof *raw);
+    double *shift = malloc(iterations * sizeof *shift);
+    for (size_t i = 0; i < iterations; i++) {
+        shift[i] = drift > 0 ? duration(1.0, drift) : 1.0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t it = i % iterations;
+        raw[i] = (diff_raw){(long long)it, duration(center, spread) * shift[it]};
+    }
+    diff_samples s;
+    CHECK(diff_samples_build(raw, n, &s));
+    free(raw);
+    free(shift);
+    return s;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* P(Binomial(n, p) >= k). */
+static double binomial_at_least(size_t n, double p, size_t k)
+{
+    if (p >= 1) {
+        return 1;
+    }
+    double sum = 0;
+    for (size_t j = k; j <= n; j++) {
+        sum += exp(lgamma((double)n + 1) - lgamma((double)j + 1) - lgamma((double)(n - j) + 1) +
+                   (double)j * log(p) + (double)(n - j) * log1p(-p));
+    }
+    return sum;
+}
+
+/* Odd n, one iteration (drawn a sample at a time): the median of a resample is x_(j) with
+ * P(median <= x_(j)) = P(Bin(n, j/n) >= (n+1)/2). */
+static void test_resample_median_odd(void)
+{
+    enum { N = 7, DRAWS = 200000 };
+    diff_raw raw[N];
+    for (size_t i = 0; i < N; i++) {
+        raw[i] = (diff_raw){0, (double)(10 * (i + 1))};
+    }
+    diff_samples s;
+    CHECK(diff_samples_build(raw, N, &s));
+    uint64_t rng[4];
+    diff_rng_seed(rng, 7);
+    size_t hits[N] = {0}, strays = 0;
+    for (size_t d = 0; d < DRAWS; d++) {
+        double m = diff_resample_median(&s, rng);
+        size_t j = (size_t)(m / 10 + 0.5) - 1;
+        bool sample = j < N && m == s.sorted[j];
+        strays += !sample;
+        hits[sample ? j : 0]++;
+    }
+    CHECK_MSG(strays == 0, "%zu medians that are no sample", strays);
+    double cumulative = 0;
+    for (size_t j = 0; j < N; j++) {
+        cumulative += (double)hits[j] / DRAWS;
+        double exact = binomial_at_least(N, (double)(j + 1) / N, (N + 1) / 2);
+        double sigma = sqrt(exact * (1 - exact) / DRAWS) + 1e-9;
+        CHECK_MSG(fabs(cumulative - exact) < 5 * sigma + 1e-6, "P(median <= x_%zu): drawn %.4f, exact %.4f", j + 1,
+                  cumulative, exact);
+    }
+    diff_samples_free(&s);
+}
+
+/* Even n: the drawn medians against resamples formed and sorted, value by value. */
+static void test_resample_median_even(void)
+{
+    enum { N = 6, DRAWS = 200000 };
+    diff_raw raw[N];
+    for (size_t i = 0; i < N; i++) {
+        raw[i] = (diff_raw){0, (double)(1u << i)}; /* every mean of two is a value of its own */
+    }
+    diff_samples s;
+    CHECK(diff_samples_build(raw, N, &s));
+    uint64_t rng[4];
+    diff_rng_seed(rng, 11);
+    /* The CDF at a few points, drawn both ways. */
+    const double at[] = {2, 3, 5, 6, 10, 12, 20};
+    size_t drawn[7] = {0}, formed[7] = {0};
+    double resample[N];
+    for (size_t d = 0; d < DRAWS; d++) {
+        double m = diff_resample_median(&s, rng);
+        for (size_t i = 0; i < N; i++) {
+            resample[i] = s.sorted[next() % N];
+        }
+        qsort(resample, N, sizeof *resample, by_value);
+        double f = 0.5 * (resample[N / 2 - 1] + resample[N / 2]);
+        for (size_t a = 0; a < 7; a++) {
+            drawn[a] += m <= at[a];
+            formed[a] += f <= at[a];
+        }
+    }
+    for (size_t a = 0; a < 7; a++) {
+        double p = (double)formed[a] / DRAWS, q = (double)drawn[a] / DRAWS;
+        double sigma = sqrt(2 * p * (1 - p) / DRAWS) + 1e-9;
+        CHECK_MSG(fabs(p - q) < 5 * sigma + 1e-6, "P(median <= %g): drawn %.4f, formed %.4f", at[a], q, p);
+    }
+    diff_samples_free(&s);
+}
+
+/* The weighted median of blocks against the blocks written out and sorted: small sides (found
+ * by walking the samples) and large ones in few blocks (by binary search). */
+static void test_weighted_median(void)
+{
+    for (int round = 0; round < 240; round++) {
+        bool large = round >= 200;
+        size_t iterations = large ? 5 + next() % 4 : 5 + next() % 40;
+        size_t n = iterations + next() % (large ? 20000 : 300);
+        diff_raw *raw = malloc(n * sizeof *raw);
+        for (size_t i = 0; i < n; i++) {
+            raw[i] = (diff_raw){(long long)(next() % iterations), (double)(next() % (large ? 5000 : 50))}; /* ties */
+        }
+        diff_samples s;
+        CHECK(diff_samples_build(raw, n, &s));
+        uint32_t w[DIFF_MAX_BLOCKS] = {0};
+        size_t total = 0;
+        for (size_t b = 0; b < s.blocks; b++) {
+            w[b] = (uint32_t)(next() % 3);
+            total += w[b] * (s.block_start[b + 1] - s.block_start[b]);
+        }
+        double *all = malloc((total ? total : 1) * sizeof *all);
+        size_t k = 0;
+        for (size_t b = 0; b < s.blocks; b++) {
+            for (uint32_t r = 0; r < w[b]; r++) {
+                for (size_t i = s.block_start[b]; i < s.block_start[b + 1]; i++) {
+                    all[k++] = s.by_block[i];
+                }
+            }
+        }
+        qsort(all, total, sizeof *all, by_value);
+        double expected = total ? (total % 2 ? all[total / 2] : 0.5 * (all[total / 2 - 1] + all[total / 2])) : NAN;
+        double got = diff_weighted_median(&s, w);
+        CHECK_MSG(got == expected || (isnan(got) && isnan(expected)), "round %d: %g, expected %g", round, got, expected);
+        free(all);
+        free(raw);
+        diff_samples_free(&s);
+    }
+}
+
+/* Many iterations are joined into DIFF_MAX_BLOCKS blocks, consecutive ones together, each
+ * block sorted, every sample in one. */
+static void test_blocks(void)
+{
+    enum { N = 10000, ITERATIONS = 1300 };
+    diff_samples s = make(N, ITERATIONS, 1000, 0.1, 0);
+    CHECK(s.blocks == DIFF_MAX_BLOCKS && s.count == N);
+    CHECK(s.block_start[0] == 0 && s.block_start[s.blocks] == N);
+    for (size_t b = 0; b < s.blocks; b++) {
+        CHECK(s.block_start[b + 1] > s.block_start[b]);
+        for (size_t i = s.block_start[b] + 1; i < s.block_start[b + 1]; i++) {
+            CHECK(s.by_block[i - 1] <= s.by_block[i]);
+        }
+    }
+    for (size_t i = 1; i < N; i++) {
+        CHECK(s.sorted[i - 1] <= s.sorted[i]);
+    }
+    diff_samples_free(&s);
+}
+
+static void test_shift_found(void)
+{
+    for (int way = 0; way < 2; way++) {
+        double factor = way ? 0.7 : 1.3;
+        diff_samples base = make(400, 20, 1000, 0.08, 0.03), next_ = make(400, 20, 1000 * factor, 0.08, 0.03);
+        diff_interval iv;
+        CHECK(diff_ratio_interval(&base, &next_, DIFF_DEFAULT_RESAMPLES, DIFF_CONFIDENCE, 1, &iv));
+        CHECK_MSG(iv.lo < factor && factor < iv.hi, "x%.1f: interval [%.3f, %.3f]", factor, iv.lo, iv.hi);
+        CHECK_MSG(fabs(iv.ratio - factor) < 0.05 * factor, "x%.1f: ratio %.3f", factor, iv.ratio);
+        CHECK(diff_verdict_of(&iv, DIFF_DEFAULT_THRESHOLD) == (way ? DIFF_FASTER : DIFF_SLOWER));
+        diff_samples_free(&base);
+        diff_samples_free(&next_);
+    }
+}
+
+static void test_identical(void)
+{
+    diff_samples a = make(1000, 10, 500, 0.02, 0.005);
+    diff_interval iv;
+    CHECK(diff_ratio_interval(&a, &a, DIFF_DEFAULT_RESAMPLES, DIFF_CONFIDENCE, 1, &iv));
+    CHECK(iv.ratio == 1.0);
+    CHECK_MSG(iv.lo <= 1 && iv.hi >= 1 && iv.lo > 0.97 && iv.hi < 1.03, "identical: [%.4f, %.4f]", iv.lo, iv.hi);
+    CHECK(diff_verdict_of(&iv, DIFF_DEFAULT_THRESHOLD) == DIFF_NO_CHANGE);
+    /* A constant sample: no spread at all. */
+    diff_raw flat[20];
+    for (size_t i = 0; i < 20; i++) {
+        flat[i] = (diff_raw){(long long)(i % 10), 42.0};
+    }
+    diff_samples f;
+    CHECK(diff_samples_build(flat, 20, &f));
+    CHECK(diff_ratio_interval(&f, &f, DIFF_DEFAULT_RESAMPLES, DIFF_CONFIDENCE, 1, &iv));
+    CHECK(iv.ratio == 1 && iv.lo == 1 && iv.hi == 1);
+    CHECK(diff_verdict_of(&iv, 0) == DIFF_NO_CHANGE);
+    diff_samples_free(&f);
+    diff_samples_free(&a);
+}
+
+static void test_seed(void)
+{
+    diff_samples a = make(300, 10, 1000, 0.1, 0.02), b = make(300, 10, 1050, 0.1, 0.02);
+    diff_interval x, y, z;
+    CHECK(diff_ratio_interval(&a, &b, DIFF_DEFAULT_RESAMPLES, DIFF_CONFIDENCE, 5, &x));
+    CHECK(diff_ratio_interval(&a, &b, DIFF_DEFAULT_RESAMPLES, DIFF_CONFIDENCE, 5, &y));
+    CHECK(diff_ratio_interval(&a, &b, DIFF_DEFAULT_RESAMPLES, DIFF_CONFIDENCE, 6, &z));
+    CHECK(x.ratio == y.ratio && x.lo == y.lo && x.hi == y.hi);
+    CHECK(x.ratio == z.ratio && (x.lo != z.lo || x.hi != z.hi));
+    diff_samples_free(&a);
+    diff_samples_free(&b);
+}
+
+/* Coverage: two sides drawn alike, 10 iterations of 4 dispatches whose iterations drift as a
+ * whole (10%) more than the dispatches within one vary (5%). The interval should exclude 1 in
+ * about 5% of such pairs. Resampled one dispatch at a time (the same samples, as if of one
+ * iteration) it would, far more often: the reason blocks are whole iterations. */
+static void test_coverage(void)
+{
+    enum { TRIALS = 1000 };
+    int excluded[2] = {0, 0};
+    for (int t = 0; t < TRIALS; t++) {
+        diff_raw raw[2][40];
+        for (int side = 0; side < 2; side++) {
+            for (int it = 0; it < 10; it++) {
+                double drift = duration(1.0, 0.10);
+                for (int j = 0; j < 4; j++) {
+                    raw[side][it * 4 + j] = (diff_raw){it, duration(1000, 0.05) * drift};
+                }
+            }
+        }
+        for (int flat = 0; flat < 2; flat++) {
+            diff_raw copy[2][40];
+            memcpy(copy, raw, sizeof copy);
+            for (int i = 0; flat && i < 40; i++) {
+                copy[0][i].iteration = copy[1][i].iteration = 0;
+            }
+            diff_samples a, b;
+            CHECK(diff_samples_build(copy[0], 40, &a) && diff_samples_build(copy[1], 40, &b));
+            diff_interval iv;
+            CHECK(diff_ratio_interval(&a, &b, DIFF_DEFAULT_RESAMPLES, DIFF_CONFIDENCE, (uint64_t)t, &iv));
+            excluded[flat] += iv.lo > 1 || iv.hi < 1;
+            diff_samples_free(&a);
+            diff_samples_free(&b);
+        }
+    }
+    printf("equal sides, interval excluding 1: %d of %d by iteration, %d of %d one dispatch at a time\n", excluded[0],
+           TRIALS, excluded[1], TRIALS);
+    /* 5% of 1000 is 50, with a standard deviation of 7: 25 to 80 is more than 3.5 of them. */
+    CHECK_MSG(excluded[0] >= 25 && excluded[0] <= 80, "by iteration: %d of %d", excluded[0], TRIALS);
+    CHECK_MSG(excluded[1] > 2 * excluded[0], "one at a time: %d, by iteration %d", excluded[1], excluded[0]);
+}
+
+/* A million samples a side: in one iteration (a sample at a time) and in a thousand (blocks). */
+static void test_large(void)
+{
+    for (int blocks = 0; blocks < 2; blocks++) {
+        size_t iterations = blocks ? 1000 : 1;
+        diff_samples a = make(1000000, iterations, 1000, 0.1, 0), b = make(1000000, iterations, 1100, 0.1, 0);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        diff_interval iv;
+        CHECK(diff_ratio_interval(&a, &b, DIFF_DEFAULT_RESAMPLES, DIFF_CONFIDENCE, 1, &iv));
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        printf("1000000 samples a side in %zu iteration%s: interval [%.4f, %.4f] in %.3f s\n", iterations,
+               iterations == 1 ? "" : "s", iv.lo, iv.hi, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+        CHECK_MSG(iv.lo < 1.1 && 1.1 < iv.hi && iv.hi - iv.lo < 0.01, "[%.4f, %.4f]", iv.lo, iv.hi);
+        diff_samples_free(&a);
+        diff_samples_free(&b);
+    }
+}
+
+static void test_verdict_rule(void)
+{
+    const double t = 0.05;
+    struct {
+        diff_interval iv;
+        diff_verdict v;
+    } cases[] = {
+        {{1.06, 1.01, 1.10}, DIFF_SLOWER},    {{1.04, 1.01, 1.08}, DIFF_NO_CHANGE}, /* not past the threshold */
+        {{1.20, 0.99, 1.40}, DIFF_NO_CHANGE}, /* the interval holds 1 */
+        {{0.90, 0.85, 0.99}, DIFF_FASTER},    {{0.96, 0.90, 0.99}, DIFF_NO_CHANGE}, /* 0.96 > 1/1.05 */
+        {{NAN, NAN, NAN}, DIFF_NO_CHANGE},    {{INFINITY, INFINITY, INFINITY}, DIFF_SLOWER},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK_MSG(diff_verdict_of(&cases[i].iv, t) == cases[i].v, "case %zu: %s", i,
+                  diff_verdict_str(diff_verdict_of(&cases[i].iv, t)));
+    }
+    char text[32];
+    diff_format_change(1.5, text, sizeof text);
+    CHECK(strcmp(text, "+50.0%") == 0);
+    diff_format_change(0.9999, text, sizeof text);
+    CHECK(strcmp(text, "+0.0%") == 0);
+    diff_format_change(NAN, text, sizeof text);
+    CHECK(strcmp(text, "-") == 0);
+}
+
+/* The reader: each bad report refused with its file and place. */
+static void test_reader(void)
+{
+    static const struct {
+        const char *json, *message;
+    } bad[] = {
+        {"{\"format_version\": 1, \"dispatches\": [", "r.json:1:"},
+        {"[1, 2]", "r.json: $: a wgprof report is a JSON object, not an array"},
+        {"{\"dispatches\": []}", "r.json: $.format_version: missing"},
+        {"{\"format_version\": 2, \"dispatches\": []}", "r.json: $.format_version: 2: this wgprof reads"},
+        {"{\"format_version\": \"1\", \"dispatches\": []}", "r.json: $.format_version: expected an integer"},
+        {"{\"format_version\": 1, \"format_version\": 1}", "r.json:1:"},
+        {"{\"format_version\": 1}", "r.json: $.dispatches: missing"},
+        {"{\"format_version\": 1, \"dispatches\": [{\"kernel\": \"k\", \"iteration\": 0, \"duration_ns\": -5}]}",
+         "r.json: $.dispatches[0].duration_ns: -5: a duration is from 0 to 1e18 ns"},
+        {"{\"format_version\": 1, \"dispatches\": [{\"kernel\": 3, \"iteration\": 0, \"duration_ns\": 5}]}",
+         "r.json: $.dispatches[0].kernel: expected a string, not an integer"},
+        {"{\"format_version\": 1, \"dispatches\": [{\"kernel\": \"k\", \"duration_ns\": 5}]}",
+         "r.json: $.dispatches[0].iteration: missing"},
+        {"{\"format_version\": 1, \"dispatches\": [{\"kernel\": \"k\", \"iteration\": 0, \"duration_ns\": 1e300}]}",
+         "r.json: $.dispatches[0].duration_ns: 1e+300"},
+        {"{\"format_version\": 1, \"profiling\": false, \"unavailable_reason\": \"off\", \"dispatches\": []}",
+         "r.json: $.profiling: false: the report holds no timings (off)"},
+        {"{\"format_version\": 1, \"dispatches\": [], \"scope_instances\": [{\"iteration\": 0, \"duration_ns\": 1}]}",
+         "r.json: $.scope_instances[0].path: missing"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        diff_profile p;
+        char error[512] = "";
+        diff_status s = diff_load_buffer("r.json", bad[i].json, strlen(bad[i].json), &p, error, sizeof error);
+        CHECK_MSG(s == DIFF_BAD_INPUT && strstr(error, bad[i].message) == error, "case %zu: %s", i, error);
+    }
+    /* A good one: invalid records skipped and counted, an iteration holding one left out of the
+     * total, kernels in order of first appearance. */
+    const char *good = "{\"format_version\": 1, \"strategy\": \"chain\", \"adapter\": {\"name\": \"A\"}, \"dispatches\": ["
+                       "{\"kernel\": \"b\", \"iteration\": 0, \"duration_ns\": 10},"
+                       "{\"kernel\": \"a\", \"iteration\": 0, \"duration_ns\": 5},"
+                       "{\"kernel\": \"b\", \"iteration\": 1, \"duration_ns\": null, \"valid\": false},"
+                       "{\"kernel\": \"a\", \"iteration\": 1, \"duration_ns\": 7},"
+                       "{\"kernel\": \"b\", \"iteration\": 2, \"duration_ns\": 12},"
+                       "{\"kernel\": \"a\", \"iteration\": 2, \"duration_ns\": 6}],"
+                       "\"scope_instances\": [{\"path\": \"s\", \"iteration\": 0, \"valid\": true, \"duration_ns\": 20}]}";
+    diff_profile p;
+    char error[512] = "";
+    CHECK(diff_load_buffer("g.json", good, strlen(good), &p, error, sizeof error) == DIFF_OK);
+    CHECK(p.kernel_count == 2 && strcmp(p.kernels[0].name, "b") == 0 && strcmp(p.kernels[1].name, "a") == 0);
+    CHECK(p.kernels[0].samples.count == 2 && p.kernels[0].skipped == 1 && p.invalid == 1 && p.dispatches == 6);
+    CHECK(p.total.samples.count == 2 && p.total.skipped == 1);
+    CHECK(p.total.samples.sorted[0] == 15 && p.total.samples.sorted[1] == 18);
+    CHECK(p.scope_count == 1 && p.scopes[0].samples.count == 1);
+    CHECK(strcmp(p.adapter, "A") == 0 && strcmp(p.strategy, "chain") == 0 && isnan(p.period_ns));
+    diff_result r;
+    diff_options o;
+    diff_default_options(&o);
+    CHECK(diff_compare(&p, &p, &o, &r) == DIFF_OK);
+    CHECK(r.row_count == 4 && r.rows[2].kind == DIFF_TOTAL && r.difference_count == 0);
+    /* Two samples a side, and one: too few for a verdict, the ratio still given. */
+    CHECK(r.rows[0].verdict == DIFF_TOO_FEW && r.rows[0].iv.ratio == 1 && isnan(r.rows[0].iv.lo));
+    CHECK(r.rows[3].verdict == DIFF_TOO_FEW && r.rows[3].base.count == 1);
+    diff_result_free(&r);
+    diff_profile_free(&p);
+}
+
+int main(void)
+{
+    test_resample_median_odd();
+    test_resample_median_even();
+    test_weighted_median();
+    test_blocks();
+    test_shift_found();
+    test_identical();
+    test_seed();
+    test_coverage();
+    test_large();
+    test_verdict_rule();
+    test_reader();
+    return check_summary();
+}

@@ -1,0 +1,237 @@
+/*
+ * wgprof diff BASE.json NEW.json: two JSON reports compared (tools/diff.h). Both reports are
+ * read and every output file checked before anything is written; the table goes to stdout, the
+ * JSON, Markdown and HTML to their files (tools/output_file.h: whole or not at all, never over
+ * an input). Exit 1 when --fail-if-slower finds a kernel or the total slower.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_args.h"
+#include "diff.h"
+
+typedef bool (*diff_writer)(const diff_result *r, FILE *out);
+
+typedef struct diff_job {
+    const diff_result *result;
+    diff_writer write;
+} diff_job;
+
+static bool write_job(FILE *f, void *user, char *error, size_t cap)
+{
+    const diff_job *job = user;
+    bool ok = job->write(job->result, f);
+    if (!ok && !ferror(f)) {
+        snprintf(error, cap, "out of memory");
+    }
+    return ok;
+}
+
+/* Loads `path` into `p`; prints why and returns the exit code where it cannot. */
+static int load(const char *command, const char *path, diff_profile *p, out_input *input)
+{
+    char error[4096];
+    uint64_t dev = 0, ino = 0;
+    diff_status s = diff_load_file(path, p, &dev, &ino, error, sizeof error);
+    if (s != DIFF_OK) {
+        cli_error("wgprof %s: %s", command, error);
+        return s == DIFF_FAILED ? CLI_FAILED : CLI_USAGE;
+    }
+    if (input) {
+        *input = (out_input){path, dev, ino};
+    }
+    return CLI_OK;
+}
+
+static void options_from(const cli_diff_options *o, diff_options *d)
+{
+    diff_default_options(d);
+    d->threshold = o->threshold_pct / 100;
+    d->fail_if_slower = o->fail_if_slower_pct < 0 ? -1 : o->fail_if_slower_pct / 100;
+    d->seed = o->seed;
+    d->resamples = o->resamples;
+}
+
+/* Every output file, checked before anything is written. */
+static int check_outputs(const cli_diff_options *o, const out_input *inputs, size_t n)
+{
+    const char *const flags[] = {"--json", "--markdown", "--html"};
+    const char *const files[] = {o->json, o->markdown, o->html};
+    for (size_t i = 0; i < 3; i++) {
+        char why[4096];
+        if (files[i] && !out_check(files[i], inputs, n, why, sizeof why)) {
+            cli_error("wgprof diff: %s %s: %s", flags[i], files[i], why);
+            return CLI_USAGE;
+        }
+    }
+    return CLI_OK;
+}
+
+static int write_outputs(const cli_diff_options *o, const diff_result *r)
+{
+    int code = CLI_OK;
+    if (!o->quiet && !diff_write_table(r, stdout)) {
+        code = CLI_FAILED; /* main() names the write error on stdout */
+    }
+    const char *const flags[] = {"--json", "--markdown", "--html"};
+    const char *const files[] = {o->json, o->markdown, o->html};
+    const diff_writer writers[] = {diff_write_json, diff_write_markdown, diff_write_html};
+    for (size_t i = 0; i < 3; i++) {
+        char why[4096];
+        diff_job job = {r, writers[i]};
+        if (files[i] && !out_write(files[i], write_job, &job, why, sizeof why)) {
+            cli_error("wgprof diff: %s: %s", flags[i], why);
+            code = CLI_FAILED;
+        }
+    }
+    return code;
+}
+
+/* The message for a failed gate, on stderr: which rows and by how much at least. */
+static void report_gate(const diff_result *r)
+{
+    for (size_t i = 0; i < r->row_count; i++) {
+        const diff_row *row = &r->rows[i];
+        if (row->fails) {
+            char lo[48], change[48];
+            diff_format_change(row->iv.lo, lo, sizeof lo);
+            diff_format_change(row->iv.ratio, change, sizeof change);
+            cli_error("wgprof diff: %s%s is slower by more than %g%%: %s (%g%% confidence: at least %s)",
+                      row->kind == DIFF_TOTAL ? "" : "kernel ", row->kind == DIFF_TOTAL ? "the total" : row->name,
+                      r->options.fail_if_slower * 100, change, r->options.confidence * 100, lo);
+        }
+    }
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    cli_diff_options o;
+    char error[4096];
+    switch (cli_parse_diff_args(argc, argv, &o, error, sizeof error)) {
+    case CLI_PARSE_HELP:
+        fputs(cli_diff_usage, stdout);
+        return CLI_OK;
+    case CLI_PARSE_ERROR:
+        cli_error("wgprof diff: %s\n(wgprof diff --help lists the options)", error);
+        return CLI_USAGE;
+    case CLI_PARSE_OK:
+        break;
+    }
+    diff_profile base, next;
+    out_input inputs[2];
+    int code = load("diff", o.base, &base, &inputs[0]);
+    if (code != CLI_OK) {
+        return code;
+    }
+    code = load("diff", o.new_, &next, &inputs[1]);
+    if (code != CLI_OK) {
+        diff_profile_free(&base);
+        return code;
+    }
+    /* Standard input (dev 0) is no file to protect. */
+    size_t n = 0;
+    out_input files[2];
+    for (size_t i = 0; i < 2; i++) {
+        if (inputs[i].dev || inputs[i].ino) {
+            files[n++] = inputs[i];
+        }
+    }
+    code = check_outputs(&o, files, n);
+    diff_options options;
+    options_from(&o, &options);
+    diff_result r;
+    if (code == CLI_OK && diff_compare(&base, &next, &options, &r) != DIFF_OK) {
+        code = cli_fail("comparing the reports", WGPROF_ERR_OUT_OF_MEMORY);
+    } else if (code == CLI_OK) {
+        code = write_outputs(&o, &r);
+        if (r.failed) {
+            report_gate(&r);
+            code = CLI_FAILED;
+        }
+        diff_result_free(&r);
+    }
+    diff_profile_free(&base);
+    diff_profile_free(&next);
+    return code;
+}
+
+/* ---- --baseline on run, demo and record ---- */
+
+int cli_baseline_load(const char *command, const char *path, diff_profile *baseline, out_input *input)
+{
+    return load(command, path, baseline, input);
+}
+
+/* Compares `run` with the baseline and prints the table on `out`. */
+static int print_comparison(const char *command, const diff_profile *baseline, const diff_profile *run, FILE *out)
+{
+    diff_options options;
+    diff_default_options(&options);
+    diff_result r;
+    if (diff_compare(baseline, run, &options, &r) != DIFF_OK) {
+        cli_error("wgprof %s: --baseline: out of memory", command);
+        return CLI_FAILED;
+    }
+    fprintf(out, "\ncompared with the baseline (wgprof diff):\n");
+    bool ok = diff_write_table(&r, out);
+    diff_result_free(&r);
+    return ok ? CLI_OK : CLI_FAILED;
+}
+
+int cli_baseline_compare_report(const char *command, const diff_profile *baseline, const wgprof_report_desc *report,
+                                FILE *out)
+{
+    char *json = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&json, &size);
+    if (!mem) {
+        return cli_fail("--baseline: writing the run's report", WGPROF_ERR_OUT_OF_MEMORY);
+    }
+    wgprof_status s = wgprof_report_write(report, WGPROF_FORMAT_JSON, mem);
+    if (fclose(mem) != 0 && s == WGPROF_OK) {
+        s = WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    if (s != WGPROF_OK) {
+        free(json);
+        return cli_fail("--baseline: writing the run's report", s);
+    }
+    char error[4096];
+    diff_profile run;
+    diff_status ds = diff_load_buffer("this run", json, size, &run, error, sizeof error);
+    free(json);
+    if (ds != DIFF_OK) {
+        cli_error("wgprof %s: --baseline: no comparison: %s", command, error);
+        return ds == DIFF_FAILED ? CLI_FAILED : CLI_OK;
+    }
+    int code = print_comparison(command, baseline, &run, out);
+    diff_profile_free(&run);
+    return code;
+}
+
+int cli_baseline_compare_file(const char *command, const diff_profile *baseline, const char *report, const char *name,
+                              FILE *out)
+{
+    char error[4096];
+    diff_profile run;
+    diff_status ds = diff_load_file(report, &run, NULL, NULL, error, sizeof error);
+    if (ds != DIFF_OK) {
+        cli_error("wgprof %s: --baseline: no comparison for %s: %s", command, name, error);
+        return ds == DIFF_FAILED ? CLI_FAILED : CLI_OK;
+    }
+    free(run.file);
+    size_t n = strlen(name) + 1;
+    run.file = malloc(n);
+    if (run.file) {
+        memcpy(run.file, name, n);
+    }
+    int code = CLI_FAILED;
+    if (run.file) {
+        code = print_comparison(command, baseline, &run, out);
+    } else {
+        cli_error("wgprof %s: --baseline: out of memory", command);
+    }
+    diff_profile_free(&run);
+    return code;
+}

@@ -1,0 +1,420 @@
+/*
+ * The statistics of wgprof diff (diff.h), pure: no I/O, no state but the caller's generator.
+ *
+ * The interval is a percentile bootstrap of the ratio of two medians, each side resampled on
+ * its own, at its own size.
+ *
+ * Blocks. The dispatches of one iteration are not independent: a kernel repeated within an
+ * iteration runs under the same conditions (the same other load on the machine, the same
+ * caches), so its durations move together, and a bootstrap that resampled them one by one
+ * would give too narrow an interval. A side of DIFF_MIN_BLOCKS iterations or more is resampled
+ * a whole iteration at a time: as many iterations as it has, drawn with replacement, and the
+ * median taken over every sample of those drawn. Past DIFF_MAX_BLOCKS iterations, consecutive
+ * ones are joined into DIFF_MAX_BLOCKS blocks. The resample's median is found without forming
+ * the resample: with w_b the times block b was drawn, the k-th smallest value of the resample is
+ * the smallest sample v for which sum_b w_b * #{x in b : x <= v} >= k. Either a walk up the
+ * sorted samples adding the weight of each one's block finds it (about count / 2 steps), or a
+ * binary search over the sorted samples that counts in each block by binary search
+ * (O(blocks log count) a resample), whichever costs less for the side's sizes.
+ *
+ * One by one. A side of fewer iterations (one long iteration, a report of a single submit) is
+ * resampled a sample at a time, and the median of the resample drawn from its exact
+ * distribution in O(1): a resample is n draws x_(ceil(n U_i)) from the sorted sample x_(1..n),
+ * U_i uniform on (0, 1]. The map u -> x_(ceil(n u)) never decreases, so the resample's k-th
+ * smallest value is x_(ceil(n U_(k))), with U_(k) the k-th smallest of n uniforms, which is a
+ * Beta(k, n + 1 - k) variate. For odd n the median is that for k = (n + 1) / 2. For even n it
+ * is the mean of the k-th and (k + 1)-th, k = n / 2: given U_(k) = u, the other n - k uniforms
+ * are uniform on (u, 1), and the smallest of them is u + (1 - u) M with M ~ Beta(1, n - k).
+ * Beta variates come from two gamma variates (Marsaglia and Tsang's method), normals from Box
+ * and Muller, uniforms from xoshiro256** seeded through splitmix64.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+
+/* ---- the generator ---- */
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void diff_rng_seed(uint64_t rng[4], uint64_t seed)
+{
+    for (int i = 0; i < 4; i++) {
+        rng[i] = splitmix64(&seed);
+    }
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t next_u64(uint64_t s[4])
+{
+    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+/* Uniform on (0, 1): never 0, never 1. */
+static double uniform(uint64_t s[4]) { return ((double)(next_u64(s) >> 11) + 0.5) * 0x1.0p-53; }
+
+static double normal(uint64_t s[4])
+{
+    double u = uniform(s), v = uniform(s);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* Gamma(shape, 1) for shape >= 1 (Marsaglia and Tsang, 2000). */
+static double gamma_variate(double shape, uint64_t s[4])
+{
+    double d = shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        double x = normal(s), v = 1.0 + c * x;
+        if (v <= 0) {
+            continue;
+        }
+        v = v * v * v;
+        double u = uniform(s), x2 = x * x;
+        if (u < 1.0 - 0.0331 * x2 * x2 || log(u) < 0.5 * x2 + d * (1.0 - v + log(v))) {
+            return d * v;
+        }
+    }
+}
+
+/* Beta(a, b) for a, b >= 1. */
+static double beta_variate(double a, double b, uint64_t s[4])
+{
+    double x = gamma_variate(a, s), y = gamma_variate(b, s);
+    return x / (x + y);
+}
+
+/* The 0-based index ceil(n u) - 1, within [0, n). */
+static size_t rank_of(double u, size_t n)
+{
+    double r = ceil((double)n * u) - 1.0;
+    if (!(r > 0)) {
+        return 0;
+    }
+    return r >= (double)(n - 1) ? n - 1 : (size_t)r;
+}
+
+/* The median of a resample drawn a sample at a time (see the top of the file). */
+static double sample_median(const double *sorted, size_t n, uint64_t rng[4])
+{
+    if (n <= 1) {
+        return n ? sorted[0] : NAN;
+    }
+    if (n % 2) {
+        size_t k = (n + 1) / 2;
+        return sorted[rank_of(beta_variate((double)k, (double)(n + 1 - k), rng), n)];
+    }
+    size_t k = n / 2;
+    double u = beta_variate((double)k, (double)(n + 1 - k), rng);
+    double m = -expm1(log(uniform(rng)) / (double)(n - k)); /* Beta(1, n - k) */
+    double next = u + (1.0 - u) * m;
+    return 0.5 * (sorted[rank_of(u, n)] + sorted[rank_of(next, n)]);
+}
+
+/* How many of the n sorted values at `v` are at most `x`. */
+static size_t count_at_most(const double *v, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] <= x) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* The k-th smallest (1-based) value of the resample that holds block b w[b] times. */
+static double weighted_rank(const diff_samples *s, const uint32_t *w, uint64_t k)
+{
+    size_t lo = 0, hi = s->count - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        double v = s->sorted[mid];
+        uint64_t at_most = 0;
+        for (size_t b = 0; b < s->blocks; b++) {
+            if (w[b]) {
+                size_t start = s->block_start[b];
+                at_most += (uint64_t)w[b] * count_at_most(s->by_block + start, s->block_start[b + 1] - start, v);
+            }
+        }
+        if (at_most >= k) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return s->sorted[lo];
+}
+
+/* The k-th and (k+1)-th smallest values of the resample, walking up the sorted samples. */
+static void walked_ranks(const diff_samples *s, const uint32_t *w, uint64_t k, double *kth, double *next)
+{
+    uint64_t at = 0;
+    size_t i = 0;
+    for (; i < s->count; i++) {
+        at += w[s->block_of[i]];
+        if (at >= k) {
+            break;
+        }
+    }
+    *kth = s->sorted[i < s->count ? i : s->count - 1];
+    for (; at < k + 1 && i + 1 < s->count;) {
+        at += w[s->block_of[++i]];
+    }
+    *next = s->sorted[i];
+}
+
+/* Whether walking the samples costs less than the binary search (about count / 2 steps against
+ * log2(count) steps of blocks binary searches of log2(count / blocks) each). */
+static bool walk_cheaper(const diff_samples *s)
+{
+    double n = (double)s->count, per_block = n / (double)s->blocks;
+    return n / 2 < log2(n + 1) * (double)s->blocks * log2(per_block + 1);
+}
+
+double diff_weighted_median(const diff_samples *s, const uint32_t *w)
+{
+    uint64_t total = 0;
+    for (size_t b = 0; b < s->blocks; b++) {
+        total += (uint64_t)w[b] * (s->block_start[b + 1] - s->block_start[b]);
+    }
+    if (!total) {
+        return NAN;
+    }
+    if (walk_cheaper(s)) {
+        double kth, next;
+        walked_ranks(s, w, (total + 1) / 2, &kth, &next);
+        return total % 2 ? kth : 0.5 * (kth + next);
+    }
+    if (total % 2) {
+        return weighted_rank(s, w, (total + 1) / 2);
+    }
+    return 0.5 * (weighted_rank(s, w, total / 2) + weighted_rank(s, w, total / 2 + 1));
+}
+
+/* The median of a resample drawn a block at a time (see the top of the file). */
+static double block_median(const diff_samples *s, uint64_t rng[4])
+{
+    uint32_t w[DIFF_MAX_BLOCKS] = {0};
+    for (size_t i = 0; i < s->blocks; i++) {
+        size_t b = (size_t)(uniform(rng) * (double)s->blocks);
+        w[b < s->blocks ? b : s->blocks - 1]++;
+    }
+    return diff_weighted_median(s, w);
+}
+
+double diff_resample_median(const diff_samples *s, uint64_t rng[4])
+{
+    if (s->blocks >= DIFF_MIN_BLOCKS && s->blocks <= DIFF_MAX_BLOCKS && s->blocks < s->count) {
+        return block_median(s, rng);
+    }
+    return sample_median(s->sorted, s->count, rng);
+}
+
+/* ---- the samples ---- */
+
+static int compare_raw(const void *a, const void *b)
+{
+    const diff_raw *x = a, *y = b;
+    if (x->iteration != y->iteration) {
+        return (x->iteration > y->iteration) - (x->iteration < y->iteration);
+    }
+    return (x->ns > y->ns) - (x->ns < y->ns);
+}
+
+static int compare_by_value(const void *a, const void *b)
+{
+    double x = ((const diff_raw *)a)->ns, y = ((const diff_raw *)b)->ns;
+    return (x > y) - (x < y);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+_Static_assert(DIFF_MAX_BLOCKS <= 65536, "a block's number is kept in 16 bits");
+
+bool diff_samples_build(diff_raw *raw, size_t n, diff_samples *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!n) {
+        return true;
+    }
+    qsort(raw, n, sizeof *raw, compare_raw);
+    size_t iterations = 1;
+    for (size_t i = 1; i < n; i++) {
+        iterations += raw[i].iteration != raw[i - 1].iteration;
+    }
+    size_t blocks = iterations < DIFF_MAX_BLOCKS ? iterations : DIFF_MAX_BLOCKS;
+    out->sorted = malloc(n * sizeof *out->sorted);
+    out->by_block = malloc(n * sizeof *out->by_block);
+    out->block_start = malloc((blocks + 1) * sizeof *out->block_start);
+    out->block_of = malloc(n * sizeof *out->block_of);
+    if (!out->sorted || !out->by_block || !out->block_start || !out->block_of) {
+        diff_samples_free(out);
+        return false;
+    }
+    out->count = n;
+    out->blocks = blocks;
+    /* Iteration k of the `iterations` (in order) goes to block k * blocks / iterations. */
+    size_t k = 0, block = 0;
+    long long previous = raw[0].iteration;
+    out->block_start[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (raw[i].iteration != previous) {
+            previous = raw[i].iteration;
+            k++;
+            size_t next = (size_t)((unsigned long long)k * blocks / iterations);
+            while (block < next) {
+                out->block_start[++block] = i;
+            }
+        }
+        out->by_block[i] = raw[i].ns;
+        raw[i].iteration = (long long)block; /* from here on: the sample's block */
+    }
+    while (block < blocks) {
+        out->block_start[++block] = n;
+    }
+    /* The samples in order with their blocks (DIFF_MAX_BLOCKS fits 16 bits). */
+    qsort(raw, n, sizeof *raw, compare_by_value);
+    for (size_t i = 0; i < n; i++) {
+        out->sorted[i] = raw[i].ns;
+        out->block_of[i] = (uint16_t)raw[i].iteration;
+    }
+    for (size_t b = 0; b < blocks; b++) {
+        size_t start = out->block_start[b], len = out->block_start[b + 1] - start;
+        if (iterations > blocks && len > 1) { /* joined iterations: sorted each on its own so far */
+            qsort(out->by_block + start, len, sizeof *out->by_block, compare_doubles);
+        }
+    }
+    return true;
+}
+
+void diff_samples_free(diff_samples *s)
+{
+    free(s->sorted);
+    free(s->by_block);
+    free(s->block_start);
+    free(s->block_of);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- the interval ---- */
+
+double diff_median(const double *sorted, size_t n)
+{
+    if (!n) {
+        return NAN;
+    }
+    return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+/* new / base for medians of at least 0. */
+static double ratio_of(double new_median, double base_median)
+{
+    if (base_median > 0) {
+        return new_median / base_median;
+    }
+    return new_median > 0 ? INFINITY : 1.0;
+}
+
+/* The p-quantile of sorted values by linear interpolation between order statistics (Hyndman
+ * and Fan's type 7, R's default); an infinite neighbour is taken as it is. */
+static double quantile(const double *v, size_t n, double p)
+{
+    double h = (double)(n - 1) * p;
+    size_t i = (size_t)h;
+    double frac = h - (double)i;
+    if (i + 1 >= n || frac == 0 || v[i] == v[i + 1]) {
+        return v[i < n ? i : n - 1];
+    }
+    if (!isfinite(v[i + 1])) {
+        return v[i + 1];
+    }
+    return v[i] + frac * (v[i + 1] - v[i]);
+}
+
+bool diff_ratio_interval(const diff_samples *base, const diff_samples *new_, unsigned resamples, double confidence,
+                         uint64_t seed, diff_interval *out)
+{
+    *out = (diff_interval){NAN, NAN, NAN};
+    if (!base->count || !new_->count) {
+        return true;
+    }
+    out->ratio = ratio_of(diff_median(new_->sorted, new_->count), diff_median(base->sorted, base->count));
+    if (resamples < 2 || !(confidence > 0 && confidence < 1)) {
+        return true;
+    }
+    double *ratios = malloc((size_t)resamples * sizeof *ratios);
+    if (!ratios) {
+        return false;
+    }
+    uint64_t rng[4];
+    diff_rng_seed(rng, seed);
+    for (unsigned b = 0; b < resamples; b++) {
+        double mb = diff_resample_median(base, rng);
+        ratios[b] = ratio_of(diff_resample_median(new_, rng), mb);
+    }
+    qsort(ratios, resamples, sizeof *ratios, compare_doubles);
+    out->lo = quantile(ratios, resamples, (1.0 - confidence) / 2);
+    out->hi = quantile(ratios, resamples, (1.0 + confidence) / 2);
+    free(ratios);
+    return true;
+}
+
+diff_verdict diff_verdict_of(const diff_interval *iv, double threshold)
+{
+    if (iv->lo > 1.0 && iv->ratio > 1.0 + threshold) {
+        return DIFF_SLOWER;
+    }
+    if (iv->hi < 1.0 && iv->ratio < 1.0 / (1.0 + threshold)) {
+        return DIFF_FASTER;
+    }
+    return DIFF_NO_CHANGE; /* also where a figure is NAN: every comparison above is false */
+}
+
+const char *diff_verdict_str(diff_verdict v)
+{
+    switch (v) {
+    case DIFF_NO_CHANGE: return "no change";
+    case DIFF_FASTER: return "faster";
+    case DIFF_SLOWER: return "slower";
+    case DIFF_ADDED: return "added";
+    case DIFF_REMOVED: return "removed";
+    case DIFF_TOO_FEW: return "too few samples";
+    }
+    return "?";
+}
+
+void diff_format_change(double ratio, char *out, size_t cap)
+{
+    if (!isfinite(ratio)) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    double pct = (ratio - 1.0) * 100.0;
+    /* Never "-0.0%": a change that rounds to nothing reads as +0.0%. */
+    if (fabs(pct) < 0.05) {
+        pct = 0;
+    }
+    snprintf(out, cap, "%+.1f%%", pct);
+}
