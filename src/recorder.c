@@ -331,11 +331,9 @@ wgprof_status wgprof_pool_end(wgprof_pool *pool, WGPUComputePassEncoder pass)
     return WGPROF_OK;
 }
 
-wgprof_status wgprof_pool_chain_begin(wgprof_pool *pool, WGPUComputePassEncoder pass)
+/* Opens the batch's chain, whose start the caller then writes at query 0 of the first set. */
+static wgprof_status chain_open(wgprof_pool *pool)
 {
-    if (!pool || !pass) {
-        return WGPROF_ERR_INVALID_ARGUMENT;
-    }
     wgprof_status s = need_inside(pool);
     if (s != WGPROF_OK) {
         return s;
@@ -344,11 +342,22 @@ wgprof_status wgprof_pool_chain_begin(wgprof_pool *pool, WGPUComputePassEncoder 
         wgprof__log(WGPROF_LOG_ERROR, "a chain begins once per batch, before its first dispatch");
         return WGPROF_ERR_STATE;
     }
-    write_timestamp(pass, pool->sets[0].set, 0);
     pool->chain_open = true;
     pool->batch_chained = true;
     pool->batch_cpu_encode_ns = wgprof__now_ns();
     return WGPROF_OK;
+}
+
+wgprof_status wgprof_pool_chain_begin(wgprof_pool *pool, WGPUComputePassEncoder pass)
+{
+    if (!pool || !pass) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = chain_open(pool);
+    if (s == WGPROF_OK) {
+        write_timestamp(pass, pool->sets[0].set, 0);
+    }
+    return s;
 }
 
 wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t site,
@@ -391,22 +400,14 @@ wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t si
 
 wgprof_status wgprof__pool_chain_begin_writes(wgprof_pool *pool, WGPUPassTimestampWrites *writes)
 {
-    wgprof_status s = need_inside(pool);
-    if (s != WGPROF_OK) {
-        return s;
+    wgprof_status s = chain_open(pool);
+    if (s == WGPROF_OK) {
+        memset(writes, 0, sizeof *writes);
+        writes->querySet = pool->sets[0].set;
+        writes->beginningOfPassWriteIndex = 0;
+        writes->endOfPassWriteIndex = WGPU_QUERY_SET_INDEX_UNDEFINED;
     }
-    if (pool->resolved || pool->chain_open || batch_size(pool) > 0) {
-        wgprof__log(WGPROF_LOG_ERROR, "a chain begins once per batch, before its first dispatch");
-        return WGPROF_ERR_STATE;
-    }
-    memset(writes, 0, sizeof *writes);
-    writes->querySet = pool->sets[0].set;
-    writes->beginningOfPassWriteIndex = 0;
-    writes->endOfPassWriteIndex = WGPU_QUERY_SET_INDEX_UNDEFINED;
-    pool->chain_open = true;
-    pool->batch_chained = true;
-    pool->batch_cpu_encode_ns = wgprof__now_ns();
-    return WGPROF_OK;
+    return s;
 }
 
 wgprof_status wgprof__pool_chain_add_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, uint32_t *end)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "json_kind.h"
 #include "spec.h"
 
 /* The longest duration taken as a time: 10^18 ns is 31 years. Sums of a report's durations then
@@ -52,28 +53,13 @@ static bool out_of_memory(reader *r)
     return false;
 }
 
-static const char *kind_of(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "something else";
-}
-
 /* `where` is missing (v NULL) or of the wrong kind: `expected` names the right one. */
 static bool fail_kind(reader *r, const char *where, const json_t *v, const char *expected)
 {
     if (!v) {
         return failf(r, where, "missing");
     }
-    return failf(r, where, "expected %s, not %s", expected, kind_of(v));
+    return failf(r, where, "expected %s, not %s", expected, json_kind(v));
 }
 
 static char *copy_text(const char *s)
@@ -205,7 +191,7 @@ static bool take_string(reader *r, const json_t *obj, const char *at, const char
     if (v && !json_is_null(v) && !json_is_string(v)) {
         char where[128];
         snprintf(where, sizeof where, "%s.%s", at, key);
-        return failf(r, where, "expected a string, not %s", kind_of(v));
+        return failf(r, where, "expected a string, not %s", json_kind(v));
     }
     *out = copy_text(json_is_string(v) ? json_string_value(v) : "");
     return *out ? true : out_of_memory(r);
@@ -222,7 +208,7 @@ static bool take_number(reader *r, const json_t *obj, const char *key, double *o
     char where[64];
     snprintf(where, sizeof where, "$.%s", key);
     if (!json_is_number(v)) {
-        return failf(r, where, "expected a number, not %s", kind_of(v));
+        return failf(r, where, "expected a number, not %s", json_kind(v));
     }
     double x = json_number_value(v);
     if (!(x >= 0) || !isfinite(x)) {
@@ -240,7 +226,7 @@ static bool check_version(reader *r, const json_t *root)
                      "reports that name their format (write it again with this wgprof)");
     }
     if (!json_is_integer(v)) {
-        return failf(r, "$.format_version", "expected an integer, not %s", kind_of(v));
+        return failf(r, "$.format_version", "expected an integer, not %s", json_kind(v));
     }
     if (json_integer_value(v) != DIFF_FORMAT_VERSION) {
         return failf(r, "$.format_version", "%lld: this wgprof reads format_version %d only",
@@ -253,7 +239,7 @@ static bool take_settings(reader *r, const json_t *root, diff_profile *p)
 {
     const json_t *adapter = json_object_get(root, "adapter");
     if (adapter && !json_is_null(adapter) && !json_is_object(adapter)) {
-        return failf(r, "$.adapter", "expected an object, not %s", kind_of(adapter));
+        return failf(r, "$.adapter", "expected an object, not %s", json_kind(adapter));
     }
     if (!take_string(r, root, "$", "wgprof_version", &p->version) ||
         !take_string(r, adapter, "$.adapter", "name", &p->adapter) ||
@@ -271,20 +257,20 @@ static bool take_settings(reader *r, const json_t *root, diff_profile *p)
     }
     const json_t *quantized = json_object_get(root, "timestamp_quantized");
     if (quantized && !json_is_boolean(quantized)) {
-        return failf(r, "$.timestamp_quantized", "expected true or false, not %s", kind_of(quantized));
+        return failf(r, "$.timestamp_quantized", "expected true or false, not %s", json_kind(quantized));
     }
     p->quantized = json_is_true(quantized);
     const json_t *iterations = json_object_get(root, "iterations");
     p->iterations = -1;
     if (iterations) {
         if (!json_is_integer(iterations) || json_integer_value(iterations) < 0) {
-            return failf(r, "$.iterations", "expected a whole number of at least 0, not %s", kind_of(iterations));
+            return failf(r, "$.iterations", "expected a whole number of at least 0, not %s", json_kind(iterations));
         }
         p->iterations = (long long)json_integer_value(iterations);
     }
     const json_t *profiling = json_object_get(root, "profiling");
     if (profiling && !json_is_boolean(profiling)) {
-        return failf(r, "$.profiling", "expected true or false, not %s", kind_of(profiling));
+        return failf(r, "$.profiling", "expected true or false, not %s", json_kind(profiling));
     }
     if (json_is_false(profiling)) {
         const json_t *why = json_object_get(root, "unavailable_reason");
@@ -302,7 +288,7 @@ static bool take_duration(reader *r, const json_t *rec, const char *at, bool *sa
     char where[96];
     if (valid && !json_is_boolean(valid)) {
         snprintf(where, sizeof where, "%s.valid", at);
-        return failf(r, where, "expected true or false, not %s", kind_of(valid));
+        return failf(r, where, "expected true or false, not %s", json_kind(valid));
     }
     snprintf(where, sizeof where, "%s.duration_ns", at);
     if (!d) {
@@ -313,7 +299,7 @@ static bool take_duration(reader *r, const json_t *rec, const char *at, bool *sa
         return true;
     }
     if (!json_is_number(d)) {
-        return failf(r, where, "expected a number or null, not %s", kind_of(d));
+        return failf(r, where, "expected a number or null, not %s", json_kind(d));
     }
     double x = json_number_value(d);
     if (!(x >= 0) || !(x <= MAX_DURATION_NS)) {
@@ -336,7 +322,7 @@ static const json_t *array_at(reader *r, const json_t *root, const char *key, bo
     if (!a) {
         *ok = failf(r, where, "missing");
     } else if (!json_is_array(a)) {
-        *ok = failf(r, where, "expected an array, not %s", kind_of(a));
+        *ok = failf(r, where, "expected an array, not %s", json_kind(a));
     }
     return *ok ? a : NULL;
 }
@@ -398,7 +384,7 @@ static bool take_dispatches(reader *r, const json_t *root, diff_profile *p)
         char at[64];
         snprintf(at, sizeof at, "$.dispatches[%zu]", i);
         if (!json_is_object(d)) {
-            ok = failf(r, at, "expected an object, not %s", kind_of(d));
+            ok = failf(r, at, "expected an object, not %s", json_kind(d));
             break;
         }
         const json_t *kernel = json_object_get(d, "kernel"), *iteration = json_object_get(d, "iteration");
@@ -449,7 +435,7 @@ static bool take_scopes(reader *r, const json_t *root, diff_profile *p)
         char at[64];
         snprintf(at, sizeof at, "$.scope_instances[%zu]", i);
         if (!json_is_object(sc)) {
-            ok = failf(r, at, "expected an object, not %s", kind_of(sc));
+            ok = failf(r, at, "expected an object, not %s", json_kind(sc));
             break;
         }
         const json_t *path = json_object_get(sc, "path");
@@ -505,7 +491,7 @@ static diff_status from_json(json_t *root, const json_error_t *jerr, const char 
     out->file = copy_text(name);
     bool ok = out->file ? true : out_of_memory(&r);
     if (ok && !json_is_object(root)) {
-        ok = failf(&r, "$", "a wgprof report is a JSON object, not %s", kind_of(root));
+        ok = failf(&r, "$", "a wgprof report is a JSON object, not %s", json_kind(root));
     }
     ok = ok && check_version(&r, root) && take_settings(&r, root, out) && take_dispatches(&r, root, out) &&
          take_scopes(&r, root, out);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json_kind.h"
 #include "spec.h"
 
 enum { SHOWN_SLOTS = 4, SHOWN_CAP = 256 };
@@ -381,21 +382,6 @@ static char *resolve_output(ctx *c, const char *given, const char *where, char *
         return NULL;
     }
     return real;
-}
-
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "a value";
 }
 
 static bool check_keys(ctx *c, json_t *obj, const char *where, const char *const *allowed)
