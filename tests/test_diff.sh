@@ -293,6 +293,12 @@ if [ -n "$app" ] && [ -x "$app" ]; then
   rc=$?
   [ "$rc" -eq 2 ] && grep -q '^wgprof record: v99\.json: \$\.format_version: 99' record-bad.err &&
     [ ! -s record-bad.out ] && ok || bad "record --baseline with a bad report: exit $rc: $(cat record-bad.err)"
+  # A report asked for over the baseline: refused before the program runs, the baseline kept.
+  cp r1.json r1.keep
+  "$wgprof" --webgpu "$impl" record --baseline r1.json --json r1.json -- "$app" basic >record-over.out 2>record-over.err
+  rc=$?
+  [ "$rc" -eq 2 ] && grep -q 'r1\.json.*would be overwritten' record-over.err && [ ! -s record-over.out ] &&
+    cmp -s r1.json r1.keep && ok || bad "record --baseline F --json F: exit $rc: $(cat record-over.err)"
 else
   echo "note: record --baseline not checked: no program built for WGPROF_WEBGPU=$impl"
 fi

@@ -544,10 +544,15 @@ int cmd_record(int argc, char **argv)
                   strerror(errno));
         return CLI_FAILED;
     }
-    /* The baseline is read before the program runs: one it cannot read stops here. */
+    /* The baseline is read before the program runs: one it cannot read, or a report asked for
+     * over it, stops here. */
     diff_profile baseline;
-    rc = o.baseline ? cli_baseline_load("record", o.baseline, &baseline, NULL) : CLI_OK;
+    out_input baseline_input = {0};
+    rc = o.baseline ? cli_baseline_load("record", o.baseline, &baseline, &baseline_input) : CLI_OK;
     bool loaded = o.baseline && rc == CLI_OK;
+    if (loaded && (baseline_input.dev || baseline_input.ino)) {
+        rc = cli_check_report_files("record", o.files, &baseline_input, 1);
+    }
     if (rc == CLI_OK) {
         rc = prepare_environment(&o, dir, preload);
     }
