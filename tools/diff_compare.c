@@ -138,6 +138,21 @@ static bool add_rows(diff_result *r, diff_kind kind, const diff_series *base, si
 
 /* ---- the settings ---- */
 
+/* `s` into `out`, cut where it does not fit at the start of a character: a cut inside one
+ * would leave invalid UTF-8, which the JSON writer (and so the HTML page) refuses. */
+static void copy_clipped(char *out, size_t cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= cap) {
+        n = cap - 1;
+        while (n && ((unsigned char)s[n] & 0xc0) == 0x80) { /* s[n] continues a character */
+            n--;
+        }
+    }
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
+
 static void add_difference(diff_result *r, const char *what, const char *base, const char *new_)
 {
     if (strcmp(base, new_) == 0 || r->difference_count >= DIFF_MAX_DIFFERENCES) {
@@ -145,8 +160,8 @@ static void add_difference(diff_result *r, const char *what, const char *base, c
     }
     diff_difference *d = &r->differences[r->difference_count++];
     d->what = what;
-    snprintf(d->base, sizeof d->base, "%s", base[0] ? base : "(none)");
-    snprintf(d->new_, sizeof d->new_, "%s", new_[0] ? new_ : "(none)");
+    copy_clipped(d->base, sizeof d->base, base[0] ? base : "(none)");
+    copy_clipped(d->new_, sizeof d->new_, new_[0] ? new_ : "(none)");
 }
 
 static void format_period(const diff_profile *p, char *out, size_t cap)
