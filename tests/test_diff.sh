@@ -178,6 +178,25 @@ assert m and json.loads(m.group(1)) == d
 assert "http://" not in page and "https://" not in page and "<link" not in page
 PY
 
+# ---- a setting longer than the comparison keeps, cut inside a character: the JSON and the HTML
+# page are still written (a cut mid-character is invalid UTF-8, which the JSON writer refuses) ----
+python3 - a1.json long.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["adapter"]["name"] = "a" * 158 + "\u00e9" * 4
+json.dump(d, open(sys.argv[2], "w"))
+PY
+if "$wgprof" diff --quiet --json long-diff.json --html long-diff.html long.json a1.json 2>long.err; then
+  python3 - long-diff.json long.json <<'PY' && [ -s long-diff.html ] && ok || bad "a long adapter name: $(cat long.err)"
+import json, sys
+d, base = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+shown = [x for x in d["differences"] if x["what"] == "adapter"][0]["base"]
+assert base["adapter"]["name"].startswith(shown) and len(shown) < len(base["adapter"]["name"]), shown
+PY
+else
+  bad "a long adapter name: exit $?: $(cat long.err)"
+fi
+
 # ---- reports it cannot read: exit 2, the file and the place named ----
 head -c 700 a1.json >truncated.json
 echo 'not json' >text.json
