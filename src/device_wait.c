@@ -160,7 +160,9 @@ void wgprof__waiters_poll(wgprof_device *d, wgprof__waiter *const *waiters, size
     enum { AT_ONCE = 64 };
     WGPUFuture futures[AT_ONCE];
     size_t n = 0;
+    bool without = false; /* a waiter with no future: only pumping the instance runs its callback */
     for (size_t i = 0; i < count; i++) {
+        without |= waiters[i] && !atomic_load(&waiters[i]->done) && !waiters[i]->future.id;
         if (waiters[i] && !atomic_load(&waiters[i]->done) && waiters[i]->future.id) {
             futures[n++] = waiters[i]->future;
         }
@@ -168,6 +170,9 @@ void wgprof__waiters_poll(wgprof_device *d, wgprof__waiter *const *waiters, size
             drive(d->instance, d->device, futures, n);
             n = 0;
         }
+    }
+    if (without) {
+        drive(d->instance, d->device, NULL, 0);
     }
 }
 

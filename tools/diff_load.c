@@ -540,14 +540,16 @@ static char *read_all(int fd, uint64_t expected, uint64_t max, size_t *length, c
                 free(buf);
                 return NULL;
             }
-            char *more = realloc(buf, cap * 2);
+            /* Never more than one byte past the limit, which tells a report too large. */
+            size_t grown = cap * 2 < max + 1 ? cap * 2 : (size_t)max + 1;
+            char *more = realloc(buf, grown);
             if (!more) {
-                snprintf(why, why_cap, "out of memory for %llu bytes", (unsigned long long)cap * 2);
+                snprintf(why, why_cap, "out of memory for %llu bytes", (unsigned long long)grown);
                 free(buf);
                 return NULL;
             }
             buf = more;
-            cap *= 2;
+            cap = grown;
         }
         ssize_t got = read(fd, buf + len, cap - len);
         if (got < 0 && errno == EINTR) {

@@ -50,9 +50,9 @@
     box.appendChild(element('dt', null, label));
     var facts = [shown(p.file), shown(p.adapter || '(adapter not named)')];
     if (p.implementation) {
-      facts.push(p.implementation);
+      facts.push(shown(p.implementation));
     }
-    facts.push('strategy ' + (p.strategy || '(not named)'));
+    facts.push('strategy ' + shown(p.strategy || '(not named)'));
     facts.push(p.timestamp_period_ns == null ? 'period varies' : 'period ' + p.timestamp_period_ns + ' ns');
     if (p.iterations != null) {
       facts.push(plural(p.iterations, 'iteration'));
