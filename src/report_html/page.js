@@ -310,6 +310,9 @@
     function px(t) {
       return GUTTER + 6 + (t - v0) / (v1 - v0) * plotW();
     }
+    function snap(x) {
+      return Math.round(x * dpr) / dpr;
+    }
     function time(x) {
       return v0 + (x - GUTTER - 6) / plotW() * (v1 - v0);
     }
@@ -397,7 +400,10 @@
           if (it.e < v0) {
             continue;
           }
-          var x0 = px(it.s), w = px(it.e) - x0;
+          /* Edges on the device's pixel grid: a span 1.5 px wide drawn from x = 100.7 would
+           * cover no pixel whole, and every pixel it touched would show a blend of it and its
+           * neighbour, a colour of neither. */
+          var x0 = snap(px(it.s)), w = snap(px(it.e)) - x0;
           /* Zoomed out, many items share a pixel column: one rectangle, on the pixel grid so that
            * it keeps its colour, stands for them, drawn after the wide ones (a submit beside its
            * wait) so that none covers it. */
