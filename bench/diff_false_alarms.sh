@@ -7,14 +7,16 @@
 # "slower" and `--fail-if-slower 10` must exit 1. Prints each comparison's verdicts at the
 # threshold asked for, then, from the same reports compared again at other thresholds, one JSON
 # line per threshold with the counts, and the machine's load average before and after. Usage:
-#   bench/diff_false_alarms.sh WGPROF [PAIRS] [ITERATIONS] [THRESHOLD]
+#   bench/diff_false_alarms.sh WGPROF [PAIRS] [ITERATIONS] [THRESHOLD] [RUNS]
 # PAIRS default 20, ITERATIONS (measured per run, after 3 warm-up) default 10, THRESHOLD (%) the
-# diff's default 5.
+# diff's default 5, RUNS (reports a side, each its own process; the two sides' runs made in
+# turn, a b a b ..., and compared as `wgprof diff A1 .. vs B1 ..`) default 1.
 set -uo pipefail
 wgprof="$1"
 pairs="${2:-20}"
 iterations="${3:-10}"
 threshold="${4:-5}"
+runs="${5:-1}"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 
@@ -58,17 +60,29 @@ print(" ".join("%s=%s(%+.1f%%)" % (r["name"], r["verdict"].replace(" ", "_"), r[
 
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s)
+# sides NAME I: the reports of comparison I, "A1 .. vs B1 ..", as arguments to diff.
+sides() {
+  local r
+  for r in $(seq "$runs"); do echo "$dir/$1-a-$2-$r.json"; done
+  echo vs
+  for r in $(seq "$runs"); do echo "$dir/$1-b-$2-$r.json"; done
+}
 for i in $(seq "$pairs"); do
-  run "$dir/base.json" "$dir/same-a-$i.json"
-  run "$dir/base.json" "$dir/same-b-$i.json"
-  "$wgprof" diff --quiet --threshold "$threshold" --json "$dir/d.json" "$dir/same-a-$i.json" "$dir/same-b-$i.json"
+  for r in $(seq "$runs"); do
+    run "$dir/base.json" "$dir/same-a-$i-$r.json"
+    run "$dir/base.json" "$dir/same-b-$i-$r.json"
+  done
+  mapfile -t reports < <(sides same "$i")
+  "$wgprof" diff --quiet --threshold "$threshold" --json "$dir/d.json" "${reports[@]}"
   echo "same $i: $(verdicts "$dir/d.json")"
 done
 for i in $(seq "$pairs"); do
-  run "$dir/base.json" "$dir/slow-a-$i.json"
-  run "$dir/slow.json" "$dir/slow-b-$i.json"
-  "$wgprof" diff --quiet --threshold "$threshold" --fail-if-slower 10 --json "$dir/d.json" \
-    "$dir/slow-a-$i.json" "$dir/slow-b-$i.json" 2>/dev/null
+  for r in $(seq "$runs"); do
+    run "$dir/base.json" "$dir/slow-a-$i-$r.json"
+    run "$dir/slow.json" "$dir/slow-b-$i-$r.json"
+  done
+  mapfile -t reports < <(sides slow "$i")
+  "$wgprof" diff --quiet --threshold "$threshold" --fail-if-slower 10 --json "$dir/d.json" "${reports[@]}" 2>/dev/null
   rc=$?
   echo "slower $i: $(verdicts "$dir/d.json") exit=$rc"
 done
@@ -80,15 +94,17 @@ for t in $(echo "$threshold 10 15 20 25 30" | tr ' ' '\n' | sort -nu); do
   detected=0
   gated=0
   for i in $(seq "$pairs"); do
-    "$wgprof" diff --quiet --threshold "$t" --json "$dir/d.json" "$dir/same-a-$i.json" "$dir/same-b-$i.json"
+    mapfile -t reports < <(sides same "$i")
+    "$wgprof" diff --quiet --threshold "$t" --json "$dir/d.json" "${reports[@]}"
     verdicts "$dir/d.json" | grep -Eq '=(slower|faster)' || quiet=$((quiet + 1))
-    "$wgprof" diff --quiet --threshold "$t" --fail-if-slower 10 --json "$dir/d.json" \
-      "$dir/slow-a-$i.json" "$dir/slow-b-$i.json" 2>/dev/null
+    mapfile -t reports < <(sides slow "$i")
+    "$wgprof" diff --quiet --threshold "$t" --fail-if-slower 10 --json "$dir/d.json" "${reports[@]}" 2>/dev/null
     [ $? -eq 1 ] && gated=$((gated + 1))
     verdicts "$dir/d.json" | grep -q 'fma=slower' && detected=$((detected + 1))
   done
-  printf '{"pairs": %d, "iterations": %d, "threshold_pct": %s, "same_no_change": %d, "slower_detected": %d, ' \
-    "$pairs" "$iterations" "$t" "$quiet" "$detected"
+  printf '{"pairs": %d, "runs": %d, "iterations": %d, "threshold_pct": %s, "same_no_change": %d, ' \
+    "$pairs" "$runs" "$iterations" "$t" "$quiet"
+  printf '"slower_detected": %d, ' "$detected"
   printf '"fail_if_slower_10_exit_1": %d, "seconds": %d, "load_before": "%s", "load_after": "%s"}\n' "$gated" \
     "$seconds" "$load_before" "$load_after"
 done

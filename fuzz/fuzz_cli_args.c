@@ -55,11 +55,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cli_diff_options o;
         r = cli_parse_diff_args(argc, argv, &o, error, sizeof error);
         if (r == CLI_PARSE_OK &&
-            (!o.base || !o.new_ || !points_into(o.base, argv, argc) || !points_into(o.new_, argv, argc) ||
-             !(o.threshold_pct >= 0) || !isfinite(o.threshold_pct) || o.resamples < 100 || o.resamples > 1000000 ||
+            (o.base_count < 1 || o.base_count > CLI_DIFF_MAX_RUNS || o.new_count < 1 ||
+             o.new_count > CLI_DIFF_MAX_RUNS || !(o.threshold_pct >= 0) || !isfinite(o.threshold_pct) || o.resamples < 100 || o.resamples > 1000000 ||
              o.seed > 0x7fffffffffffffffull || !isfinite(o.fail_if_slower_pct) ||
              (o.fail_if_slower_pct < 0 && o.fail_if_slower_pct != -1))) {
             abort();
+        }
+        for (size_t i = 0; r == CLI_PARSE_OK && i < o.base_count + o.new_count; i++) {
+            const char *report = i < o.base_count ? o.base[i] : o.new_[i - o.base_count];
+            if (!report || !points_into(report, argv, argc) || strcmp(report, "vs") == 0) {
+                abort();
+            }
         }
         const char *const files[] = {o.json, o.markdown, o.html};
         for (size_t f = 0; r == CLI_PARSE_OK && f < 3; f++) {

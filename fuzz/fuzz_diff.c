@@ -1,7 +1,8 @@
 /* libFuzzer target: wgprof diff's reader on arbitrary bytes (tools/diff_load.c), and where two
- * reports read, the comparison and every writer. The input is split at its first NUL byte into
- * the base and the new report (no NUL: the same bytes for both). It must refuse or compare,
- * never crash, leak or read out of bounds, and the JSON it writes must parse. */
+ * reports read, the pooling of runs, the comparison and every writer. The input is split at its
+ * first NUL byte into the base and the new report (no NUL: the same bytes for both); the new
+ * side is that report read twice, pooled as two runs (tools/diff_runs.c). It must refuse or
+ * compare, never crash, leak or read out of bounds, and the JSON it writes must parse. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +50,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(strncmp(error, "base.json", 9) == 0, "a message that does not name the file");
         return 0;
     }
-    if (diff_load_buffer("new.json", next, next_size, &other, error, sizeof error) != DIFF_OK) {
+    diff_profile runs[2];
+    if (diff_load_buffer("new.json", next, next_size, &runs[0], error, sizeof error) != DIFF_OK) {
         diff_profile_free(&base);
         return 0;
     }
+    if (diff_load_buffer("new2.json", next, next_size, &runs[1], error, sizeof error) != DIFF_OK) {
+        diff_profile_free(&runs[0]);
+        diff_profile_free(&base);
+        return 0;
+    }
+    size_t kernels = runs[0].kernel_count, totals = runs[0].total.samples.count;
+    diff_status pooled = diff_merge_runs(runs, 2, &other, error, sizeof error);
+    if (pooled != DIFF_OK) {
+        check(pooled == DIFF_FAILED, "two runs of the same report refused as of different settings");
+        diff_profile_free(&base);
+        return 0;
+    }
+    check(other.runs == 2 && other.kernel_count == kernels && other.total.samples.count == 2 * totals,
+          "two runs of one report pooled into other counts");
     diff_options o;
     diff_default_options(&o);
     o.resamples = 100;

@@ -246,7 +246,11 @@ usage() { # PATTERN ARGS...: diff ARGS exits 2 with a message matching PATTERN
   [ "$rc" -eq 2 ] && grep -Eq -- "$pattern" usage.err && ok || bad "diff $*: exit $rc: $(cat usage.err)"
 }
 usage 'two reports to compare' a1.json
-usage 'not a third' a1.json a2.json s1.json
+usage "^wgprof diff: 3 reports: two to compare, or several runs a side with 'vs' between" a1.json a2.json s1.json
+usage "'vs' given twice" a1.json vs a2.json vs s1.json
+usage "no report after 'vs'" a1.json a2.json vs
+usage "no report before 'vs'" vs a1.json
+usage 'more than 64 reports on one side' $(for i in $(seq 65); do echo a1.json; done) vs a2.json
 usage "unknown option '--frobnicate'" --frobnicate a1.json a2.json
 usage '--threshold -1: expected a percentage' --threshold -1 a1.json a2.json
 usage '--seed x: expected a whole number' --seed x a1.json a2.json
@@ -256,6 +260,46 @@ usage '^wgprof diff: --json a1\.json: .*a1\.json' --json a1.json a1.json a2.json
 cmp -s a1.json keep.json && ok || bad "an output named as an input was written over"
 "$wgprof" diff --help | grep -q '^usage: wgprof diff' && ok || bad "diff --help"
 "$wgprof" help | grep -q '^  diff ' && ok || bad "wgprof help does not list diff"
+
+# ---- several runs a side, 'vs' between the sides: pooled, every output naming the runs ----
+if run base.json a3.json && run slow.json s2.json && run slow.json s3.json; then
+  "$wgprof" diff --json runs.json --markdown runs.md --html runs.html a1.json a2.json a3.json vs s1.json s2.json \
+    s3.json >runs.out 2>runs.err
+  rc=$?
+  python3 - runs.json <<'PY' && ok || bad "three runs a side: exit $rc: $(cat runs.out runs.err)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["base"]["runs"] == 3 and d["base"]["files"] == ["a1.json", "a2.json", "a3.json"], d["base"]
+assert d["new"]["runs"] == 3 and d["new"]["files"] == ["s1.json", "s2.json", "s3.json"], d["new"]
+assert d["base"]["file"] == "a1.json" and d["base"]["iterations"] == 30 and d["base"]["dispatches"] == 240
+fma = d["kernels"][0]
+assert fma["name"] == "fma" and fma["base"]["count"] == 120 and fma["new"]["count"] == 120, fma
+assert d["total"]["base"]["count"] == 30 and d["total"]["new"]["count"] == 30, d["total"]
+assert fma["ratio"] > 1.1 and fma["interval"][0] <= fma["ratio"] <= fma["interval"][1], fma
+PY
+  [ "$rc" -eq 0 ] && grep -q '^base: a1.json, a2.json, a3.json (3 runs) | ' runs.out &&
+    grep -q '^new:  s1.json, s2.json, s3.json (3 runs) | ' runs.out && grep -q '^runs: a side of several' runs.out &&
+    grep -q '^- base: a1.json, a2.json, a3.json (3 runs) · ' runs.md && grep -Eq '"runs": ?3' runs.html &&
+    ok || bad "three runs a side: the table, Markdown or HTML: $(cat runs.out runs.md)"
+  # One run against several: allowed; the single side's line as ever.
+  "$wgprof" diff --quiet --json one-vs-three.json a1.json vs s1.json s2.json s3.json 2>runs1.err &&
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["base"]["runs"] == 1 and d["base"]["files"] == ["a1.json"] and d["new"]["runs"] == 3' one-vs-three.json &&
+    ok || bad "one run against three: $(cat runs1.err)"
+  # A report named vs is given as ./vs.
+  cp a1.json vs && "$wgprof" diff --quiet --json named-vs.json ./vs a2.json 2>vs.err &&
+    python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["base"]["file"] == "./vs"' named-vs.json &&
+    ok || bad "a report named vs, as ./vs: $(cat vs.err)"
+  # The same report twice on one side (also through a link) would count one run as two.
+  ln -sf a1.json link.json
+  usage '^wgprof diff: a1\.json: the same report as a1\.json, on the same side' a1.json a1.json vs s1.json
+  usage '^wgprof diff: link\.json: the same report as a1\.json, on the same side' a1.json link.json vs s1.json
+  # Runs of different settings on one side: refused, the file and the setting named.
+  python3 -c 'import json; d = json.load(open("a2.json")); d["strategy"] = "pass"; json.dump(d, open("pass.json", "w"))'
+  usage "^wgprof diff: pass\.json: its strategy is pass where a1\.json's is chain: the reports on one side" \
+    a1.json pass.json vs s1.json
+  # One unreadable run: the whole comparison refused, that run named.
+  usage '^wgprof diff: truncated\.json:[0-9]+:[0-9]+: not JSON' a1.json a2.json vs s1.json truncated.json
+fi
 
 # ---- --baseline on run ----
 if "$wgprof" run --iterations 10 --summary --baseline a1.json slow.json >baseline.out 2>baseline.err; then

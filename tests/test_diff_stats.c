@@ -7,6 +7,9 @@
  *   give a ratio of 1 with a tight interval and no change; the same seed gives the same
  *   interval, another seed another one; on equal sides whose iterations drift, the interval
  *   excludes 1 about 5% of the time (and, resampled a dispatch at a time, far more often);
+ * - several runs a side: each run's iterations become its own blocks, within its share of them;
+ *   on equal sides whose runs shift as a whole, the interval drawn a run at a time excludes 1
+ *   about as rarely as it should, where one run a side would cry wolf most of the time;
  * - a million samples, in one iteration or in a thousand, are compared;
  * - the verdict's rule at its edges;
  * - the reader refuses what it cannot read, naming the file and the place.
@@ -47,7 +50,7 @@ static diff_samples make(size_t n, size_t iterations, double center, double spre
     }
     for (size_t i = 0; i < n; i++) {
         size_t it = i % iterations;
-        raw[i] = (diff_raw){(long long)it, duration(center, spread) * shift[it]};
+        raw[i] = (diff_raw){(long long)it, duration(center, spread) * shift[it], 0};
     }
     diff_samples s;
     CHECK(diff_samples_build(raw, n, &s));
@@ -83,7 +86,7 @@ static void test_resample_median_odd(void)
     enum { N = 7, DRAWS = 200000 };
     diff_raw raw[N];
     for (size_t i = 0; i < N; i++) {
-        raw[i] = (diff_raw){0, (double)(10 * (i + 1))};
+        raw[i] = (diff_raw){0, (double)(10 * (i + 1)), 0};
     }
     diff_samples s;
     CHECK(diff_samples_build(raw, N, &s));
@@ -115,7 +118,7 @@ static void test_resample_median_even(void)
     enum { N = 6, DRAWS = 200000 };
     diff_raw raw[N];
     for (size_t i = 0; i < N; i++) {
-        raw[i] = (diff_raw){0, (double)(1u << i)}; /* every mean of two is a value of its own */
+        raw[i] = (diff_raw){0, (double)(1u << i), 0}; /* every mean of two is a value of its own */
     }
     diff_samples s;
     CHECK(diff_samples_build(raw, N, &s));
@@ -155,7 +158,7 @@ static void test_weighted_median(void)
         size_t n = iterations + next() % (large ? 20000 : 300);
         diff_raw *raw = malloc(n * sizeof *raw);
         for (size_t i = 0; i < n; i++) {
-            raw[i] = (diff_raw){(long long)(next() % iterations), (double)(next() % (large ? 5000 : 50))}; /* ties */
+            raw[i] = (diff_raw){(long long)(next() % iterations), (double)(next() % (large ? 5000 : 50)), 0}; /* ties */
         }
         diff_samples s;
         CHECK(diff_samples_build(raw, n, &s));
@@ -230,7 +233,7 @@ static void test_identical(void)
     /* A constant sample: no spread at all. */
     diff_raw flat[20];
     for (size_t i = 0; i < 20; i++) {
-        flat[i] = (diff_raw){(long long)(i % 10), 42.0};
+        flat[i] = (diff_raw){(long long)(i % 10), 42.0, 0};
     }
     diff_samples f;
     CHECK(diff_samples_build(flat, 20, &f));
@@ -268,7 +271,7 @@ static void test_coverage(void)
             for (int it = 0; it < 10; it++) {
                 double drift = duration(1.0, 0.10);
                 for (int j = 0; j < 4; j++) {
-                    raw[side][it * 4 + j] = (diff_raw){it, duration(1000, 0.05) * drift};
+                    raw[side][it * 4 + j] = (diff_raw){it, duration(1000, 0.05) * drift, 0};
                 }
             }
         }
@@ -292,6 +295,92 @@ static void test_coverage(void)
     /* 5% of 1000 is 50, with a standard deviation of 7: 25 to 80 is more than 3.5 of them. */
     CHECK_MSG(excluded[0] >= 25 && excluded[0] <= 80, "by iteration: %d of %d", excluded[0], TRIALS);
     CHECK_MSG(excluded[1] > 2 * excluded[0], "one at a time: %d, by iteration %d", excluded[1], excluded[0]);
+}
+
+/* Three runs of 1000, 5 and 1 iterations: each its share of the blocks (DIFF_MAX_BLOCKS / 3 at
+ * most), every sample in a block of its own run, each block sorted. */
+static void test_run_blocks(void)
+{
+    const size_t iterations[3] = {1000, 5, 1};
+    size_t n = 0;
+    for (int r = 0; r < 3; r++) {
+        n += 2 * iterations[r];
+    }
+    diff_raw *raw = malloc(n * sizeof *raw);
+    size_t at = 0;
+    for (uint32_t r = 0; r < 3; r++) {
+        for (size_t it = 0; it < iterations[r]; it++) {
+            for (int j = 0; j < 2; j++, at++) {
+                /* Values unique to the run: r + a fraction, so that a sample tells its run. */
+                raw[at] = (diff_raw){(long long)it, (double)r + unit() * 0.5, r};
+            }
+        }
+    }
+    diff_samples s;
+    CHECK(diff_samples_build(raw, n, &s));
+    size_t share = DIFF_MAX_BLOCKS / 3;
+    CHECK_MSG(s.runs == 3 && s.blocks == share + 5 + 1, "runs %zu, blocks %zu", s.runs, s.blocks);
+    CHECK(s.run_start[0] == 0 && s.run_start[1] == share && s.run_start[2] == share + 5 && s.run_start[3] == s.blocks);
+    for (size_t i = 0; i < s.count; i++) {
+        size_t r = (size_t)s.sorted[i], b = s.block_of[i];
+        CHECK(b >= s.run_start[r] && b < s.run_start[r + 1]);
+    }
+    for (size_t b = 0; b < s.blocks; b++) {
+        for (size_t i = s.block_start[b] + 1; i < s.block_start[b + 1]; i++) {
+            CHECK(s.by_block[i - 1] <= s.by_block[i]);
+        }
+    }
+    diff_samples_free(&s);
+    free(raw);
+    /* More runs than a side may have: refused. */
+    diff_raw many[DIFF_MAX_RUNS + 1];
+    for (uint32_t r = 0; r <= DIFF_MAX_RUNS; r++) {
+        many[r] = (diff_raw){0, 1.0, r};
+    }
+    CHECK(!diff_samples_build(many, DIFF_MAX_RUNS + 1, &s));
+}
+
+/* Equal sides of RUNS runs each, every run shifted as a whole by 8% (what moves between two
+ * processes on a shared machine), its 10 iterations by 3% and its dispatches by 5%. Drawn a run
+ * at a time (and rescaled for the five runs drawn from), the interval should exclude 1 in about
+ * 5% of such pairs; one run a side cannot see the shift and excludes 1 most of the time. */
+static void test_runs_coverage(void)
+{
+    enum { TRIALS = 400, RUNS = 5, PER_RUN = 40 };
+    int excluded[2] = {0, 0};
+    for (int t = 0; t < TRIALS; t++) {
+        diff_raw raw[2][RUNS * PER_RUN];
+        for (int side = 0; side < 2; side++) {
+            for (uint32_t r = 0; r < RUNS; r++) {
+                double shift = duration(1.0, 0.08);
+                for (int it = 0; it < 10; it++) {
+                    double drift = duration(1.0, 0.03);
+                    for (int j = 0; j < 4; j++) {
+                        raw[side][r * PER_RUN + (uint32_t)(it * 4 + j)] =
+                            (diff_raw){it, duration(1000, 0.05) * drift * shift, r};
+                    }
+                }
+            }
+        }
+        for (int one = 0; one < 2; one++) { /* one: the first run of each side only */
+            size_t n = one ? PER_RUN : RUNS * PER_RUN;
+            diff_raw copy[2][RUNS * PER_RUN];
+            memcpy(copy, raw, sizeof copy);
+            diff_samples a, b;
+            CHECK(diff_samples_build(copy[0], n, &a) && diff_samples_build(copy[1], n, &b));
+            CHECK(a.runs == (one ? 1 : RUNS));
+            diff_interval iv;
+            CHECK(diff_ratio_interval(&a, &b, DIFF_DEFAULT_RESAMPLES, DIFF_CONFIDENCE, (uint64_t)t, &iv));
+            excluded[one] += iv.lo > 1 || iv.hi < 1;
+            diff_samples_free(&a);
+            diff_samples_free(&b);
+        }
+    }
+    printf("equal sides of runs that shift, interval excluding 1: %d of %d drawn by run (%d a side), %d of %d "
+           "from one run a side\n",
+           excluded[0], TRIALS, RUNS, excluded[1], TRIALS);
+    CHECK_MSG(excluded[0] <= 40, "by run: %d of %d", excluded[0], TRIALS);
+    CHECK_MSG(excluded[1] > 5 * excluded[0], "one run: %d, by run %d", excluded[1], excluded[0]);
 }
 
 /* A million samples a side: in one iteration (a sample at a time) and in a thousand (blocks). */
@@ -411,6 +500,8 @@ int main(void)
     test_identical();
     test_seed();
     test_coverage();
+    test_run_blocks();
+    test_runs_coverage();
     test_large();
     test_verdict_rule();
     test_reader();

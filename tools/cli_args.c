@@ -354,6 +354,7 @@ cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_optio
 
 const char cli_diff_usage[] =
     "usage: wgprof diff [options] BASE.json NEW.json\n"
+    "       wgprof diff [options] BASE1.json BASE2.json ... vs NEW1.json NEW2.json ...\n"
     "\n"
     "Compares two JSON reports of wgprof (run, demo or record --json): per kernel, per scope and\n"
     "for the whole run, the count and median GPU time of each side, the change of the median,\n"
@@ -378,6 +379,12 @@ const char cli_diff_usage[] =
     "its own, whole iterations at a time where it has 5 or more. A verdict of slower needs the\n"
     "whole interval above 1 and the median up by more than the threshold; faster the same the\n"
     "other way. Fewer than 5 samples on a side give no verdict ('too few samples').\n"
+    "\n"
+    "Several reports a side, with 'vs' between the sides, are runs of the same code, each its own\n"
+    "process, of one setting (up to 64 a side): their samples are pooled, and the interval draws\n"
+    "whole runs, then iterations within them, so that it covers how far whole runs move, which\n"
+    "one run cannot show. Where one run moves from the next (a shared machine, a CPU driver),\n"
+    "make 5 or more a side. A report named vs is given as ./vs.\n"
     "A report of '-' is read from stdin; a FILE of '-' is stdout; files are replaced whole.\n"
     "\n"
     "exit status: 0 compared (and nothing fails --fail-if-slower), 1 --fail-if-slower failed, or\n"
@@ -409,6 +416,7 @@ cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_optio
     }
     static const char *const valued[] = {"--threshold", "--fail-if-slower", "--json", "--markdown",
                                          "--html",      "--seed",           "--resamples"};
+    bool vs = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!a) {
@@ -422,12 +430,17 @@ cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_optio
             continue;
         }
         if (a[0] != '-' || strcmp(a, "-") == 0) {
-            if (!o->base) {
-                o->base = a;
-            } else if (!o->new_) {
-                o->new_ = a;
+            if (strcmp(a, "vs") == 0) {
+                if (vs) {
+                    return usage_error(error, cap, "'vs' given twice: it stands once, between the two sides");
+                }
+                vs = true;
+            } else if ((vs ? o->new_count : o->base_count) == CLI_DIFF_MAX_RUNS) {
+                return usage_error(error, cap, "more than %d reports on one side ('%s')", CLI_DIFF_MAX_RUNS, a);
+            } else if (vs) {
+                o->new_[o->new_count++] = a;
             } else {
-                return usage_error(error, cap, "two reports to compare, not a third ('%s')", a);
+                o->base[o->base_count++] = a;
             }
             continue;
         }
@@ -463,10 +476,28 @@ cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_optio
             *(a[2] == 'j' ? &o->json : a[2] == 'm' ? &o->markdown : &o->html) = v;
         }
     }
-    if (!o->new_) {
+    if (!vs && o->base_count < 2) {
         return usage_error(error, cap, "two reports to compare: wgprof diff BASE.json NEW.json");
     }
-    if (strcmp(o->base, "-") == 0 && strcmp(o->new_, "-") == 0) {
+    if (!vs && o->base_count > 2) {
+        return usage_error(error, cap,
+                           "%zu reports: two to compare, or several runs a side with 'vs' between the sides: "
+                           "wgprof diff B1.json B2.json vs N1.json N2.json",
+                           o->base_count);
+    }
+    if (!vs) { /* BASE NEW */
+        o->new_[o->new_count++] = o->base[--o->base_count];
+    }
+    if (!o->base_count || !o->new_count) {
+        return usage_error(error, cap, "no report %s 'vs': wgprof diff B1.json B2.json vs N1.json N2.json",
+                           o->base_count ? "after" : "before");
+    }
+    size_t from_stdin = 0;
+    for (size_t i = 0; i < o->base_count + o->new_count; i++) {
+        const char *f = i < o->base_count ? o->base[i] : o->new_[i - o->base_count];
+        from_stdin += strcmp(f, "-") == 0;
+    }
+    if (from_stdin > 1) {
         return usage_error(error, cap, "one report at most can come from stdin ('-')");
     }
     return CLI_PARSE_OK;

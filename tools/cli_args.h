@@ -52,8 +52,14 @@ typedef struct cli_demo_options {
     const char *baseline;     /* --baseline: a JSON report to compare the run with */
 } cli_demo_options;
 
+/* The most reports on one side of `wgprof diff` (tools/diff.h's DIFF_MAX_RUNS). */
+#define CLI_DIFF_MAX_RUNS 64
+
 typedef struct cli_diff_options {
-    const char *base, *new_;      /* the two reports */
+    const char *base[CLI_DIFF_MAX_RUNS]; /* the base's reports: one, or several runs */
+    size_t base_count;
+    const char *new_[CLI_DIFF_MAX_RUNS]; /* the new side's */
+    size_t new_count;
     double threshold_pct;         /* --threshold, default 5 */
     double fail_if_slower_pct;    /* --fail-if-slower; < 0 where not given */
     unsigned long long seed;      /* --seed, at most 2^63 - 1 */

@@ -1,5 +1,6 @@
 /*
- * wgprof diff BASE.json NEW.json: two JSON reports compared (tools/diff.h). Both reports are
+ * wgprof diff BASE.json NEW.json: two JSON reports compared (tools/diff.h), or several runs a
+ * side (B1.json B2.json vs N1.json N2.json), pooled per side. Every report is
  * read and every output file checked before anything is written; the table goes to stdout, the
  * JSON, Markdown and HTML to their files (tools/output_file.h: whole or not at all, never over
  * an input). Exit 1 when --fail-if-slower finds a kernel or the total slower.
@@ -41,6 +42,42 @@ static int load(const char *command, const char *path, diff_profile *p, out_inpu
     }
     if (input) {
         *input = (out_input){path, dev, ino};
+    }
+    return CLI_OK;
+}
+
+_Static_assert(CLI_DIFF_MAX_RUNS == DIFF_MAX_RUNS, "the parser and the pooling agree on the runs a side");
+
+/* Loads the `n` reports of one side into `p` (pooled where several) and appends their
+ * identities to inputs[*input_count ...]; prints why and returns the exit code where it cannot.
+ * The same file twice on one side would count one run as two: refused. */
+static int load_side(const char *const *paths, size_t n, diff_profile *p, out_input *inputs, size_t *input_count)
+{
+    diff_profile runs[DIFF_MAX_RUNS];
+    out_input *mine = inputs + *input_count;
+    for (size_t i = 0; i < n; i++) {
+        int code = load("diff", paths[i], &runs[i], &mine[i]);
+        for (size_t j = 0; code == CLI_OK && j < i; j++) {
+            if ((mine[i].dev || mine[i].ino) && mine[i].dev == mine[j].dev && mine[i].ino == mine[j].ino) {
+                cli_error("wgprof diff: %s: the same report as %s, on the same side: each run counts once",
+                          paths[i], paths[j]);
+                diff_profile_free(&runs[i]);
+                code = CLI_USAGE;
+            }
+        }
+        if (code != CLI_OK) {
+            for (size_t j = 0; j < i; j++) {
+                diff_profile_free(&runs[j]);
+            }
+            return code;
+        }
+    }
+    *input_count += n;
+    char error[4096];
+    diff_status s = diff_merge_runs(runs, n, p, error, sizeof error);
+    if (s != DIFF_OK) {
+        cli_error("wgprof diff: %s", error);
+        return s == DIFF_FAILED ? CLI_FAILED : CLI_USAGE;
     }
     return CLI_OK;
 }
@@ -120,20 +157,21 @@ int cmd_diff(int argc, char **argv)
         break;
     }
     diff_profile base, next;
-    out_input inputs[2];
-    int code = load("diff", o.base, &base, &inputs[0]);
+    out_input inputs[2 * DIFF_MAX_RUNS];
+    size_t input_count = 0;
+    int code = load_side(o.base, o.base_count, &base, inputs, &input_count);
     if (code != CLI_OK) {
         return code;
     }
-    code = load("diff", o.new_, &next, &inputs[1]);
+    code = load_side(o.new_, o.new_count, &next, inputs, &input_count);
     if (code != CLI_OK) {
         diff_profile_free(&base);
         return code;
     }
     /* Standard input (dev 0) is no file to protect. */
     size_t n = 0;
-    out_input files[2];
-    for (size_t i = 0; i < 2; i++) {
+    out_input files[2 * DIFF_MAX_RUNS];
+    for (size_t i = 0; i < input_count; i++) {
         if (inputs[i].dev || inputs[i].ino) {
             files[n++] = inputs[i];
         }

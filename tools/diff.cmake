@@ -7,6 +7,6 @@ set(WGPROF_DIFF_DIR ${CMAKE_CURRENT_LIST_DIR})
 wgprof_embed_text("${CMAKE_CURRENT_BINARY_DIR}/diff_html_assets.c" "${CMAKE_CURRENT_BINARY_DIR}/diff_html_assets.h"
   diff_page_css ${WGPROF_DIFF_DIR}/diff_html/page.css
   diff_page_js ${WGPROF_DIFF_DIR}/diff_html/page.js)
-set(WGPROF_DIFF_SOURCES ${WGPROF_DIFF_DIR}/diff_load.c ${WGPROF_DIFF_DIR}/diff_stats.c
+set(WGPROF_DIFF_SOURCES ${WGPROF_DIFF_DIR}/diff_load.c ${WGPROF_DIFF_DIR}/diff_runs.c ${WGPROF_DIFF_DIR}/diff_stats.c
   ${WGPROF_DIFF_DIR}/diff_compare.c ${WGPROF_DIFF_DIR}/diff_report.c ${WGPROF_DIFF_DIR}/diff_html.c
   "${CMAKE_CURRENT_BINARY_DIR}/diff_html_assets.c")

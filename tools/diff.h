@@ -5,6 +5,8 @@
  *                (the valid per-dispatch and per-instance durations), per-iteration totals and
  *                what the run was timed on; refuses what it cannot read, naming the file and
  *                the place (file:line:col for syntax, the JSON path for the rest)
+ * diff_runs.c    several reports of one setting (runs of the same code) as one side: their
+ *                samples pooled, each keeping its run
  * diff_stats.c   the statistics, pure: medians, a seeded bootstrap interval for the ratio of two
  *                medians, the verdict
  * diff_compare.c two profiles into rows: matched by name, added, removed; the differences in
@@ -36,6 +38,8 @@
 /* Fewer samples than this on a side: no verdict ("too few samples"); the percentile bootstrap of
  * a median is too narrow on fewer (with 3 a side, 1 pair in 10 of equal runs would look changed). */
 #define DIFF_MIN_SAMPLES 5
+/* The most reports on one side of a comparison. */
+#define DIFF_MAX_RUNS 64
 
 typedef enum diff_status {
     DIFF_OK,
@@ -44,7 +48,7 @@ typedef enum diff_status {
 } diff_status;
 
 /* Samples as the bootstrap reads them (diff_stats.c): sorted, and grouped in blocks of whole
- * iterations, each block sorted. */
+ * iterations, each block sorted; the blocks of one run (one report) follow each other. */
 typedef struct diff_samples {
     double *sorted;      /* every sample, ascending */
     size_t count;
@@ -52,12 +56,15 @@ typedef struct diff_samples {
     size_t *block_start; /* block b is by_block[block_start[b] .. block_start[b + 1]) */
     size_t blocks;
     uint16_t *block_of;  /* the block of sorted[i] */
+    size_t *run_start;   /* run r holds blocks run_start[r] .. run_start[r + 1] - 1 */
+    size_t runs;         /* the runs that hold a sample (1 for a single report) */
 } diff_samples;
 
-/* A sample and the iteration it was taken in, as read. */
+/* A sample, the iteration it was taken in and the run (the report, from 0) it came from. */
 typedef struct diff_raw {
     long long iteration;
     double ns;
+    uint32_t run;
 } diff_raw;
 
 /* The samples of one kernel, one scope (by path) or the per-iteration totals. */
@@ -70,13 +77,15 @@ typedef struct diff_series {
 } diff_series;
 
 typedef struct diff_profile {
-    char *file;    /* as named on the command line, for messages */
+    char *file;    /* as named on the command line, for messages (the first of several runs) */
+    char **files;  /* every run's, `runs` of them (NULL for a single report: `file`) */
+    size_t runs;   /* the reports pooled here: 1, or more from diff_merge_runs */
     char *version; /* wgprof's, "" where absent */
     char *adapter, *driver, *backend, *implementation, *strategy, *shader_checks; /* "" where absent */
     double period_ns;  /* NAN where the report gives none (its batches' periods differ) */
     double quantum_ns; /* 0 where none shows */
     bool quantized;
-    long long iterations; /* as the report says; -1 where absent */
+    long long iterations; /* as the report says (the runs' sum); -1 where absent */
     diff_series *kernels; /* in order of first appearance */
     size_t kernel_count;
     diff_series *scopes;  /* by path, in order of first appearance */
@@ -99,6 +108,14 @@ diff_status diff_load_buffer(const char *name, const char *data, size_t size, di
                              size_t error_cap);
 void diff_profile_free(diff_profile *p);
 
+/* ---- several runs a side (diff_runs.c) ---- */
+
+/* Pools the `n` profiles at `runs` (1 to DIFF_MAX_RUNS, each read by diff_load_*) as the runs of
+ * one side: each series holds every run's samples, each sample its run. The runs must agree in
+ * every setting a comparison states (diff_settings_differ); where one does not, DIFF_BAD_INPUT
+ * with a message naming it. The profiles at `runs` are freed either way. */
+diff_status diff_merge_runs(diff_profile *runs, size_t n, diff_profile *out, char *error, size_t error_cap);
+
 /* ---- statistics (diff_stats.c) ---- */
 
 /* Past this many iterations a side's blocks hold several consecutive ones, which bounds the
@@ -106,8 +123,9 @@ void diff_profile_free(diff_profile *p);
 #define DIFF_MAX_BLOCKS 512
 #define DIFF_MIN_BLOCKS 5
 
-/* Builds `out` from `n` samples and their iterations (`raw` is reordered and overwritten). False
- * when out of memory;
+/* Builds `out` from `n` samples, their iterations and runs (`raw` is reordered and overwritten).
+ * Each run's iterations become its blocks; with several runs, each has at most
+ * DIFF_MAX_BLOCKS / runs of them. False when out of memory or with more than DIFF_MAX_RUNS runs;
  * `out` then holds nothing to free. */
 bool diff_samples_build(diff_raw *raw, size_t n, diff_samples *out);
 void diff_samples_free(diff_samples *s);
@@ -128,8 +146,12 @@ typedef struct diff_interval {
  * a time (its blocks drawn with replacement, as many as it has: the dispatches of an iteration
  * are not independent of each other), a side of fewer a sample at a time, its median then drawn
  * from its exact distribution without drawing the resample. Either way a resample costs
- * O(blocks log count) at most, whatever the count. The same seed gives the same interval. All
- * NAN where a side is empty; false when out of memory. */
+ * O(blocks log count) at most, whatever the count. A side of several runs is resampled at two
+ * levels: as many runs as it has, drawn with replacement, and within each run drawn, as many of
+ * its blocks as it has, drawn with replacement, each resample's median moved from the side's
+ * by sqrt(runs / (runs - 1)) times its distance (few runs drawn from spread less than fresh
+ * ones); so the interval covers how far whole runs move, which no one run shows. The same seed gives the same interval. All NAN where a side is
+ * empty; false when out of memory. */
 bool diff_ratio_interval(const diff_samples *base, const diff_samples *new_, unsigned resamples, double confidence,
                          uint64_t seed, diff_interval *out);
 
@@ -190,6 +212,11 @@ typedef struct diff_difference {
 } diff_difference;
 
 enum { DIFF_MAX_DIFFERENCES = 10 };
+
+/* The settings in which `a` and `b` differ (adapter, driver, backend, implementation, strategy,
+ * timestamp period and quantization, shader checks, wgprof's version), at most `cap` of them,
+ * into `out`; returns how many. */
+size_t diff_settings_differ(const diff_profile *a, const diff_profile *b, diff_difference *out, size_t cap);
 
 typedef struct diff_result {
     const diff_profile *base, *new_;

@@ -153,15 +153,21 @@ static void copy_clipped(char *out, size_t cap, const char *s)
     out[n] = '\0';
 }
 
-static void add_difference(diff_result *r, const char *what, const char *base, const char *new_)
+/* The differences found so far, and room for `cap`. */
+typedef struct differences {
+    diff_difference *items;
+    size_t count, cap;
+} differences;
+
+static void add_difference(differences *d, const char *what, const char *base, const char *new_)
 {
-    if (strcmp(base, new_) == 0 || r->difference_count >= DIFF_MAX_DIFFERENCES) {
+    if (strcmp(base, new_) == 0 || d->count >= d->cap) {
         return;
     }
-    diff_difference *d = &r->differences[r->difference_count++];
-    d->what = what;
-    copy_clipped(d->base, sizeof d->base, base[0] ? base : "(none)");
-    copy_clipped(d->new_, sizeof d->new_, new_[0] ? new_ : "(none)");
+    diff_difference *item = &d->items[d->count++];
+    item->what = what;
+    copy_clipped(item->base, sizeof item->base, base[0] ? base : "(none)");
+    copy_clipped(item->new_, sizeof item->new_, new_[0] ? new_ : "(none)");
 }
 
 static void format_period(const diff_profile *p, char *out, size_t cap)
@@ -182,24 +188,25 @@ static void format_quantum(const diff_profile *p, char *out, size_t cap)
     }
 }
 
-static void find_differences(diff_result *r)
+size_t diff_settings_differ(const diff_profile *a, const diff_profile *b, diff_difference *out, size_t cap)
 {
-    const diff_profile *a = r->base, *b = r->new_;
-    add_difference(r, "adapter", a->adapter, b->adapter);
-    add_difference(r, "driver", a->driver, b->driver);
-    add_difference(r, "backend", a->backend, b->backend);
-    add_difference(r, "implementation", a->implementation, b->implementation);
-    add_difference(r, "strategy", a->strategy, b->strategy);
+    differences d = {out, 0, cap};
+    add_difference(&d, "adapter", a->adapter, b->adapter);
+    add_difference(&d, "driver", a->driver, b->driver);
+    add_difference(&d, "backend", a->backend, b->backend);
+    add_difference(&d, "implementation", a->implementation, b->implementation);
+    add_difference(&d, "strategy", a->strategy, b->strategy);
     char x[64], y[64];
     format_period(a, x, sizeof x);
     format_period(b, y, sizeof y);
-    add_difference(r, "timestamp period", x, y);
+    add_difference(&d, "timestamp period", x, y);
     format_quantum(a, x, sizeof x);
     format_quantum(b, y, sizeof y);
-    add_difference(r, "timestamps", x, y);
-    add_difference(r, "shader checks", a->shader_checks[0] ? a->shader_checks : "default",
+    add_difference(&d, "timestamps", x, y);
+    add_difference(&d, "shader checks", a->shader_checks[0] ? a->shader_checks : "default",
                    b->shader_checks[0] ? b->shader_checks : "default");
-    add_difference(r, "wgprof version", a->version, b->version);
+    add_difference(&d, "wgprof version", a->version, b->version);
+    return d.count;
 }
 
 diff_status diff_compare(const diff_profile *base, const diff_profile *new_, const diff_options *o, diff_result *out)
@@ -225,7 +232,7 @@ diff_status diff_compare(const diff_profile *base, const diff_profile *new_, con
     for (size_t i = 0; i < out->row_count; i++) {
         out->failed = out->failed || out->rows[i].fails;
     }
-    find_differences(out);
+    out->difference_count = diff_settings_differ(base, new_, out->differences, DIFF_MAX_DIFFERENCES);
     return DIFF_OK;
 }
 

@@ -160,7 +160,7 @@ static bool add_sample(diff_series *s, long long iteration, double ns)
         s->raw = more;
         s->raw_cap = cap;
     }
-    s->raw[s->raw_count++] = (diff_raw){iteration, ns};
+    s->raw[s->raw_count++] = (diff_raw){iteration, ns, 0};
     return true;
 }
 
@@ -489,6 +489,7 @@ static diff_status from_json(json_t *root, const json_error_t *jerr, const char 
         return r.status;
     }
     out->file = copy_text(name);
+    out->runs = 1;
     bool ok = out->file ? true : out_of_memory(&r);
     if (ok && !json_is_object(root)) {
         ok = failf(&r, "$", "a wgprof report is a JSON object, not %s", json_kind(root));
@@ -619,6 +620,10 @@ void diff_profile_free(diff_profile *p)
     free(p->scopes);
     free_series(&p->total);
     free(p->file);
+    for (size_t i = 0; p->files && i < p->runs; i++) {
+        free(p->files[i]);
+    }
+    free(p->files);
     free(p->version);
     free(p->adapter);
     free(p->driver);

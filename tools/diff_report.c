@@ -46,6 +46,10 @@ static void write_method(const diff_result *r, FILE *out)
             "interval excludes no change and the medians differ by more than %g%%\n",
             r->options.confidence * 100, r->options.resamples, (unsigned long long)r->options.seed,
             r->options.threshold * 100);
+    if (r->base->runs > 1 || r->new_->runs > 1) {
+        fprintf(out, "runs: a side of several reports is resampled a run at a time, then iterations within each "
+                     "run drawn, so that its interval covers how far whole runs move\n");
+    }
 }
 
 /* ---- the table ---- */
@@ -89,10 +93,34 @@ static void put_text(FILE *out, const char *s, size_t width)
     }
 }
 
+/* Of a side's runs, the names shown before "and N more". */
+enum { SHOWN_RUNS = 3 };
+
+/* The side's report, or its runs: "a.json, b.json, c.json and 2 more (5 runs)". */
+static void put_files(FILE *out, const diff_profile *p, void (*text)(FILE *, const char *))
+{
+    if (!p->files || p->runs < 2) {
+        text(out, p->file);
+        return;
+    }
+    for (size_t i = 0; i < p->runs && i < SHOWN_RUNS; i++) {
+        if (i) {
+            fputs(", ", out);
+        }
+        text(out, p->files[i]);
+    }
+    if (p->runs > SHOWN_RUNS) {
+        fprintf(out, " and %zu more", p->runs - SHOWN_RUNS);
+    }
+    fprintf(out, " (%zu runs)", p->runs);
+}
+
+static void table_text(FILE *out, const char *s) { put_text(out, s, 0); }
+
 static void put_side(FILE *out, const char *label, const diff_profile *p)
 {
     fprintf(out, "%s ", label);
-    put_text(out, p->file, 0);
+    put_files(out, p, table_text);
     fputs(" | ", out);
     put_text(out, p->adapter[0] ? p->adapter : "(adapter not named)", 0);
     if (p->implementation[0]) {
@@ -162,7 +190,7 @@ static void put_skipped(const diff_result *r, FILE *out)
         const diff_profile *p = side[s];
         if (p->invalid || p->invalid_scopes || p->total.skipped) {
             fprintf(out, "skipped in %s (", s ? "new" : "base");
-            put_text(out, p->file, 0);
+            put_files(out, p, table_text);
             fprintf(out, "): %zu invalid dispatch%s, %zu invalid scope instance%s (no duration: not samples), "
                          "%zu iteration%s holding one left out of the total\n",
                     p->invalid, p->invalid == 1 ? "" : "es", p->invalid_scopes, p->invalid_scopes == 1 ? "" : "s",
@@ -271,7 +299,7 @@ static void md_heading(FILE *out, const char *first)
 static void md_side(FILE *out, const char *label, const diff_profile *p)
 {
     fprintf(out, "- %s: ", label);
-    md_text(out, p->file);
+    put_files(out, p, md_text);
     fputs(" · ", out);
     md_text(out, p->adapter[0] ? p->adapter : "(adapter not named)");
     if (p->implementation[0]) {
@@ -372,7 +400,19 @@ static json_t *row_json(const diff_row *row)
 static json_t *profile_json(const diff_profile *p)
 {
     json_t *o = json_object();
-    bool ok = o && put(o, "file", json_string(p->file)) && put(o, "wgprof_version", json_string(p->version)) &&
+    json_t *files = json_array();
+    for (size_t i = 0; files && i < p->runs; i++) {
+        if (json_array_append_new(files, json_string(p->files ? p->files[i] : p->file)) != 0) {
+            json_decref(files);
+            files = NULL;
+        }
+    }
+    if (!o) {
+        json_decref(files);
+        return NULL;
+    }
+    bool ok = put(o, "file", json_string(p->file)) && put(o, "files", files) &&
+              put(o, "runs", json_integer((json_int_t)p->runs)) && put(o, "wgprof_version", json_string(p->version)) &&
               put(o, "adapter", json_string(p->adapter)) && put(o, "driver", json_string(p->driver)) &&
               put(o, "backend", json_string(p->backend)) && put(o, "implementation", json_string(p->implementation)) &&
               put(o, "strategy", json_string(p->strategy)) &&

@@ -17,6 +17,18 @@
  * binary search over the sorted samples that counts in each block by binary search
  * (O(blocks log count) a resample), whichever costs less for the side's sizes.
  *
+ * Runs. A side of several reports (the runs of one setting, diff_runs.c) is resampled at two
+ * levels: as many runs as it has, drawn with replacement, and for each run drawn, as many of
+ * its blocks as it has, drawn from it with replacement; the median is then taken as above. One
+ * run cannot show a shift that every one of its samples shares (another process's load, where
+ * the memory landed): the runs drawn can. k runs drawn from k spread, on average, (k - 1) / k as
+ * much as runs drawn afresh would (the bootstrap's variance of a mean of k), which matters at
+ * the 3 to 10 runs a side that people make: each resample's median is moved from the side's
+ * median by sqrt(k / (k - 1)) times its distance (the rescaling of Rao and Wu, 1988), and kept
+ * at 0 or more. Drawing again within the runs drawn adds their inner variation once more, which
+ * leaves the interval a little wider still: on the side of no false alarm. A run's blocks are
+ * its iterations, at most DIFF_MAX_BLOCKS / runs of them.
+ *
  * One by one. A side of fewer iterations (one long iteration, a report of a single submit) is
  * resampled a sample at a time, and the median of the resample drawn from its exact
  * distribution in O(1): a resample is n draws x_(ceil(n U_i)) from the sorted sample x_(1..n),
@@ -220,8 +232,34 @@ static double block_median(const diff_samples *s, uint64_t rng[4])
     return diff_weighted_median(s, w);
 }
 
+/* An index in [0, n), n > 0. */
+static size_t pick(uint64_t rng[4], size_t n)
+{
+    size_t i = (size_t)(uniform(rng) * (double)n);
+    return i < n ? i : n - 1;
+}
+
+/* The median of a resample drawn a run, then a block within it, at a time, its distance from
+ * the side's median rescaled for the few runs drawn from (see the top of the file). */
+static double run_median(const diff_samples *s, uint64_t rng[4])
+{
+    uint32_t w[DIFF_MAX_BLOCKS] = {0};
+    for (size_t i = 0; i < s->runs; i++) {
+        size_t r = pick(rng, s->runs), first = s->run_start[r], n = s->run_start[r + 1] - first;
+        for (size_t j = 0; j < n; j++) {
+            w[first + pick(rng, n)]++;
+        }
+    }
+    double median = diff_median(s->sorted, s->count), k = (double)s->runs;
+    double drawn = median + sqrt(k / (k - 1)) * (diff_weighted_median(s, w) - median);
+    return drawn > 0 ? drawn : 0;
+}
+
 double diff_resample_median(const diff_samples *s, uint64_t rng[4])
 {
+    if (s->runs > 1) {
+        return run_median(s, rng);
+    }
     if (s->blocks >= DIFF_MIN_BLOCKS && s->blocks <= DIFF_MAX_BLOCKS && s->blocks < s->count) {
         return block_median(s, rng);
     }
@@ -233,6 +271,9 @@ double diff_resample_median(const diff_samples *s, uint64_t rng[4])
 static int compare_raw(const void *a, const void *b)
 {
     const diff_raw *x = a, *y = b;
+    if (x->run != y->run) {
+        return (x->run > y->run) - (x->run < y->run);
+    }
     if (x->iteration != y->iteration) {
         return (x->iteration > y->iteration) - (x->iteration < y->iteration);
     }
@@ -252,6 +293,62 @@ static int compare_doubles(const void *a, const void *b)
 }
 
 _Static_assert(DIFF_MAX_BLOCKS <= 65536, "a block's number is kept in 16 bits");
+_Static_assert(DIFF_MAX_RUNS <= DIFF_MAX_BLOCKS, "every run has a block at least");
+
+/* The runs of raw[0 .. n) (sorted by run) and their iterations: counts[r] for run r. */
+static size_t count_runs(const diff_raw *raw, size_t n, size_t counts[DIFF_MAX_RUNS + 1])
+{
+    size_t runs = 1;
+    counts[0] = 1;
+    for (size_t i = 1; i < n && runs <= DIFF_MAX_RUNS; i++) {
+        if (raw[i].run != raw[i - 1].run) {
+            counts[runs++] = 1;
+        } else if (raw[i].iteration != raw[i - 1].iteration) {
+            counts[runs - 1]++;
+        }
+    }
+    return runs;
+}
+
+/* by_block, block_start and run_start from raw (sorted by run, iteration, value), each run's
+ * iterations in order spread over its share of the blocks; raw[i].iteration becomes the block of
+ * the sample. */
+static void fill_blocks(diff_raw *raw, size_t n, const size_t *iterations, size_t per_run, diff_samples *out)
+{
+    size_t i = 0, block = 0;
+    for (size_t r = 0; r < out->runs; r++) {
+        size_t blocks = iterations[r] < per_run ? iterations[r] : per_run, first = block;
+        out->run_start[r] = first;
+        /* Iteration k of the run's (in order) goes to block first + k * blocks / iterations. */
+        size_t k = 0;
+        uint32_t run = raw[i].run;
+        long long previous = raw[i].iteration;
+        out->block_start[block] = i;
+        for (; i < n && raw[i].run == run; i++) {
+            if (raw[i].iteration != previous) {
+                previous = raw[i].iteration;
+                k++;
+                size_t next = first + (size_t)((unsigned long long)k * blocks / iterations[r]);
+                while (block < next) {
+                    out->block_start[++block] = i;
+                }
+            }
+            out->by_block[i] = raw[i].ns;
+            raw[i].iteration = (long long)block; /* from here on: the sample's block */
+        }
+        while (block < first + blocks) {
+            out->block_start[++block] = i;
+        }
+        /* Joined iterations: each was sorted on its own so far. */
+        for (size_t b = first; iterations[r] > blocks && b < block; b++) {
+            size_t start = out->block_start[b], len = out->block_start[b + 1] - start;
+            if (len > 1) {
+                qsort(out->by_block + start, len, sizeof *out->by_block, compare_doubles);
+            }
+        }
+    }
+    out->run_start[out->runs] = block;
+}
 
 bool diff_samples_build(diff_raw *raw, size_t n, diff_samples *out)
 {
@@ -260,51 +357,33 @@ bool diff_samples_build(diff_raw *raw, size_t n, diff_samples *out)
         return true;
     }
     qsort(raw, n, sizeof *raw, compare_raw);
-    size_t iterations = 1;
-    for (size_t i = 1; i < n; i++) {
-        iterations += raw[i].iteration != raw[i - 1].iteration;
+    size_t iterations[DIFF_MAX_RUNS + 1];
+    size_t runs = count_runs(raw, n, iterations);
+    if (runs > DIFF_MAX_RUNS) {
+        return false;
     }
-    size_t blocks = iterations < DIFF_MAX_BLOCKS ? iterations : DIFF_MAX_BLOCKS;
+    size_t per_run = runs > 1 ? DIFF_MAX_BLOCKS / runs : DIFF_MAX_BLOCKS, blocks = 0;
+    for (size_t r = 0; r < runs; r++) {
+        blocks += iterations[r] < per_run ? iterations[r] : per_run;
+    }
     out->sorted = malloc(n * sizeof *out->sorted);
     out->by_block = malloc(n * sizeof *out->by_block);
     out->block_start = malloc((blocks + 1) * sizeof *out->block_start);
     out->block_of = malloc(n * sizeof *out->block_of);
-    if (!out->sorted || !out->by_block || !out->block_start || !out->block_of) {
+    out->run_start = malloc((runs + 1) * sizeof *out->run_start);
+    if (!out->sorted || !out->by_block || !out->block_start || !out->block_of || !out->run_start) {
         diff_samples_free(out);
         return false;
     }
     out->count = n;
+    out->runs = runs;
     out->blocks = blocks;
-    /* Iteration k of the `iterations` (in order) goes to block k * blocks / iterations. */
-    size_t k = 0, block = 0;
-    long long previous = raw[0].iteration;
-    out->block_start[0] = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (raw[i].iteration != previous) {
-            previous = raw[i].iteration;
-            k++;
-            size_t next = (size_t)((unsigned long long)k * blocks / iterations);
-            while (block < next) {
-                out->block_start[++block] = i;
-            }
-        }
-        out->by_block[i] = raw[i].ns;
-        raw[i].iteration = (long long)block; /* from here on: the sample's block */
-    }
-    while (block < blocks) {
-        out->block_start[++block] = n;
-    }
+    fill_blocks(raw, n, iterations, per_run, out);
     /* The samples in order with their blocks (DIFF_MAX_BLOCKS fits 16 bits). */
     qsort(raw, n, sizeof *raw, compare_by_value);
     for (size_t i = 0; i < n; i++) {
         out->sorted[i] = raw[i].ns;
         out->block_of[i] = (uint16_t)raw[i].iteration;
-    }
-    for (size_t b = 0; b < blocks; b++) {
-        size_t start = out->block_start[b], len = out->block_start[b + 1] - start;
-        if (iterations > blocks && len > 1) { /* joined iterations: sorted each on its own so far */
-            qsort(out->by_block + start, len, sizeof *out->by_block, compare_doubles);
-        }
     }
     return true;
 }
@@ -315,6 +394,7 @@ void diff_samples_free(diff_samples *s)
     free(s->by_block);
     free(s->block_start);
     free(s->block_of);
+    free(s->run_start);
     memset(s, 0, sizeof *s);
 }
 

@@ -48,7 +48,15 @@
   function side(label, p) {
     var box = element('div');
     box.appendChild(element('dt', null, label));
-    var facts = [shown(p.file), shown(p.adapter || '(adapter not named)')];
+    var files = p.files && p.files.length > 1 ? p.files : [p.file];
+    var named = files.slice(0, 3).map(shown).join(', ');
+    if (files.length > 3) {
+      named += ' and ' + (files.length - 3) + ' more';
+    }
+    if (files.length > 1) {
+      named += ' (' + files.length + ' runs)';
+    }
+    var facts = [named, shown(p.adapter || '(adapter not named)')];
     if (p.implementation) {
       facts.push(shown(p.implementation));
     }
