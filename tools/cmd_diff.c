@@ -259,11 +259,7 @@ int cli_baseline_compare_file(const char *command, const diff_profile *baseline,
         return ds == DIFF_FAILED ? CLI_FAILED : CLI_OK;
     }
     free(run.file);
-    size_t n = strlen(name) + 1;
-    run.file = malloc(n);
-    if (run.file) {
-        memcpy(run.file, name, n);
-    }
+    run.file = diff_copy_text(name);
     int code = CLI_FAILED;
     if (run.file) {
         code = print_comparison(command, baseline, &run, out);

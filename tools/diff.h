@@ -107,6 +107,8 @@ diff_status diff_load_file(const char *path, diff_profile *out, uint64_t *dev, u
 diff_status diff_load_buffer(const char *name, const char *data, size_t size, diff_profile *out, char *error,
                              size_t error_cap);
 void diff_profile_free(diff_profile *p);
+/* A copy of `s` (malloc), NULL when out of memory. */
+char *diff_copy_text(const char *s);
 
 /* ---- several runs a side (diff_runs.c) ---- */
 

@@ -62,7 +62,7 @@ static bool fail_kind(reader *r, const char *where, const json_t *v, const char 
     return failf(r, where, "expected %s, not %s", expected, json_kind(v));
 }
 
-static char *copy_text(const char *s)
+char *diff_copy_text(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *p = malloc(n);
@@ -137,7 +137,7 @@ static diff_series *series_named(series_set *set, const char *name)
     }
     diff_series *s = &set->items[set->count];
     memset(s, 0, sizeof *s);
-    s->name = copy_text(name);
+    s->name = diff_copy_text(name);
     if (!s->name) {
         return NULL;
     }
@@ -193,7 +193,7 @@ static bool take_string(reader *r, const json_t *obj, const char *at, const char
         snprintf(where, sizeof where, "%s.%s", at, key);
         return failf(r, where, "expected a string, not %s", json_kind(v));
     }
-    *out = copy_text(json_is_string(v) ? json_string_value(v) : "");
+    *out = diff_copy_text(json_is_string(v) ? json_string_value(v) : "");
     return *out ? true : out_of_memory(r);
 }
 
@@ -488,7 +488,7 @@ static diff_status from_json(json_t *root, const json_error_t *jerr, const char 
         }
         return r.status;
     }
-    out->file = copy_text(name);
+    out->file = diff_copy_text(name);
     out->runs = 1;
     bool ok = out->file ? true : out_of_memory(&r);
     if (ok && !json_is_object(root)) {

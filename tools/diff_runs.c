@@ -38,16 +38,6 @@ static int by_seq(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static char *copy_text(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p) {
-        memcpy(p, s, n);
-    }
-    return p;
-}
-
 /* `out` (zeroed by the caller) from the members' samples, each block kept as a block of its run. */
 static bool pool_series(diff_series *out, const char *name, const member *members, size_t n)
 {
@@ -56,7 +46,7 @@ static bool pool_series(diff_series *out, const char *name, const member *member
         count += members[m].series->samples.count;
         out->skipped += members[m].series->skipped;
     }
-    out->name = copy_text(name);
+    out->name = diff_copy_text(name);
     if (!out->name || !count) {
         return out->name != NULL; /* no samples: out->samples stays empty */
     }
@@ -156,7 +146,7 @@ static bool take_settings(diff_profile *runs, size_t n, diff_profile *out)
         out->scope_instances += p->scope_instances;
         out->invalid_scopes += p->invalid_scopes;
     }
-    out->file = copy_text(first->file);
+    out->file = diff_copy_text(first->file);
     out->files = calloc(n, sizeof *out->files);
     if (!out->file || !out->files) {
         return false;
