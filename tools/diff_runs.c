@@ -179,7 +179,7 @@ diff_status diff_merge_runs(diff_profile *runs, size_t n, diff_profile *out, cha
         return DIFF_BAD_INPUT;
     }
     for (size_t r = 1; r < n; r++) {
-        diff_difference d;
+        diff_difference d = {0};
         if (diff_settings_differ(&runs[0], &runs[r], &d, 1)) {
             snprintf(error, error_cap,
                      "%s: its %s is %s where %s's is %s: the reports on one side of a comparison must be runs of "
