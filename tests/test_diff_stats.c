@@ -14,6 +14,7 @@
  * - the verdict's rule at its edges;
  * - the reader refuses what it cannot read, naming the file and the place.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,6 +491,31 @@ static void test_reader(void)
     diff_profile_free(&p);
 }
 
+/* Runs pooled: samples and counts summed, kernels in order of first appearance; iterations
+ * summed, held at the largest where the sum would not fit. */
+static void test_merge_runs(void)
+{
+    const char *const reports[2] = {
+        "{\"format_version\": 1, \"iterations\": 9223372036854775807, \"dispatches\": ["
+        "{\"kernel\": \"b\", \"iteration\": 0, \"duration_ns\": 10},"
+        "{\"kernel\": \"a\", \"iteration\": 0, \"duration_ns\": 5}]}",
+        "{\"format_version\": 1, \"iterations\": 2, \"dispatches\": ["
+        "{\"kernel\": \"c\", \"iteration\": 0, \"duration_ns\": 3},"
+        "{\"kernel\": \"a\", \"iteration\": 1, \"duration_ns\": 6}]}"};
+    diff_profile runs[2], p;
+    char error[512] = "";
+    for (int i = 0; i < 2; i++) {
+        CHECK(diff_load_buffer(i ? "r2.json" : "r1.json", reports[i], strlen(reports[i]), &runs[i], error,
+                               sizeof error) == DIFF_OK);
+    }
+    CHECK_MSG(diff_merge_runs(runs, 2, &p, error, sizeof error) == DIFF_OK, "%s", error);
+    CHECK_MSG(p.iterations == LLONG_MAX, "iterations %lld", p.iterations);
+    CHECK(p.runs == 2 && p.dispatches == 4 && p.kernel_count == 3 && p.total.samples.count == 3);
+    CHECK(strcmp(p.kernels[0].name, "b") == 0 && strcmp(p.kernels[1].name, "a") == 0 &&
+          strcmp(p.kernels[2].name, "c") == 0 && p.kernels[1].samples.count == 2 && p.kernels[1].samples.runs == 2);
+    diff_profile_free(&p);
+}
+
 int main(void)
 {
     test_resample_median_odd();
@@ -505,5 +531,6 @@ int main(void)
     test_large();
     test_verdict_rule();
     test_reader();
+    test_merge_runs();
     return check_summary();
 }

@@ -5,6 +5,7 @@
  * first run's order, then what later runs add); each sample keeps its run and its block (an
  * iteration, or iterations joined) within that run.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,7 +141,13 @@ static bool take_settings(diff_profile *runs, size_t n, diff_profile *out)
     out->iterations = 0;
     for (size_t r = 0; r < n; r++) {
         const diff_profile *p = &runs[r];
-        out->iterations = out->iterations < 0 || p->iterations < 0 ? -1 : out->iterations + p->iterations;
+        if (out->iterations < 0 || p->iterations < 0) {
+            out->iterations = -1;
+        } else if (p->iterations > LLONG_MAX - out->iterations) {
+            out->iterations = LLONG_MAX; /* each report may say up to LLONG_MAX */
+        } else {
+            out->iterations += p->iterations;
+        }
         out->dispatches += p->dispatches;
         out->invalid += p->invalid;
         out->scope_instances += p->scope_instances;
