@@ -250,7 +250,7 @@ usage "^wgprof diff: 3 reports: two to compare, or several runs a side with 'vs'
 usage "'vs' given twice" a1.json vs a2.json vs s1.json
 usage "no report after 'vs'" a1.json a2.json vs
 usage "no report before 'vs'" vs a1.json
-usage 'more than 64 reports on one side' $(for i in $(seq 65); do echo a1.json; done) vs a2.json
+usage "more than 64 reports before 'vs'" $(for i in $(seq 65); do echo a1.json; done) vs a2.json
 usage "unknown option '--frobnicate'" --frobnicate a1.json a2.json
 usage '--threshold -1: expected a percentage' --threshold -1 a1.json a2.json
 usage '--seed x: expected a whole number' --seed x a1.json a2.json
@@ -279,6 +279,7 @@ assert fma["ratio"] > 1.1 and fma["interval"][0] <= fma["ratio"] <= fma["interva
 PY
   [ "$rc" -eq 0 ] && grep -q '^base: a1.json, a2.json, a3.json (3 runs) | ' runs.out &&
     grep -q '^new:  s1.json, s2.json, s3.json (3 runs) | ' runs.out && grep -q '^runs: a side of several' runs.out &&
+    grep -q '^runs: with 3 runs on a side, the interval is narrower than 95%' runs.out &&
     grep -q '^- base: a1.json, a2.json, a3.json (3 runs) · ' runs.md && grep -Eq '"runs": ?3' runs.html &&
     ok || bad "three runs a side: the table, Markdown or HTML: $(cat runs.out runs.md)"
   # One run against several: allowed; the single side's line as ever.
@@ -293,6 +294,14 @@ PY
   ln -sf a1.json link.json
   usage '^wgprof diff: a1\.json: the same report as a1\.json, on the same side' a1.json a1.json vs s1.json
   usage '^wgprof diff: link\.json: the same report as a1\.json, on the same side' a1.json link.json vs s1.json
+  # ... also from standard input; and a run on both sides.
+  "$wgprof" diff a1.json - vs s1.json <a1.json >usage.out 2>usage.err
+  rc=$?
+  [ "$rc" -eq 2 ] && grep -q '^wgprof diff: -: the same report as a1\.json, on the same side' usage.err && ok ||
+    bad "the same report as a1.json through stdin: exit $rc: $(cat usage.err)"
+  usage '^wgprof diff: a2\.json: on both sides \(as a2\.json\): a run belongs to one side' a1.json a2.json vs a2.json a3.json
+  # Runs of other code on one side (a kernel missing): refused, the run that lacks it named.
+  usage "^wgprof diff: w1\.json: no kernel 'copy', which a1\.json has: the reports on one side" a1.json w1.json vs s1.json
   # Runs of different settings on one side: refused, the file and the setting named.
   python3 -c 'import json; d = json.load(open("a2.json")); d["strategy"] = "pass"; json.dump(d, open("pass.json", "w"))'
   usage "^wgprof diff: pass\.json: its strategy is pass where a1\.json's is chain: the reports on one side" \

@@ -491,8 +491,9 @@ static void test_reader(void)
     diff_profile_free(&p);
 }
 
-/* Runs pooled: samples and counts summed, kernels in order of first appearance; iterations
- * summed, held at the largest where the sum would not fit. */
+/* Runs pooled: samples and counts summed, kernels in the first run's order; iterations summed,
+ * held at the largest where the sum would not fit. Runs that differ in their kernels: refused,
+ * the run that lacks one named. */
 static void test_merge_runs(void)
 {
     const char *const reports[2] = {
@@ -500,8 +501,8 @@ static void test_merge_runs(void)
         "{\"kernel\": \"b\", \"iteration\": 0, \"duration_ns\": 10},"
         "{\"kernel\": \"a\", \"iteration\": 0, \"duration_ns\": 5}]}",
         "{\"format_version\": 1, \"iterations\": 2, \"dispatches\": ["
-        "{\"kernel\": \"c\", \"iteration\": 0, \"duration_ns\": 3},"
-        "{\"kernel\": \"a\", \"iteration\": 1, \"duration_ns\": 6}]}"};
+        "{\"kernel\": \"a\", \"iteration\": 0, \"duration_ns\": 3},"
+        "{\"kernel\": \"b\", \"iteration\": 1, \"duration_ns\": 6}]}"};
     diff_profile runs[2], p;
     char error[512] = "";
     for (int i = 0; i < 2; i++) {
@@ -510,10 +511,24 @@ static void test_merge_runs(void)
     }
     CHECK_MSG(diff_merge_runs(runs, 2, &p, error, sizeof error) == DIFF_OK, "%s", error);
     CHECK_MSG(p.iterations == LLONG_MAX, "iterations %lld", p.iterations);
-    CHECK(p.runs == 2 && p.dispatches == 4 && p.kernel_count == 3 && p.total.samples.count == 3);
+    CHECK(p.runs == 2 && p.dispatches == 4 && p.kernel_count == 2 && p.total.samples.count == 3);
     CHECK(strcmp(p.kernels[0].name, "b") == 0 && strcmp(p.kernels[1].name, "a") == 0 &&
-          strcmp(p.kernels[2].name, "c") == 0 && p.kernels[1].samples.count == 2 && p.kernels[1].samples.runs == 2);
+          p.kernels[1].samples.count == 2 && p.kernels[1].samples.runs == 2);
     diff_profile_free(&p);
+    const char *const other = "{\"format_version\": 1, \"dispatches\": ["
+                              "{\"kernel\": \"a\", \"iteration\": 0, \"duration_ns\": 3},"
+                              "{\"kernel\": \"c\\u001b[2J\", \"iteration\": 0, \"duration_ns\": 4}]}";
+    CHECK(diff_load_buffer("r1.json", reports[1], strlen(reports[1]), &runs[0], error, sizeof error) == DIFF_OK);
+    CHECK(diff_load_buffer("r2.json", other, strlen(other), &runs[1], error, sizeof error) == DIFF_OK);
+    CHECK(diff_merge_runs(runs, 2, &p, error, sizeof error) == DIFF_BAD_INPUT);
+    CHECK_MSG(strcmp(error, "r2.json: no kernel 'b', which r1.json has: the reports on one side of a comparison "
+                            "must be runs of the same code") == 0,
+              "%s", error);
+    /* The other way round: the name from the report, its escape character shown as '?'. */
+    CHECK(diff_load_buffer("r1.json", other, strlen(other), &runs[0], error, sizeof error) == DIFF_OK);
+    CHECK(diff_load_buffer("r2.json", reports[1], strlen(reports[1]), &runs[1], error, sizeof error) == DIFF_OK);
+    CHECK(diff_merge_runs(runs, 2, &p, error, sizeof error) == DIFF_BAD_INPUT);
+    CHECK_MSG(strncmp(error, "r2.json: no kernel 'c?[2J', which r1.json has", 45) == 0, "%s", error);
 }
 
 int main(void)

@@ -381,7 +381,8 @@ const char cli_diff_usage[] =
     "other way. Fewer than 5 samples on a side give no verdict ('too few samples').\n"
     "\n"
     "Several reports a side, with 'vs' between the sides, are runs of the same code, each its own\n"
-    "process, of one setting (up to 64 a side): their samples are pooled, and the interval draws\n"
+    "process, of one setting, with the same kernels and scopes (up to 64 a side; a file on one\n"
+    "side only, once): their samples are pooled, and the interval draws\n"
     "whole runs, then iterations within them, so that it covers how far whole runs move, which\n"
     "one run cannot show. Where one run moves from the next (a shared machine, a CPU driver),\n"
     "make 5 or more a side. A report named vs is given as ./vs.\n"
@@ -436,7 +437,8 @@ cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_optio
                 }
                 vs = true;
             } else if ((vs ? o->new_count : o->base_count) == CLI_DIFF_MAX_RUNS) {
-                return usage_error(error, cap, "more than %d reports on one side ('%s')", CLI_DIFF_MAX_RUNS, a);
+                return usage_error(error, cap, "more than %d reports%s ('%s')", CLI_DIFF_MAX_RUNS,
+                                   vs ? " after 'vs'" : " before 'vs' (or without one)", a);
             } else if (vs) {
                 o->new_[o->new_count++] = a;
             } else {
@@ -489,7 +491,9 @@ cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_optio
         o->new_[o->new_count++] = o->base[--o->base_count];
     }
     if (!o->base_count || !o->new_count) {
-        return usage_error(error, cap, "no report %s 'vs': wgprof diff B1.json B2.json vs N1.json N2.json",
+        return usage_error(error, cap,
+                           "no report %s 'vs': wgprof diff B1.json B2.json vs N1.json N2.json (a report named "
+                           "vs is given as ./vs)",
                            o->base_count ? "after" : "before");
     }
     size_t from_stdin = 0;

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_args.h"
@@ -48,17 +50,39 @@ static int load(const char *command, const char *path, diff_profile *p, out_inpu
 
 _Static_assert(CLI_DIFF_MAX_RUNS == DIFF_MAX_RUNS, "the parser and the pooling agree on the runs a side");
 
+/* Which file a report came from, standard input included where it is a file (inputs[] leaves
+ * it out: there is no output to protect from it). */
+static out_input identity(const out_input *input)
+{
+    struct stat st;
+    if ((input->dev || input->ino) || strcmp(input->name, "-") != 0 || fstat(STDIN_FILENO, &st) != 0 ||
+        !S_ISREG(st.st_mode)) {
+        return *input;
+    }
+    return (out_input){input->name, (uint64_t)st.st_dev, (uint64_t)st.st_ino};
+}
+
+static bool same_file(const out_input *a, const out_input *b)
+{
+    return (a->dev || a->ino) && a->dev == b->dev && a->ino == b->ino;
+}
+
 /* Loads the `n` reports of one side into `p` (pooled where several) and appends their
- * identities to inputs[*input_count ...]; prints why and returns the exit code where it cannot.
- * The same file twice on one side would count one run as two: refused. */
-static int load_side(const char *const *paths, size_t n, diff_profile *p, out_input *inputs, size_t *input_count)
+ * identities to inputs[*input_count ...] and ids[*input_count ...]; prints why and returns the
+ * exit code where it cannot. The same file twice on one side would count one run as two:
+ * refused. */
+static int load_side(const char *const *paths, size_t n, diff_profile *p, out_input *inputs, out_input *ids,
+                     size_t *input_count)
 {
     diff_profile runs[DIFF_MAX_RUNS];
-    out_input *mine = inputs + *input_count;
+    out_input *mine = inputs + *input_count, *my_ids = ids + *input_count;
     for (size_t i = 0; i < n; i++) {
         int code = load("diff", paths[i], &runs[i], &mine[i]);
+        if (code == CLI_OK) {
+            my_ids[i] = identity(&mine[i]);
+        }
         for (size_t j = 0; code == CLI_OK && j < i; j++) {
-            if ((mine[i].dev || mine[i].ino) && mine[i].dev == mine[j].dev && mine[i].ino == mine[j].ino) {
+            if (same_file(&my_ids[i], &my_ids[j])) {
                 cli_error("wgprof diff: %s: the same report as %s, on the same side: each run counts once",
                           paths[i], paths[j]);
                 diff_profile_free(&runs[i]);
@@ -157,13 +181,25 @@ int cmd_diff(int argc, char **argv)
         break;
     }
     diff_profile base, next;
-    out_input inputs[2 * DIFF_MAX_RUNS];
+    out_input inputs[2 * DIFF_MAX_RUNS], ids[2 * DIFF_MAX_RUNS];
     size_t input_count = 0;
-    int code = load_side(o.base, o.base_count, &base, inputs, &input_count);
+    int code = load_side(o.base, o.base_count, &base, inputs, ids, &input_count);
     if (code != CLI_OK) {
         return code;
     }
-    code = load_side(o.new_, o.new_count, &next, inputs, &input_count);
+    code = load_side(o.new_, o.new_count, &next, inputs, ids, &input_count);
+    /* A run on both sides pulls several runs a side toward "no change" (one report against
+     * itself stays allowed: a check of the method). */
+    for (size_t i = 0; code == CLI_OK && input_count > 2 && i < o.base_count; i++) {
+        for (size_t j = o.base_count; code == CLI_OK && j < input_count; j++) {
+            if (same_file(&ids[i], &ids[j])) {
+                cli_error("wgprof diff: %s: on both sides (as %s): a run belongs to one side", o.new_[j - o.base_count],
+                          o.base[i]);
+                code = CLI_USAGE;
+                diff_profile_free(&next);
+            }
+        }
+    }
     if (code != CLI_OK) {
         diff_profile_free(&base);
         return code;

@@ -187,6 +187,8 @@ typedef enum diff_kind { DIFF_KERNEL, DIFF_TOTAL, DIFF_SCOPE } diff_kind;
 typedef struct diff_side {
     bool present;
     size_t count, skipped;
+    size_t runs;      /* the runs that hold its samples (fewer than the side's where a run's were
+                         all invalid) */
     double median_ns; /* NAN without samples */
 } diff_side;
 

@@ -35,9 +35,10 @@ static uint64_t row_seed(uint64_t seed, diff_kind kind, const char *name)
 
 static diff_side side_of(const diff_series *s)
 {
-    diff_side d = {false, 0, 0, NAN};
+    diff_side d = {false, 0, 0, 0, NAN};
     if (s) {
-        d = (diff_side){true, s->samples.count, s->skipped, diff_median(s->samples.sorted, s->samples.count)};
+        d = (diff_side){true, s->samples.count, s->skipped, s->samples.runs,
+                        diff_median(s->samples.sorted, s->samples.count)};
     }
     return d;
 }

@@ -38,6 +38,9 @@ static void format_interval(const diff_interval *iv, char *out, size_t cap)
 }
 
 /* What the figures are, in one sentence. */
+/* Fewer runs than this on a side of a comparison of several runs: said under the method. */
+enum { FEW_RUNS = 5 };
+
 static void write_method(const diff_result *r, FILE *out)
 {
     fprintf(out,
@@ -49,6 +52,12 @@ static void write_method(const diff_result *r, FILE *out)
     if (r->base->runs > 1 || r->new_->runs > 1) {
         fprintf(out, "runs: a side of several reports is resampled a run at a time, then iterations within each "
                      "run drawn, so that its interval covers how far whole runs move\n");
+    }
+    size_t fewest = r->base->runs < r->new_->runs ? r->base->runs : r->new_->runs;
+    if (fewest < FEW_RUNS && (r->base->runs > 1 || r->new_->runs > 1)) {
+        fprintf(out, "runs: with %zu run%s on a side, the interval is narrower than %.0f%% where whole runs move "
+                     "(docs/reports.md): %d or more a side\n",
+                fewest, fewest == 1 ? "" : "s", r->options.confidence * 100, FEW_RUNS);
     }
 }
 
@@ -190,7 +199,11 @@ static void put_skipped(const diff_result *r, FILE *out)
         const diff_profile *p = side[s];
         if (p->invalid || p->invalid_scopes || p->total.skipped) {
             fprintf(out, "skipped in %s (", s ? "new" : "base");
-            put_files(out, p, table_text);
+            if (p->runs > 1) {
+                fprintf(out, "%zu runs", p->runs);
+            } else {
+                put_text(out, p->file, 0);
+            }
             fprintf(out, "): %zu invalid dispatch%s, %zu invalid scope instance%s (no duration: not samples), "
                          "%zu iteration%s holding one left out of the total\n",
                     p->invalid, p->invalid == 1 ? "" : "es", p->invalid_scopes, p->invalid_scopes == 1 ? "" : "s",
@@ -373,6 +386,7 @@ static json_t *side_json(const diff_side *s)
     }
     json_t *o = json_object();
     if (o && put(o, "count", json_integer((json_int_t)s->count)) && put(o, "skipped", json_integer((json_int_t)s->skipped)) &&
+        put(o, "runs", json_integer((json_int_t)s->runs)) &&
         put(o, "median_ns", number(s->median_ns))) {
         return o;
     }

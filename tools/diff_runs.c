@@ -1,9 +1,10 @@
 /*
  * Several reports of one setting as one side of a comparison (diff.h): runs of the same code,
  * each its own process, pooled so that the bootstrap can draw whole runs (diff_stats.c).
- * Kernels and scopes are matched by name across the runs, in order of first appearance (the
- * first run's order, then what later runs add); each sample keeps its run and its block (an
- * iteration, or iterations joined) within that run.
+ * Kernels and scopes are matched by name across the runs, in the first run's order; every run
+ * must hold the same ones (a kernel in some runs only would be drawn from fewer runs than the
+ * side claims, and runs of other code are no runs of this). Each sample keeps its run and its
+ * block (an iteration, or iterations joined) within that run.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -69,10 +70,45 @@ static bool pool_series(diff_series *out, const char *name, const member *member
     return ok;
 }
 
+/* `name` for a message: at most 64 bytes, cut at a character's start, control characters as '?'
+ * (a name from a report must not drive the terminal). */
+static void message_name(const char *name, char out[72])
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p && n < 64; p++) {
+        out[n++] = *p < 0x20 || *p == 0x7f ? '?' : (char)*p;
+    }
+    while (n && name[n] && ((unsigned char)name[n] & 0xc0) == 0x80) { /* cut inside a character */
+        n--;
+    }
+    out[n] = '\0';
+}
+
+/* Where a group (its members in run order) misses a run: a message naming the run that lacks
+ * the name and a run that has it. */
+static void name_missing(const diff_profile *runs, const member *members, size_t count, const char *what,
+                         char *error, size_t error_cap)
+{
+    size_t missing = count; /* runs 0 .. count - 1 are there unless one is skipped */
+    for (size_t j = 0; j < count; j++) {
+        if (members[j].run != j) {
+            missing = j;
+            break;
+        }
+    }
+    char name[72];
+    message_name(members[0].series->name, name);
+    snprintf(error, error_cap,
+             "%s: no %s '%s', which %s has: the reports on one side of a comparison must be runs of the same code",
+             runs[missing].file, what, name, runs[members[0].run].file);
+}
+
 /* The series of every run (`count_of` and `series_of` give a run's) pooled by name into
- * *out (*out_count of them). */
-static bool pool_all(const diff_profile *runs, size_t n, size_t (*count_of)(const diff_profile *),
-                     diff_series *(*series_of)(const diff_profile *), diff_series **out, size_t *out_count)
+ * *out (*out_count of them), in the first run's order; DIFF_BAD_INPUT, with the message in
+ * `error`, where a name is not in every run. */
+static diff_status pool_all(const diff_profile *runs, size_t n, size_t (*count_of)(const diff_profile *),
+                            diff_series *(*series_of)(const diff_profile *), const char *what, diff_series **out,
+                            size_t *out_count, char *error, size_t error_cap)
 {
     size_t total = 0;
     for (size_t r = 0; r < n; r++) {
@@ -81,7 +117,7 @@ static bool pool_all(const diff_profile *runs, size_t n, size_t (*count_of)(cons
     *out = NULL;
     *out_count = 0;
     if (!total) {
-        return true;
+        return DIFF_OK;
     }
     member *members = malloc(total * sizeof *members);
     group *groups = malloc(total * sizeof *groups);
@@ -105,14 +141,23 @@ static bool pool_all(const diff_profile *runs, size_t n, size_t (*count_of)(cons
         qsort(groups, group_count, sizeof *groups, by_seq);
         *out_count = group_count; /* zeroed where not filled: freed as empty */
     }
-    for (size_t g = 0; ok && g < group_count; g++) {
+    diff_status status = ok ? DIFF_OK : DIFF_FAILED;
+    for (size_t g = 0; status == DIFF_OK && g < group_count; g++) {
+        if (groups[g].count != n) {
+            name_missing(runs, &members[groups[g].first], groups[g].count, what, error, error_cap);
+            status = DIFF_BAD_INPUT;
+        }
+    }
+    for (size_t g = 0; status == DIFF_OK && g < group_count; g++) {
         const member *first = &members[groups[g].first];
-        ok = pool_series(&series[g], first->series->name, first, groups[g].count);
+        if (!pool_series(&series[g], first->series->name, first, groups[g].count)) {
+            status = DIFF_FAILED;
+        }
     }
     free(members);
     free(groups);
     *out = series;
-    return ok;
+    return status;
 }
 
 static size_t kernel_count(const diff_profile *p) { return p->kernel_count; }
@@ -122,7 +167,7 @@ static diff_series *scopes(const diff_profile *p) { return p->scopes; }
 
 /* Everything but the series: the first run's settings (taken from it), the runs' names and
  * their counts summed. */
-static bool take_settings(diff_profile *runs, size_t n, diff_profile *out)
+static bool pooled_settings(diff_profile *runs, size_t n, diff_profile *out)
 {
     diff_profile *first = &runs[0];
     out->version = first->version;
@@ -196,21 +241,27 @@ diff_status diff_merge_runs(diff_profile *runs, size_t n, diff_profile *out, cha
             return DIFF_BAD_INPUT;
         }
     }
-    bool ok = take_settings(runs, n, out);
-    ok = ok && pool_all(runs, n, kernel_count, kernels, &out->kernels, &out->kernel_count);
-    ok = ok && pool_all(runs, n, scope_count, scopes, &out->scopes, &out->scope_count);
-    if (ok) {
+    diff_status status = pool_all(runs, n, kernel_count, kernels, "kernel", &out->kernels, &out->kernel_count,
+                                  error, error_cap);
+    if (status == DIFF_OK) {
+        status = pool_all(runs, n, scope_count, scopes, "scope", &out->scopes, &out->scope_count, error, error_cap);
+    }
+    if (status == DIFF_OK && !pooled_settings(runs, n, out)) {
+        status = DIFF_FAILED;
+    }
+    if (status == DIFF_OK) {
         member totals[DIFF_MAX_RUNS];
         for (size_t r = 0; r < n; r++) {
             totals[r] = (member){&runs[r].total, (uint32_t)r, r};
         }
-        ok = pool_series(&out->total, "total", totals, n);
+        status = pool_series(&out->total, "total", totals, n) ? DIFF_OK : DIFF_FAILED;
     }
     free_runs(runs, n);
-    if (!ok) {
+    if (status != DIFF_OK) {
         diff_profile_free(out);
-        snprintf(error, error_cap, "pooling %zu reports: out of memory", n);
-        return DIFF_FAILED;
     }
-    return DIFF_OK;
+    if (status == DIFF_FAILED) {
+        snprintf(error, error_cap, "pooling %zu reports: out of memory", n);
+    }
+    return status;
 }
