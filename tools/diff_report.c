@@ -49,12 +49,13 @@ static void write_method(const diff_result *r, FILE *out)
             "interval excludes no change and the medians differ by more than %g%%\n",
             r->options.confidence * 100, r->options.resamples, (unsigned long long)r->options.seed,
             r->options.threshold * 100);
-    if (r->base->runs > 1 || r->new_->runs > 1) {
-        fprintf(out, "runs: a side of several reports is resampled a run at a time, then iterations within each "
-                     "run drawn, so that its interval covers how far whole runs move\n");
+    if (r->base->runs < 2 && r->new_->runs < 2) {
+        return;
     }
+    fprintf(out, "runs: a side of several reports is resampled a run at a time, then iterations within each "
+                 "run drawn, so that its interval covers how far whole runs move\n");
     size_t fewest = r->base->runs < r->new_->runs ? r->base->runs : r->new_->runs;
-    if (fewest < FEW_RUNS && (r->base->runs > 1 || r->new_->runs > 1)) {
+    if (fewest < FEW_RUNS) {
         fprintf(out, "runs: with %zu run%s on a side, the interval is narrower than %.0f%% where whole runs move "
                      "(docs/reports.md): %d or more a side\n",
                 fewest, fewest == 1 ? "" : "s", r->options.confidence * 100, FEW_RUNS);
