@@ -38,9 +38,9 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	@./$(BUILD)/tools/wgprof info
+	@./$(BUILD)/cli/wgprof info
 	@echo
-	WEBGPU_TIMESTAMP_QUERY=1 ./$(BUILD)/tools/wgprof demo
+	WEBGPU_TIMESTAMP_QUERY=1 ./$(BUILD)/cli/wgprof demo
 
 # The test groups fetch Dawn and Mesa 25 before the configure step, which registers the GPU
 # tests once per implementation found (tests/CMakeLists.txt).
@@ -54,8 +54,8 @@ test: build
 # unit tests and fuzzers, which need no driver.
 FUZZ_SECONDS ?= 600
 # cppcheck walks the folders; clang-tidy takes the sources of each folder, subfolders named.
-LINT_DIRS = src tools bench tests examples
-TIDY_DIRS = $(LINT_DIRS) tools/record tests/record
+LINT_DIRS = src common demo spec diff record cli bench tests examples
+TIDY_DIRS = $(LINT_DIRS) tests/record
 lint: build
 	@./scripts/install-deps.sh lint
 	cppcheck --quiet --enable=warning,performance,portability --std=c11 --error-exitcode=1 \
@@ -63,8 +63,8 @@ lint: build
 	clang-tidy --quiet -p $(BUILD) --warnings-as-errors='*' $(foreach d,$(TIDY_DIRS),$(wildcard $(d)/*.c))
 	@# The HTML pages' scripts: a syntax check where Node.js is (Debian package nodejs; not
 	@# installed for this, test_html loads the page in Chromium and fails on any script error).
-	@if command -v node >/dev/null; then echo "node --check src/report_html/page.js tools/diff_html/page.js"; \
-		node --check src/report_html/page.js && node --check tools/diff_html/page.js; \
+	@if command -v node >/dev/null; then echo "node --check src/report_html/page.js diff/diff_html/page.js"; \
+		node --check src/report_html/page.js && node --check diff/diff_html/page.js; \
 		else echo "lint: no node, the pages' scripts left to test_html"; fi
 
 check: DEPS_GROUP = check

@@ -20,7 +20,7 @@
 #include <wgprof/wgprof.h>
 
 #include "bench_util.h"
-#include "../tests/busy_kernel.h"
+#include "busy_kernel.h"
 
 enum { SAMPLES = 15, WORKGROUPS = 1024 };
 

@@ -5,7 +5,7 @@
  * it), the same in one pass (as batching engines encode), a larger decode step whose kernels
  * run longer, and 10,000 tiny dispatches (the worst case: almost no work per dispatch).
  * Modes, all running the same nodes:
- *   plain     the plain executor (tests/plain_executor.c): what an engine without wgprof does
+ *   plain     the plain executor (tests/support/plain_executor.c): what an engine without wgprof does
  *   off       wgprof's graph with profiling off
  *   pass, inside, chain   wgprof's strategies (inside and chain where the device has in-pass
  *             timestamps; pass splits a one-pass graph, so it is left out of that workload)
@@ -28,8 +28,8 @@
 
 #include "bench_util.h"
 #include "wgprof/device_util.h"
-#include "../tests/plain_executor.h"
-#include "../tools/demo_model.h"
+#include "plain_executor.h"
+#include "demo.h"
 
 enum { PLAIN, OFF, PASS, INSIDE, CHAIN, CPU_SYNC, PER_KERNEL_MAP, MODES, MAX_ROUNDS = 64 };
 static const char *const mode_names[MODES] = {"plain", "off", "pass", "inside", "chain", "cpu_sync", "per_kernel_map"};

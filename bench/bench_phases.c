@@ -38,7 +38,7 @@
 void wgpuComputePassEncoderWriteTimestamp(WGPUComputePassEncoder pass, WGPUQuerySet set, uint32_t index);
 
 #include "bench_util.h"
-#include "../tools/demo_model.h"
+#include "demo.h"
 
 enum { NONE, PASS, INSIDE, INSIDE_SHARED, ENCODER_SHARED, PASS_SHARED, SCHEMES };
 static const char *const scheme_names[SCHEMES] = {"none", "pass", "inside", "inside_shared", "encoder_shared",

@@ -2,7 +2,7 @@
 # HEADERS weak, by name. Force-included (-include) in wgprof's code, it makes each call a
 # reference that the linker leaves to the dynamic linker even where nothing at link time
 # defines it: wgprof's programs link no WebGPU implementation and load one at run time
-# (tools/webgpu_loader.h). Without it, GNU ld drops the relocations of symbols that no linked
+# (common/common.h). Without it, GNU ld drops the relocations of symbols that no linked
 # shared library mentions. Generated when CMake configures, from the headers found then.
 function(wgprof_webgpu_weak_header OUT)
   set(names "")

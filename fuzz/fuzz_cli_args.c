@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_args.h"
+#include "cli.h"
 
 enum { MAX_ARGS = 64 };
 

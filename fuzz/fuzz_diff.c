@@ -1,14 +1,14 @@
-/* libFuzzer target: wgprof diff's reader on arbitrary bytes (tools/diff_load.c), and where two
+/* libFuzzer target: wgprof diff's reader on arbitrary bytes (diff/diff_load.c), and where two
  * reports read, the pooling of runs, the comparison and every writer. The input is split at its
  * first NUL byte into the base and the new report (no NUL: the same bytes for both); the new
- * side is that report read twice, pooled as two runs (tools/diff_runs.c). It must refuse or
+ * side is that report read twice, pooled as two runs (diff/diff_runs.c). It must refuse or
  * compare, never crash, leak or read out of bounds, and the JSON it writes must parse. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tools/diff.h"
+#include "diff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../tools/spec.h"
+#include "spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$(mkdir -p "${1:-$root/out/compare}" && cd "${1:-$root/out/compare}" && pwd)"
 cd "$root"
 . "$root/scripts/device-env.sh" "$out"
-wgprof="$root/build/tools/wgprof"
+wgprof="$root/build/cli/wgprof"
 iterations="${ITERATIONS:-20}"
 # run_variant IMPL SUFFIX [ENV=VALUE ...] -- [wgprof run/demo options]: every spec and the demo under each
 # strategy, reports named SPEC-STRATEGY[SUFFIX].json.

@@ -5,13 +5,13 @@
 # run twice, 20 pairs, and against a 1.5x slower kernel) on each implementation.
 #
 # Run from the tree's root with the built wgprof and libwgprof copied into .device/build/
-# (tools/), the .deb files in .gl/ (scripts/device-env.sh), and OUT naming a folder for the
+# (cli/, record/), the .deb files in .gl/ (scripts/device-env.sh), and OUT naming a folder for the
 # results.
 set -u
 root="$PWD"
 . scripts/device-env.sh "$OUT/env"
 export LD_LIBRARY_PATH="$root/.device/build:$LD_LIBRARY_PATH"
-W="$root/.device/build/tools/wgprof"
+W="$root/.device/build/cli/wgprof"
 cd "$OUT"
 demo() { # demo IMPL STRATEGY: the profiled demo's JSON report
   WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY="$2" "$W" --webgpu "$1" demo --warmup 20 --iterations 200 --quiet \

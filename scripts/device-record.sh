@@ -9,14 +9,14 @@
 # against the graph profiler on the same steps (medians.txt).
 #
 # Run from the tree's root with the built wgprof, libwgprof and libwgprof_record.so copied into
-# .device/build/ (tools/, tools/record/), the .deb files in .gl/ (scripts/device-env.sh), wgpu-py's
+# .device/build/ (cli/, record/), the .deb files in .gl/ (scripts/device-env.sh), wgpu-py's
 # Python packages in .device/py/ (common/ and cpX.Y/ with cffi for the machine's Python), and OUT
 # naming a folder for the results.
 set -u
 root="$PWD"
 . scripts/device-env.sh "$OUT/env"
 export LD_LIBRARY_PATH="$root/.device/build:$LD_LIBRARY_PATH"
-W="$root/.device/build/tools/wgprof"
+W="$root/.device/build/cli/wgprof"
 REPS=${REPS:-9}
 STEPS=${STEPS:-1000}
 cd "$OUT"

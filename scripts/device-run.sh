@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$(mkdir -p "${1:-$root/out}" && cd "${1:-$root/out}" && pwd)"
 cd "$root"
 . "$root/scripts/device-env.sh" "$out"
-wgprof="$root/build/tools/wgprof"
+wgprof="$root/build/cli/wgprof"
 impls="${WEBGPU_IMPLS:-wgpu-native dawn}"
 
 section() { printf '\n## %s\n\n' "$*"; }

@@ -3,7 +3,7 @@
  * iterations, every dispatch, the per-kernel summary, the scopes (aggregated and each instance,
  * with its path), the batches with their CPU spans and the period each was converted with, and
  * the clock fit. Invalid records carry null times and their reason; without a pool the report
- * says why there are no timings. `wgprof diff` reads it back (tools/diff_load.c): a change of
+ * says why there are no timings. `wgprof diff` reads it back (diff/diff_load.c): a change of
  * what a key means, or a key it reads that goes away, takes a new WGPROF__JSON_FORMAT_VERSION.
  */
 #include <math.h>

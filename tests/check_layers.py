@@ -1,22 +1,53 @@
 #!/usr/bin/env python3
-"""The rules of docs/architecture.md, checked on the source tree and the built objects:
+"""The rules of docs/architecture.md, checked on the built objects and the source tree.
 
-1. No two files call each other in a loop: from the objects' symbols (nm), file A depends on
-   file B when A uses a function or variable that B defines; the library's files and the CLI's
-   files must each form a graph without cycles, and each library file may call only files
-   listed before it in WGPROF_SOURCES (CMakeLists.txt): the floors.
-2. Internal headers stay with their owners: recorder_internal.h is included by src/recorder*.c
-   only, store_internal.h by src/store*.c only, device_internal.h by nothing outside src/.
-3. The environment is read in one file: getenv appears in src/config.c only.
-4. Every public function (WGPROF_API in include/wgprof/) is used by a test, an example or the CLI.
+Every object the build compiled is found in compile_commands.json, with its source; its folder
+is the source's top-level folder (a generated source: the folder of the build tree it is
+generated in). From the objects' symbols (nm), file A depends on file B when A uses a function
+or variable that B defines. Then:
+
+1. No two files call each other in a loop, across the whole tree.
+2. Each folder calls only the folders below it (FLOORS); the library's files call only files
+   listed before them in WGPROF_SOURCES (CMakeLists.txt).
+3. No target compiles a source of another folder by path: a source belongs to the folder whose
+   CMakeLists.txt builds it (the library's, to the top folder's).
+4. libwgprof reaches WebGPU through its table of the implementation's functions only: no object
+   of src/ refers to a wgpu* symbol (so a library standing in for the implementation, as
+   record's does, can never be called back by wgprof's own code).
+5. The environment is read in one file: no object of src/ but config.c refers to getenv.
+6. Headers: a file outside a product's folder includes only that product's contract header;
+   the library's internal headers stay with their owners.
+7. Every public function (WGPROF_API in include/wgprof/) is used by a test, an example or the CLI.
 
 usage: check_layers.py SOURCE_DIR BUILD_DIR
 """
 import glob
+import json
 import os
 import re
+import shlex
 import subprocess
 import sys
+
+# What each folder's objects may call, besides themselves. The tests, benchmarks, fuzzers and
+# examples are users of everything and are not listed: nothing may call them.
+FLOORS = {
+    "src": set(),
+    "common": set(),
+    "demo": {"src"},
+    "spec": {"src", "common"},
+    "diff": {"src", "common"},
+    "record": {"src", "common"},
+    "cli": {"src", "common", "demo", "spec", "diff"},
+}
+USERS = {"tests", "bench", "fuzz", "examples"}
+# Each product's contract: the one header of its folder that other folders include.
+CONTRACTS = {"common": "common.h", "demo": "demo.h", "spec": "spec.h", "diff": "diff.h", "record": "record.h",
+             "cli": "cli.h"}
+# Names that are not wgprof's though a file of wgprof's defines them: the WebGPU functions and
+# dlopen, which record's preload library stands in for. A call to them is a call to the
+# implementation (or the system), whoever answers it.
+NOT_OURS = re.compile(r"^(wgpu[A-Z]\w*|dlopen)$")
 
 failures = []
 
@@ -26,28 +57,41 @@ def fail(message):
     print("FAIL: " + message)
 
 
+def nm(obj, *flags):
+    out = subprocess.run(["nm", *flags, obj], capture_output=True, text=True, check=True).stdout
+    return out.splitlines()
+
+
 def symbols(obj):
-    out = subprocess.run(["nm", "--defined-only", obj], capture_output=True, text=True, check=True).stdout
-    defined = {line.split()[-1] for line in out.splitlines() if re.match(r"^\S+ [TDBR] ", line)}
-    out = subprocess.run(["nm", "--undefined-only", obj], capture_output=True, text=True, check=True).stdout
-    used = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    defined = {line.split()[-1] for line in nm(obj, "--defined-only") if re.match(r"^\S+ [TDBRVW] ", line)}
+    used = {line.split()[-1] for line in nm(obj, "--undefined-only") if line.strip()}
     return defined, used
 
 
-def check_no_cycles(label, objects, floors=None):
-    if not objects:
-        fail(f"{label}: no object files found")
-        return
-    defs, uses = {}, {}
-    for obj in objects:
-        name = os.path.basename(obj).split(".")[0]
-        defs[name], uses[name] = symbols(obj)
-    if not defs:
-        fail(f"{label}: no object file of a current source")
-        return
-    owner = {sym: name for name, syms in defs.items() for sym in syms}
-    graph = {name: sorted({owner[s] for s in uses[name] if s in owner and owner[s] != name}) for name in defs}
-    # Tarjan's strongly connected components: any component of two or more files is a loop.
+def objects(src, build):
+    """(name, folder, source, object, target folder) for every object compiled, from compile_commands.json."""
+    src = os.path.realpath(src)
+    build = os.path.realpath(build)
+    found = []
+    for entry in json.load(open(os.path.join(build, "compile_commands.json"), encoding="utf-8")):
+        args = shlex.split(entry["command"]) if "command" in entry else entry["arguments"]
+        out = args[args.index("-o") + 1]
+        obj = os.path.normpath(os.path.join(entry["directory"], out))
+        source = os.path.realpath(os.path.join(entry["directory"], entry["file"]))
+        target_dir = os.path.relpath(os.path.realpath(entry["directory"]), build)
+        target_folder = "src" if target_dir == "." else target_dir.split(os.sep)[0]
+        if source.startswith(build + os.sep):
+            rel = os.path.relpath(source, build)
+            folder = "src" if os.sep not in rel else rel.split(os.sep)[0]
+        else:
+            rel = os.path.relpath(source, src)
+            folder = rel.split(os.sep)[0]
+        if os.path.exists(obj):
+            found.append((rel, folder, source, obj, target_folder))
+    return found
+
+
+def tarjan(graph):
     index, low, stack, on_stack, counter, loops = {}, {}, [], set(), [0], []
 
     def visit(v):
@@ -76,29 +120,104 @@ def check_no_cycles(label, objects, floors=None):
     for v in sorted(graph):
         if v not in index:
             visit(v)
-    for loop in loops:
-        fail(f"{label}: these files call each other in a loop: {', '.join(loop)}")
-    for name, deps in sorted(graph.items()):
+    return loops
+
+
+def check_calls(src, objs, library_order):
+    # One object per source file: the library's objects are compiled once (wgprof_objects); a
+    # file compiled again for a fuzz or test copy is the same file.
+    by_file = {}
+    for rel, folder, _, obj, _ in objs:
+        if folder in FLOORS and rel not in by_file:
+            by_file[rel] = (folder, obj)
+    if not by_file:
+        fail("no object file of a product found")
+        return
+    defs, uses, folder_of = {}, {}, {}
+    for rel, (folder, obj) in by_file.items():
+        d, u = symbols(obj)
+        defs[rel] = {s for s in d if not NOT_OURS.match(s)}
+        uses[rel] = u
+        folder_of[rel] = folder
+    owner = {}
+    for rel, syms in defs.items():
+        for s in syms:
+            if s in owner and owner[s] != rel:
+                # The library's objects live in libwgprof and again, hidden, in record's
+                # preload library; a name defined twice in one folder would be a real clash.
+                if folder_of[owner[s]] == folder_of[rel]:
+                    fail(f"{s} is defined in both {owner[s]} and {rel}")
+                continue
+            owner[s] = rel
+    graph = {rel: sorted({owner[s] for s in uses[rel] if s in owner and owner[s] != rel}) for rel in defs}
+    for loop in tarjan(graph):
+        fail(f"these files call each other in a loop: {', '.join(loop)}")
+    for rel, deps in sorted(graph.items()):
         for dep in deps:
-            if floors is not None and (name not in floors or dep not in floors or floors[dep] > floors[name]):
-                fail(f"{label}: {name} calls {dep}, which is not listed before it in WGPROF_SOURCES")
-    print(f"{label}: {len(graph)} files, {sum(len(d) for d in graph.values())} dependencies, "
-          f"{len(loops)} loops")
+            a, b = folder_of[rel], folder_of[dep]
+            if a != b and b not in FLOORS[a]:
+                fail(f"{rel} calls {dep}: {a}/ may call only {', '.join(sorted(FLOORS[a])) or 'nothing of wgprof'}")
+            if a == b == "src":
+                name, dep_name = os.path.basename(rel)[:-2], os.path.basename(dep)[:-2]
+                if name in library_order and dep_name in library_order and \
+                        library_order[dep_name] > library_order[name]:
+                    fail(f"{rel} calls {dep}, which is not listed before it in WGPROF_SOURCES")
+    counts = {}
+    for rel in defs:
+        counts[folder_of[rel]] = counts.get(folder_of[rel], 0) + 1
+    print(f"calls: {len(graph)} files ({', '.join(f'{f} {n}' for f, n in sorted(counts.items()))}), "
+          f"{sum(len(d) for d in graph.values())} dependencies")
+    missing = sorted(set(FLOORS) - set(counts))
+    if missing:
+        fail(f"no objects of {', '.join(missing)}: the check would see nothing there")
+    # Rules 4 and 5, on the library's objects.
+    for rel, (folder, obj) in sorted(by_file.items()):
+        if folder != "src":
+            continue
+        webgpu = sorted(s for s in uses[rel] if s.startswith("wgpu"))
+        if webgpu:
+            fail(f"{rel} refers to {', '.join(webgpu[:3])}{'...' if len(webgpu) > 3 else ''}: the library "
+                 "calls WebGPU through its table only")
+        if rel != "src/config.c" and uses[rel] & {"getenv", "secure_getenv", "__secure_getenv"}:
+            fail(f"{rel} reads the environment: only src/config.c does")
+
+
+def check_sources_in_place(objs):
+    checked = 0
+    for rel, folder, _, _, target_folder in objs:
+        checked += 1
+        if folder != target_folder:
+            fail(f"{rel} is compiled by a target of {target_folder}/: a folder builds its own sources only "
+                 f"(link {folder}/'s target instead)")
+    print(f"sources: {checked} compiled, each in its own folder's targets")
 
 
 def check_includes(src):
     rules = {"recorder_internal.h": r"^src/recorder[a-z_]*\.[ch]$", "store_internal.h": r"^src/store[a-z_]*\.[ch]$",
              "device_internal.h": r"^src/"}
-    files = [f for pattern in ("src/*.[ch]", "tools/*.[ch]", "tests/*.[ch]", "bench/*.[ch]", "fuzz/*.[ch]",
-                               "examples/*.[ch]") for f in glob.glob(os.path.join(src, pattern))]
+    headers = {}
+    for folder in CONTRACTS:
+        for h in glob.glob(os.path.join(src, folder, "*.h")):
+            headers[os.path.basename(h)] = folder
+    files = [f for folder in list(FLOORS) + sorted(USERS) for f in glob.glob(os.path.join(src, folder, "**", "*.[ch]"),
+                                                                               recursive=True)]
     for path in files:
         rel = os.path.relpath(path, src)
+        folder = rel.split(os.sep)[0]
         text = open(path, encoding="utf-8").read()
         for header, allowed in rules.items():
             if re.search(r'#include\s+"' + re.escape(header) + '"', text) and not re.match(allowed, rel):
                 fail(f"{rel} includes {header}, which belongs to {allowed}")
-        if rel.startswith("src/") and rel != "src/config.c" and re.search(r"\bgetenv\s*\(", text):
-            fail(f"{rel} calls getenv: the environment is read in src/config.c only")
+        for inc in re.findall(r'#include\s+"([^"]+)"', text):
+            if "/" in inc and inc.startswith(".."):
+                fail(f"{rel} includes {inc} by path: include a product's contract through its target")
+            base = os.path.basename(inc)
+            owner = headers.get(base)
+            if owner and owner != folder and CONTRACTS[owner] != base:
+                fail(f"{rel} includes {base}, internal to {owner}/ (its contract is {CONTRACTS[owner]})")
+    for folder, contract in CONTRACTS.items():
+        if not os.path.exists(os.path.join(src, folder, contract)):
+            fail(f"{folder}/ has no contract header {contract}")
     print(f"includes: {len(files)} files checked")
 
 
@@ -108,12 +227,14 @@ def check_public_functions_used(src):
         text = open(header, encoding="utf-8").read()
         names |= set(re.findall(r"WGPROF_API\s+[^;(]*?\b(wgprof_\w+)\s*\(", text))
     users = ""
-    for pattern in ("tools/*.c", "tests/*.c", "tests/*.sh", "examples/*.c"):
+    for pattern in ("cli/*.c", "spec/*.c", "demo/*.c", "diff/*.c", "tests/*.c", "tests/*/*.c", "tests/*.sh", "examples/*.c"):
         for path in glob.glob(os.path.join(src, pattern)):
             users += open(path, encoding="utf-8").read()
     unused = sorted(n for n in names if not re.search(r"\b" + n + r"\b", users))
     for name in unused:
-        fail(f"public function {name} is used by no test, example or the CLI")
+        fail(f"public function {name} is used by no test, example or product")
+    if not names:
+        fail("no public function found")
     print(f"public functions: {len(names)}, unused {len(unused)}")
 
 
@@ -122,17 +243,13 @@ def main():
         print(__doc__)
         return 2
     src, build = sys.argv[1], sys.argv[2]
-    def current(folder, pattern):
-        """Objects of sources that still exist (a build folder keeps those of deleted ones)."""
-        return [o for o in glob.glob(os.path.join(build, pattern))
-                if os.path.exists(os.path.join(src, folder, os.path.basename(o)[:-2]))]
-
     cmake = open(os.path.join(src, "CMakeLists.txt"), encoding="utf-8").read()
     listed = re.search(r"set\(WGPROF_SOURCES(.*?)\)", cmake, re.S).group(1).split()
-    floors = {os.path.basename(f)[:-2]: i for i, f in enumerate(listed)}
+    library_order = {os.path.basename(f)[:-2]: i for i, f in enumerate(listed)}
+    objs = objects(src, build)
     checks = [
-        lambda: check_no_cycles("library", current("src", "CMakeFiles/wgprof_objects.dir/src/*.o"), floors),
-        lambda: check_no_cycles("cli", current("tools", "tools/CMakeFiles/wgprof_*.dir/*.o")),
+        lambda: check_calls(src, objs, library_order),
+        lambda: check_sources_in_place(objs),
         lambda: check_includes(src),
         lambda: check_public_functions_used(src),
     ]

@@ -1,5 +1,5 @@
 /*
- * wgprof diff's statistics and reader on synthetic input (tools/diff.h), no GPU:
+ * wgprof diff's statistics and reader on synthetic input (diff/diff.h), no GPU:
  * - the resample median drawn from its exact distribution matches the one counted out (odd n)
  *   and a resample formed and sorted (even n); the weighted median of blocks matches the blocks
  *   laid out and sorted;

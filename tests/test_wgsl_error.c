@@ -1,4 +1,4 @@
-/* Reading WGSL compile errors and scanning WGSL for its bindings (tools/spec_wgsl_error.h), on
+/* Reading WGSL compile errors and scanning WGSL for its bindings (spec/spec.h), on
  * messages captured from wgpu-native 29 (naga) and Dawn (Tint) for real shaders, and on text
  * that only looks like them: a place is reported only where the text really gives one, and
  * nothing crashes. */
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "spec_wgsl_error.h"
+#include "spec.h"
 
 /* ---- captured from wgpuDeviceCreateShaderModule (label 'k') for the sources beside them ---- */
 

@@ -1,0 +1,91 @@
+/* The helpers every wgprof subcommand shares (declared in cli.h): the stderr logger and the
+ * messages. Below both main.c and the cmd_*.c files; it calls neither. */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static wgprof_log_level g_level = WGPROF_LOG_WARN;
+
+static void log_stderr(wgprof_log_level level, const char *message, void *user_data)
+{
+    (void)user_data;
+    if (level <= g_level) {
+        cli_error("%s", message); /* messages may quote labels from a spec */
+    }
+}
+
+/* libwayland-client's messages, at debug level. Mesa's device-selection Vulkan layer asks
+ * libwayland for a display while the adapters are listed whenever the instance enables the
+ * Wayland surface extension, which wgpu does on every Vulkan instance; without XDG_RUNTIME_DIR
+ * libwayland then prints "error: XDG_RUNTIME_DIR is invalid or not set in the environment." on
+ * stderr (twice: the list is asked for twice) and the layer goes on without a display. Newer
+ * Mesa skips the probe where WAYLAND_DISPLAY is unset; Mesa 22 does not. wgprof never draws:
+ * nothing libwayland says is an error of the run. */
+static void log_wayland(const char *fmt, va_list args)
+{
+    if (g_level < WGPROF_LOG_DEBUG) {
+        return;
+    }
+    char text[1024];
+    vsnprintf(text, sizeof text, fmt, args);
+    text[strcspn(text, "\n")] = '\0';
+    cli_error("wgprof: libwayland: %s", text);
+}
+
+/* The handler lives in libwayland-client, loaded here if it is on the system: the layer links
+ * the same library, so it sees the handler set. Where it is absent nothing can print. */
+static void route_wayland_log(void)
+{
+    void *lib = dlopen("libwayland-client.so.0", RTLD_LAZY | RTLD_LOCAL);
+    if (!lib) {
+        return;
+    }
+    void (*set_handler)(void (*)(const char *, va_list)) = NULL;
+    *(void **)&set_handler = dlsym(lib, "wl_log_set_handler_client");
+    if (set_handler) {
+        set_handler(log_wayland);
+    }
+}
+
+void cli_install_logger(void)
+{
+    const char *v = getenv("WGPROF_LOG");
+    if (v) {
+        g_level = strcmp(v, "error") == 0 ? WGPROF_LOG_ERROR
+                  : strcmp(v, "info") == 0 ? WGPROF_LOG_INFO
+                  : strcmp(v, "debug") == 0 ? WGPROF_LOG_DEBUG
+                                            : WGPROF_LOG_WARN;
+    }
+    wgprof_set_logger(log_stderr, NULL);
+    route_wayland_log();
+}
+
+int cli_fail(const char *what, wgprof_status s)
+{
+    cli_error("wgprof: %s: %s", what, wgprof_status_str(s));
+    return s == WGPROF_ERR_INVALID_ARGUMENT ? CLI_USAGE : s == WGPROF_ERR_TIMEOUT ? CLI_TIMEOUT : CLI_FAILED;
+}
+
+void cli_error(const char *fmt, ...)
+{
+    enum { CAP = 16384 };
+    char *raw = malloc(CAP), *shown = malloc(CAP);
+    if (!raw || !shown) {
+        free(raw);
+        free(shown);
+        fputs("wgprof: out of memory printing a message\n", stderr);
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, CAP, fmt, ap);
+    va_end(ap);
+    text_escape_terminal(shown, CAP, raw, true);
+    fprintf(stderr, "%s\n", shown);
+    free(raw);
+    free(shown);
+}

@@ -1,0 +1,572 @@
+/*
+ * wgprof record: runs an unmodified program with libwgprof_record.so preloaded (record/),
+ * which times its compute dispatches and writes each device's results into a private folder;
+ * when the program ends, prints the per-kernel tables, copies the reports asked for to their
+ * paths (with .PID.N before the extension where several processes or devices made results)
+ * and exits with the program's own status (128 + N for signal N, as a shell does).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "common.h"
+
+static const char record_usage[] =
+    "usage: wgprof [--webgpu IMPLEMENTATION] record [options] -- PROGRAM [ARGS...]\n"
+    "\n"
+    "Runs PROGRAM, unmodified, and times each compute dispatch it makes through the WebGPU C API\n"
+    "(programs linked to wgpu-native or Dawn, and wgpu-py scripts): the per-kernel table is\n"
+    "printed on stderr when it ends. Kernels are named after their compute pipeline's label and\n"
+    "entry point (label:entry); compute pass labels and debug groups become scopes.\n"
+    "\n"
+    "options:\n"
+    "  --json FILE          the JSON report: every dispatch, kernel and scope\n"
+    "  --html FILE          the HTML report: timeline, charts, tables\n"
+    "  --trace FILE         a Chrome trace (Perfetto, chrome://tracing)\n"
+    "  --csv FILE           every dispatch, one row each\n"
+    "  --strategy S         chain (default: one timestamp per dispatch) or inside (two)\n"
+    "  --sample-every N     time one command encoder in N (default 1: all)\n"
+    "  --baseline FILE      compare each device's results with FILE, an earlier JSON report, as\n"
+    "                       'wgprof diff FILE' would; printed after its table\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Where several processes or devices make results, FILE gets .PID.N before its extension,\n"
+    "one file each. The implementation is the one PROGRAM links or loads; --webgpu names it for\n"
+    "programs that load it by path (wgpu-py: WGPU_LIB_PATH).\n"
+    "\n"
+    "exit status: PROGRAM's own (128 + N when signal N ended it); 2 bad usage; 127 PROGRAM not\n"
+    "found, 126 not executable\n";
+
+enum { EXIT_NOT_FOUND = 127, EXIT_NOT_EXECUTABLE = 126 };
+
+typedef struct record_options {
+    const char *files[WGPROF_FORMAT_HTML + 1];
+    const char *baseline;
+    const char *strategy;
+    unsigned long sample_every;
+    char **program; /* argv of the program, NULL-terminated */
+} record_options;
+
+static int parse(int argc, char **argv, record_options *o)
+{
+    static const struct {
+        const char *flag;
+        wgprof_format format;
+    } files[] = {{"--json", WGPROF_FORMAT_JSON}, {"--html", WGPROF_FORMAT_HTML},
+                 {"--trace", WGPROF_FORMAT_TRACE}, {"--csv", WGPROF_FORMAT_CSV}};
+    o->strategy = "chain";
+    o->sample_every = 1;
+    int i = 1;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(record_usage, stdout);
+            return -1;
+        }
+        bool known = false;
+        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+            if (strcmp(a, files[f].flag) == 0) {
+                if (i + 1 >= argc || !argv[i + 1][0] || strcmp(argv[i + 1], "--") == 0) {
+                    cli_error("wgprof record: %s needs a file name", a);
+                    return CLI_USAGE;
+                }
+                o->files[files[f].format] = argv[++i];
+                known = true;
+            }
+        }
+        if (known) {
+            continue;
+        }
+        if (strcmp(a, "--baseline") == 0) {
+            if (i + 1 >= argc || !argv[i + 1][0] || strcmp(argv[i + 1], "--") == 0) {
+                cli_error("wgprof record: --baseline needs a file name");
+                return CLI_USAGE;
+            }
+            o->baseline = argv[++i];
+            continue;
+        }
+        if (strcmp(a, "--strategy") == 0 || strcmp(a, "--sample-every") == 0) {
+            if (i + 1 >= argc) {
+                cli_error("wgprof record: %s needs a value", a);
+                return CLI_USAGE;
+            }
+            const char *v = argv[++i];
+            if (a[2] == 's' && a[3] == 't') {
+                if (strcmp(v, "chain") != 0 && strcmp(v, "inside") != 0) {
+                    cli_error("wgprof record: --strategy %s: chain or inside", v);
+                    return CLI_USAGE;
+                }
+                o->strategy = v;
+            } else {
+                char *end = NULL;
+                errno = 0;
+                unsigned long n = strtoul(v, &end, 10);
+                if (!*v || *end || errno || n < 1 || n > 1000000000ul || v[0] == '-') {
+                    cli_error("wgprof record: --sample-every %s: a whole number from 1", v);
+                    return CLI_USAGE;
+                }
+                o->sample_every = n;
+            }
+            continue;
+        }
+        cli_error("wgprof record: unknown option '%s' (the program comes after --; see 'wgprof record --help')", a);
+        return CLI_USAGE;
+    }
+    if (i >= argc || i + 1 >= argc) {
+        cli_error("wgprof record: no program: wgprof record [options] -- PROGRAM [ARGS...]");
+        return CLI_USAGE;
+    }
+    o->program = argv + i + 1;
+    return CLI_OK;
+}
+
+/* libwgprof_record.so: in the build tree beside this program, or installed in its lib folder. */
+static bool find_preload(char *out, size_t cap)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        return false;
+    }
+    self[n] = '\0';
+    const char *dir = dirname(self);
+    const char *candidates[] = {"../record/libwgprof_record.so", WGPROF_BIN_TO_LIB "/libwgprof_record.so"};
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+        snprintf(out, cap, "%s/%s", dir, candidates[i]);
+        if (access(out, R_OK) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool set_env(const char *name, const char *value)
+{
+    return setenv(name, value, 1) == 0;
+}
+
+static volatile sig_atomic_t g_signal;
+static void on_signal(int sig) { g_signal = sig; }
+
+/* Runs the program; its exit code, or 126/127 with a message where it could not start
+ * (*started false). */
+static int run_program(char **program, bool *started)
+{
+    *started = false;
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        cli_error("wgprof record: pipe: %s", strerror(errno));
+        return CLI_FAILED;
+    }
+    /* Ctrl-C reaches the program from the terminal already (one process group): wgprof waits
+     * through it to write the results. A termination sent to wgprof alone is passed on. */
+    struct sigaction sa = {0}, ignore = {0}, old_int, old_term, old_hup;
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, &ignore, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    pid_t child = fork();
+    if (child == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+        execvp(program[0], program);
+        int e = errno;
+        ssize_t w = write(pipefd[1], &e, sizeof e);
+        (void)w;
+        _exit(EXIT_NOT_FOUND);
+    }
+    close(pipefd[1]);
+    if (child < 0) {
+        close(pipefd[0]);
+        cli_error("wgprof record: cannot start %s: %s", program[0], strerror(errno));
+        return CLI_FAILED;
+    }
+    int exec_errno = 0;
+    ssize_t got;
+    while ((got = read(pipefd[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+    }
+    close(pipefd[0]);
+    int status = 0;
+    for (;;) {
+        if (g_signal) { /* also one that came before the wait began */
+            kill(child, g_signal);
+            g_signal = 0;
+        }
+        if (waitpid(child, &status, 0) == child) {
+            break;
+        }
+        if (errno != EINTR) {
+            cli_error("wgprof record: waiting for %s: %s", program[0], strerror(errno));
+            return CLI_FAILED;
+        }
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    if (got == (ssize_t)sizeof exec_errno) {
+        cli_error("wgprof record: %s: %s", program[0], strerror(exec_errno));
+        return exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
+    }
+    *started = true;
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        cli_error("wgprof record: %s ended by signal %d (%s)", program[0], sig, strsignal(sig));
+        return 128 + sig;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAILED;
+}
+
+/* ---- results ---- */
+
+typedef struct result_set {
+    char id[64]; /* "PID.N" */
+} result_set;
+
+static int compare_sets(const void *a, const void *b)
+{
+    return strcmp(((const result_set *)a)->id, ((const result_set *)b)->id);
+}
+
+/* The result sets in `dir` (every PID.N.json); *count receives how many. */
+static result_set *list_sets(const char *dir, size_t *count)
+{
+    *count = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        return NULL;
+    }
+    size_t cap = 0;
+    result_set *sets = NULL;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        /* PID.N.json, both numbers in decimal */
+        char *end = NULL;
+        errno = 0;
+        unsigned long pid = strtoul(e->d_name, &end, 10);
+        unsigned long dev = 0;
+        bool named = !errno && end != e->d_name && isdigit((unsigned char)e->d_name[0]) && *end == '.';
+        if (named) {
+            const char *n = end + 1;
+            dev = strtoul(n, &end, 10);
+            named = !errno && end != n && isdigit((unsigned char)*n) && strcmp(end, ".json") == 0;
+        }
+        if (named) {
+            if (*count == cap) {
+                cap = cap ? cap * 2 : 8;
+                result_set *more = realloc(sets, cap * sizeof *sets);
+                if (!more) {
+                    break;
+                }
+                sets = more;
+            }
+            snprintf(sets[*count].id, sizeof sets[*count].id, "%lu.%lu", pid, dev);
+            (*count)++;
+        }
+    }
+    closedir(d);
+    if (*count) {
+        qsort(sets, *count, sizeof *sets, compare_sets);
+    }
+    return sets;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Copies `from` to stderr. */
+static void print_file(const char *from)
+{
+    FILE *f = fopen(from, "r");
+    if (!f) {
+        return;
+    }
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        fwrite(buf, 1, n, stderr);
+    }
+    fclose(f);
+}
+
+/* The value of `key` in a PID.N.meta file of "key value" lines; 0 where it is not there. */
+static unsigned long long meta_value(const char *meta_path, const char *key)
+{
+    FILE *f = fopen(meta_path, "r");
+    if (!f) {
+        return 0;
+    }
+    char line[256];
+    unsigned long long found = 0;
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, n) == 0 && line[n] == ' ') {
+            found = strtoull(line + n + 1, NULL, 10);
+            break;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+static void print_notes(const char *base)
+{
+    char meta[4400];
+    snprintf(meta, sizeof meta, "%s.meta", base);
+    unsigned long long overlap = meta_value(meta, "untimed_overlap"), sampled = meta_value(meta, "untimed_sampled"),
+                       discarded = meta_value(meta, "discarded");
+    if (sampled) {
+        fprintf(stderr, "%llu dispatches not timed: --sample-every %llu skipped their encoders\n", sampled,
+                meta_value(meta, "sample_every"));
+    }
+    if (overlap) {
+        fprintf(stderr,
+                "%llu dispatches not timed: their command encoder was recorded while another one, not yet "
+                "submitted, held the device's timing\n",
+                overlap);
+    }
+    if (discarded) {
+        fprintf(stderr, "%llu dispatches encoded but never submitted: not timed\n", discarded);
+    }
+}
+
+typedef struct copy_job {
+    const char *from;
+} copy_job;
+
+static bool copy_content(FILE *out, void *user, char *error, size_t cap)
+{
+    const copy_job *job = user;
+    FILE *in = fopen(job->from, "r");
+    if (!in) {
+        snprintf(error, cap, "cannot read the results: %s", strerror(errno));
+        return false;
+    }
+    char buf[65536];
+    size_t n;
+    bool ok = true;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) {
+        ok = fwrite(buf, 1, n, out) == n;
+    }
+    ok = ok && !ferror(in);
+    fclose(in);
+    return ok;
+}
+
+/* `path` with ".ID" before its extension (the last '.' of its last component), into `out`. */
+static void numbered_path(const char *path, const char *id, char *out, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot || dot == (slash ? slash + 1 : path)) {
+        snprintf(out, cap, "%s.%s", path, id);
+    } else {
+        snprintf(out, cap, "%.*s.%s%s", (int)(dot - path), path, id, dot);
+    }
+}
+
+static const char *suffix_of(wgprof_format f)
+{
+    switch (f) {
+    case WGPROF_FORMAT_JSON: return "json";
+    case WGPROF_FORMAT_HTML: return "html";
+    case WGPROF_FORMAT_TRACE: return "trace.json";
+    case WGPROF_FORMAT_CSV: return "csv";
+    default: return NULL;
+    }
+}
+
+/* Prints each set's table and notes, and copies its reports; false when a report could not be
+ * written. */
+static bool deliver(const char *dir, const record_options *o, const diff_profile *baseline)
+{
+    size_t count = 0;
+    result_set *sets = list_sets(dir, &count);
+    if (!count) {
+        fprintf(stderr, "wgprof record: no results: the program created no WebGPU device, or none that wgprof "
+                        "could time\n");
+        free(sets);
+        return true;
+    }
+    bool ok = true;
+    if (count > 1) {
+        fprintf(stderr, "wgprof record: results of %zu devices (processes and devices: PID.N)\n", count);
+    }
+    for (size_t i = 0; i < count; i++) {
+        char base[4400], path[4500], done[4500];
+        snprintf(base, sizeof base, "%s/%s", dir, sets[i].id);
+        fputc('\n', stderr);
+        if (count > 1) {
+            fprintf(stderr, "== %s ==\n", sets[i].id);
+        }
+        snprintf(path, sizeof path, "%s.txt", base);
+        print_file(path);
+        print_notes(base);
+        snprintf(path, sizeof path, "%s.json", base);
+        if (baseline && cli_baseline_compare_file("record", baseline, path, count > 1 ? sets[i].id : "this run",
+                                                  stderr) != CLI_OK) {
+            ok = false;
+        }
+        snprintf(done, sizeof done, "%s.done", base);
+        bool complete = exists(done);
+        if (!complete) {
+            fprintf(stderr, "wgprof record: %s: the program ended before wgprof could finish: these are the results "
+                            "collected until then\n", sets[i].id);
+        }
+        for (int f = 0; f <= WGPROF_FORMAT_HTML; f++) {
+            const char *suffix = suffix_of((wgprof_format)f);
+            if (!o->files[f] || !suffix) {
+                continue;
+            }
+            char from[4600], to[8192], why[4096];
+            snprintf(from, sizeof from, "%s.%s", base, suffix);
+            if (count > 1) {
+                numbered_path(o->files[f], sets[i].id, to, sizeof to);
+            } else {
+                snprintf(to, sizeof to, "%s", o->files[f]);
+            }
+            if (!exists(from)) {
+                fprintf(stderr, "wgprof record: %s not written: the program ended before its results were final\n", to);
+                continue;
+            }
+            copy_job job = {from};
+            if (!out_write(to, copy_content, &job, why, sizeof why)) {
+                cli_error("wgprof record: %s", why);
+                ok = false;
+            }
+        }
+    }
+    free(sets);
+    return ok;
+}
+
+static void remove_folder(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+                char p[8192];
+                snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+                unlink(p);
+            }
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static int prepare_environment(const record_options *o, const char *dir, const char *preload)
+{
+    char formats[64];
+    snprintf(formats, sizeof formats, "json%s%s%s", o->files[WGPROF_FORMAT_HTML] ? ",html" : "",
+             o->files[WGPROF_FORMAT_TRACE] ? ",trace" : "", o->files[WGPROF_FORMAT_CSV] ? ",csv" : "");
+    char every[32];
+    snprintf(every, sizeof every, "%lu", o->sample_every);
+    /* A program that names its own implementation by WGPU_LIB_PATH keeps it; the preload
+     * library stands in its place. */
+    const char *implementation = getenv("WGPU_LIB_PATH");
+    if (!implementation || !*implementation) {
+        implementation = webgpu_loader_path();
+    }
+    const char *old_preload = getenv("LD_PRELOAD");
+    bool more = old_preload && *old_preload;
+    size_t cap = strlen(preload) + (more ? strlen(old_preload) : 0) + 2;
+    char *preloads = malloc(cap);
+    if (!preloads) {
+        return CLI_FAILED;
+    }
+    snprintf(preloads, cap, "%s%s%s", preload, more ? ":" : "", more ? old_preload : "");
+    bool ok = set_env("WGPROF_RECORD_DIR", dir) && set_env("WGPROF_RECORD_LIBRARY", implementation) &&
+              set_env("WGPROF_RECORD_STRATEGY", o->strategy) && set_env("WGPROF_RECORD_SAMPLE_EVERY", every) &&
+              set_env("WGPROF_RECORD_FORMATS", formats) && set_env("WGPU_LIB_PATH", preload) &&
+              set_env("LD_PRELOAD", preloads);
+    free(preloads);
+    if (!ok) {
+        cli_error("wgprof record: cannot set the program's environment: %s", strerror(errno));
+        return CLI_FAILED;
+    }
+    return CLI_OK;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    record_options o = {0};
+    int rc = parse(argc, argv, &o);
+    if (rc != CLI_OK) {
+        return rc < 0 ? CLI_OK : rc;
+    }
+    rc = cli_check_report_files("record", o.files, NULL, 0);
+    if (rc != CLI_OK) {
+        return rc;
+    }
+    char preload[4096];
+    if (!find_preload(preload, sizeof preload)) {
+        cli_error("wgprof record: libwgprof_record.so is not beside wgprof (looked in ../record/ and %s)",
+                  WGPROF_BIN_TO_LIB);
+        return CLI_FAILED;
+    }
+    if (strpbrk(preload, " :\t\n")) {
+        /* LD_PRELOAD separates its entries at spaces and colons: such a path would be split. */
+        cli_error("wgprof record: %s: the dynamic linker cannot preload a library whose path holds a space or a "
+                  "colon; install wgprof elsewhere",
+                  preload);
+        return CLI_FAILED;
+    }
+    const char *tmpdir = getenv("TMPDIR");
+    char made[4096], dir[PATH_MAX];
+    snprintf(made, sizeof made, "%s/wgprof-record.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    /* Absolute, so that a program that changes folder still writes into it. */
+    bool have_folder = mkdtemp(made) != NULL;
+    if (!have_folder || !realpath(made, dir)) {
+        if (have_folder) {
+            rmdir(made);
+        }
+        cli_error("wgprof record: cannot make a folder for the results in %s: %s", tmpdir && *tmpdir ? tmpdir : "/tmp",
+                  strerror(errno));
+        return CLI_FAILED;
+    }
+    /* The baseline is read before the program runs: one it cannot read, or a report asked for
+     * over it, stops here. */
+    diff_profile baseline;
+    out_input baseline_input = {0};
+    rc = o.baseline ? cli_baseline_load("record", o.baseline, &baseline, &baseline_input) : CLI_OK;
+    bool loaded = o.baseline && rc == CLI_OK;
+    if (loaded && (baseline_input.dev || baseline_input.ino)) {
+        rc = cli_check_report_files("record", o.files, &baseline_input, 1);
+    }
+    if (rc == CLI_OK) {
+        rc = prepare_environment(&o, dir, preload);
+    }
+    if (rc == CLI_OK) {
+        fflush(NULL);
+        bool started = false;
+        rc = run_program(o.program, &started);
+        if (started && !deliver(dir, &o, loaded ? &baseline : NULL) && rc == 0) {
+            rc = CLI_FAILED;
+        }
+    }
+    if (loaded) {
+        diff_profile_free(&baseline);
+    }
+    remove_folder(dir);
+    return rc;
+}

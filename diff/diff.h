@@ -1,0 +1,251 @@
+/*
+ * wgprof diff: two JSON reports compared, per kernel, per scope and per iteration.
+ *
+ * diff_load.c    reads a report (jansson) into a diff_profile: per-kernel and per-scope samples
+ *                (the valid per-dispatch and per-instance durations), per-iteration totals and
+ *                what the run was timed on; refuses what it cannot read, naming the file and
+ *                the place (file:line:col for syntax, the JSON path for the rest)
+ * diff_runs.c    several reports of one setting (runs of the same code) as one side: their
+ *                samples pooled, each keeping its run
+ * diff_stats.c   the statistics, pure: medians, a seeded bootstrap interval for the ratio of two
+ *                medians, the verdict
+ * diff_compare.c two profiles into rows: matched by name, added, removed; the differences in
+ *                the runs' settings
+ * diff_report.c  the table, the Markdown table and the JSON of a comparison
+ * diff_html.c    the HTML page (its script and stylesheet in diff/diff_html/)
+ *
+ * No I/O but the files named and the stream given; no device. Allocation with malloc: this is
+ * the CLI's code, on the public API only.
+ */
+#ifndef WGPROF_DIFF_H
+#define WGPROF_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The report layout this wgprof reads (the "format_version" src/report_json.c writes). */
+#define DIFF_FORMAT_VERSION 1
+/* A report larger than this is refused before it is read (a JSON report of 1,000,000
+ * dispatches is about 450 MB). */
+#define DIFF_MAX_REPORT_BYTES (4ull << 30)
+/* The defaults of `wgprof diff` and of --baseline. */
+#define DIFF_DEFAULT_THRESHOLD 0.05
+#define DIFF_DEFAULT_SEED 1u
+#define DIFF_DEFAULT_RESAMPLES 2000u
+#define DIFF_CONFIDENCE 0.95
+/* Fewer samples than this on a side: no verdict ("too few samples"); the percentile bootstrap of
+ * a median is too narrow on fewer (with 3 a side, 1 pair in 10 of equal runs would look changed). */
+#define DIFF_MIN_SAMPLES 5
+/* The most reports on one side of a comparison. */
+#define DIFF_MAX_RUNS 64
+
+typedef enum diff_status {
+    DIFF_OK,
+    DIFF_BAD_INPUT, /* unreadable or not a report this wgprof reads: exit 2 */
+    DIFF_FAILED,    /* out of memory, a write that failed: exit 1 */
+} diff_status;
+
+/* Samples as the bootstrap reads them (diff_stats.c): sorted, and grouped in blocks of whole
+ * iterations, each block sorted; the blocks of one run (one report) follow each other. */
+typedef struct diff_samples {
+    double *sorted;      /* every sample, ascending */
+    size_t count;
+    double *by_block;    /* the same samples, block after block */
+    size_t *block_start; /* block b is by_block[block_start[b] .. block_start[b + 1]) */
+    size_t blocks;
+    uint16_t *block_of;  /* the block of sorted[i] */
+    size_t *run_start;   /* run r holds blocks run_start[r] .. run_start[r + 1] - 1 */
+    size_t runs;         /* the runs that hold a sample (1 for a single report) */
+} diff_samples;
+
+/* A sample, the iteration it was taken in and the run (the report, from 0) it came from. */
+typedef struct diff_raw {
+    long long iteration;
+    double ns;
+    uint32_t run;
+} diff_raw;
+
+/* The samples of one kernel, one scope (by path) or the per-iteration totals. */
+typedef struct diff_series {
+    char *name;
+    diff_samples samples; /* ns, valid ones only */
+    size_t skipped;       /* invalid records (null duration): not samples */
+    diff_raw *raw;        /* while reading: the samples in report order */
+    size_t raw_count, raw_cap;
+} diff_series;
+
+typedef struct diff_profile {
+    char *file;    /* as named on the command line, for messages (the first of several runs) */
+    char **files;  /* every run's, `runs` of them (NULL for a single report: `file`) */
+    size_t runs;   /* the reports pooled here: 1, or more from diff_merge_runs */
+    char *version; /* wgprof's, "" where absent */
+    char *adapter, *driver, *backend, *implementation, *strategy, *shader_checks; /* "" where absent */
+    double period_ns;  /* NAN where the report gives none (its batches' periods differ) */
+    double quantum_ns; /* 0 where none shows */
+    bool quantized;
+    long long iterations; /* as the report says (the runs' sum); -1 where absent */
+    diff_series *kernels; /* in order of first appearance */
+    size_t kernel_count;
+    diff_series *scopes;  /* by path, in order of first appearance */
+    size_t scope_count;
+    diff_series total;     /* per-iteration sums of valid durations; iterations holding an invalid
+                              dispatch are left out (total.skipped counts them) */
+    size_t dispatches;     /* records in the report, valid or not */
+    size_t invalid;        /* of which invalid */
+    size_t scope_instances, invalid_scopes;
+} diff_profile;
+
+/* Reads the report at `path` ("-": standard input; a regular file otherwise, at most
+ * DIFF_MAX_REPORT_BYTES). `name` stands for it in messages (NULL: `path`). On failure returns
+ * the status with the message in `error`, and `out` holds nothing to free. dev/ino receive the
+ * file's identity (0 for standard input) where not NULL. */
+diff_status diff_load_file(const char *path, diff_profile *out, uint64_t *dev, uint64_t *ino, char *error,
+                           size_t error_cap);
+/* The same from `size` bytes at `data`, named `name` in messages. */
+diff_status diff_load_buffer(const char *name, const char *data, size_t size, diff_profile *out, char *error,
+                             size_t error_cap);
+void diff_profile_free(diff_profile *p);
+/* A copy of `s` (malloc), NULL when out of memory. */
+char *diff_copy_text(const char *s);
+
+/* ---- several runs a side (diff_runs.c) ---- */
+
+/* Pools the `n` profiles at `runs` (1 to DIFF_MAX_RUNS, each read by diff_load_*) as the runs of
+ * one side: each series holds every run's samples, each sample its run. The runs must agree in
+ * every setting a comparison states (diff_settings_differ); where one does not, DIFF_BAD_INPUT
+ * with a message naming it. The profiles at `runs` are freed either way. */
+diff_status diff_merge_runs(diff_profile *runs, size_t n, diff_profile *out, char *error, size_t error_cap);
+
+/* ---- statistics (diff_stats.c) ---- */
+
+/* Past this many iterations a side's blocks hold several consecutive ones, which bounds the
+ * bootstrap's work; below DIFF_MIN_BLOCKS blocks the samples are resampled one by one. */
+#define DIFF_MAX_BLOCKS 512
+#define DIFF_MIN_BLOCKS 5
+
+/* Builds `out` from `n` samples, their iterations and runs (`raw` is reordered and overwritten).
+ * Each run's iterations become its blocks; with several runs, each has at most
+ * DIFF_MAX_BLOCKS / runs of them. False when out of memory or with more than DIFF_MAX_RUNS runs;
+ * `out` then holds nothing to free. */
+bool diff_samples_build(diff_raw *raw, size_t n, diff_samples *out);
+void diff_samples_free(diff_samples *s);
+
+/* The median of `n` sorted values (the mean of the two middle ones for even n); NAN for none. */
+double diff_median(const double *sorted, size_t n);
+
+/* An estimate of new/base for the ratio of two medians. */
+typedef struct diff_interval {
+    double ratio;  /* median(new) / median(base); 1 where both are 0, +inf where only base is */
+    double lo, hi; /* the percentile bootstrap interval at `confidence` */
+} diff_interval;
+
+/* The ratio of the medians of `new_` over `base` (samples of at least 0) and its percentile
+ * bootstrap interval: `resamples` times, each side is resampled independently and the ratio of
+ * the resamples' medians taken; lo and hi are the (1 - confidence)/2 and (1 + confidence)/2
+ * quantiles of those ratios. A side of DIFF_MIN_BLOCKS blocks or more is resampled a block at
+ * a time (its blocks drawn with replacement, as many as it has: the dispatches of an iteration
+ * are not independent of each other), a side of fewer a sample at a time, its median then drawn
+ * from its exact distribution without drawing the resample. Either way a resample costs
+ * O(blocks log count) at most, whatever the count. A side of several runs is resampled at two
+ * levels: as many runs as it has, drawn with replacement, and within each run drawn, as many of
+ * its blocks as it has, drawn with replacement, each resample's median moved from the side's
+ * by sqrt(runs / (runs - 1)) times its distance (few runs drawn from spread less than fresh
+ * ones); so the interval covers how far whole runs move, which no one run shows. The same seed gives the same interval. All NAN where a side is
+ * empty; false when out of memory. */
+bool diff_ratio_interval(const diff_samples *base, const diff_samples *new_, unsigned resamples, double confidence,
+                         uint64_t seed, diff_interval *out);
+
+/* The median of the samples of `s` with block b taken w[b] times (blocks <= DIFF_MAX_BLOCKS);
+ * NAN where that is none. */
+double diff_weighted_median(const diff_samples *s, const uint32_t *w);
+/* The median of one resample of `s`, with the generator state `rng` (4 words, seeded by
+ * diff_rng_seed). */
+double diff_resample_median(const diff_samples *s, uint64_t rng[4]);
+void diff_rng_seed(uint64_t rng[4], uint64_t seed);
+
+typedef enum diff_verdict {
+    DIFF_NO_CHANGE,
+    DIFF_FASTER,
+    DIFF_SLOWER,
+    DIFF_ADDED,   /* in the new report only */
+    DIFF_REMOVED, /* in the base report only */
+    DIFF_TOO_FEW, /* fewer than DIFF_MIN_SAMPLES valid samples on a side */
+} diff_verdict;
+
+/* slower: the interval lies above 1 and the ratio is above 1 + threshold; faster: the interval
+ * lies below 1 and the ratio is below 1 / (1 + threshold) (the same change the other way);
+ * else no change. */
+diff_verdict diff_verdict_of(const diff_interval *iv, double threshold);
+const char *diff_verdict_str(diff_verdict v);
+
+/* ---- the comparison (diff_compare.c) ---- */
+
+typedef enum diff_kind { DIFF_KERNEL, DIFF_TOTAL, DIFF_SCOPE } diff_kind;
+
+typedef struct diff_side {
+    bool present;
+    size_t count, skipped;
+    size_t runs;      /* the runs that hold its samples (fewer than the side's where a run's were
+                         all invalid) */
+    double median_ns; /* NAN without samples */
+} diff_side;
+
+typedef struct diff_row {
+    diff_kind kind;
+    const char *name; /* borrowed from a profile */
+    diff_side base, new_;
+    diff_interval iv;  /* NAN where there is no pair to compare */
+    diff_verdict verdict;
+    bool fails;        /* its interval lies above 1 + fail_if_slower */
+} diff_row;
+
+typedef struct diff_options {
+    double threshold;      /* a fraction: 0.05 for 5% */
+    double fail_if_slower; /* a fraction, or < 0 for none */
+    uint64_t seed;
+    unsigned resamples;
+    double confidence;
+} diff_options;
+
+/* One setting in which the runs differ, both values as text. */
+typedef struct diff_difference {
+    const char *what;
+    char base[160], new_[160];
+} diff_difference;
+
+enum { DIFF_MAX_DIFFERENCES = 10 };
+
+/* The settings in which `a` and `b` differ (adapter, driver, backend, implementation, strategy,
+ * timestamp period and quantization, shader checks, wgprof's version), at most `cap` of them,
+ * into `out`; returns how many. */
+size_t diff_settings_differ(const diff_profile *a, const diff_profile *b, diff_difference *out, size_t cap);
+
+typedef struct diff_result {
+    const diff_profile *base, *new_;
+    diff_options options;
+    diff_row *rows; /* kernels (the base's order, then those added), the total, then the scopes */
+    size_t row_count;
+    diff_difference differences[DIFF_MAX_DIFFERENCES];
+    size_t difference_count;
+    bool failed; /* some kernel or the total fails --fail-if-slower */
+} diff_result;
+
+void diff_default_options(diff_options *o);
+/* Compares; the result borrows from both profiles, which must outlive it. DIFF_FAILED: out of
+ * memory. */
+diff_status diff_compare(const diff_profile *base, const diff_profile *new_, const diff_options *o, diff_result *out);
+void diff_result_free(diff_result *r);
+
+/* ---- writers (diff_report.c, diff_html.c); false when the stream fails ---- */
+
+bool diff_write_table(const diff_result *r, FILE *out);
+bool diff_write_markdown(const diff_result *r, FILE *out);
+bool diff_write_json(const diff_result *r, FILE *out);
+bool diff_write_html(const diff_result *r, FILE *out);
+
+/* "+12.3%" for a ratio of 1.123 into `out`; "-" where not finite (a ratio over a zero). */
+void diff_format_change(double ratio, char *out, size_t cap);
+
+#endif

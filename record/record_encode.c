@@ -1,0 +1,912 @@
+/*
+ * The encoding hooks: compute pipelines get their kernel names; a command encoder's compute
+ * dispatches are timed in the pool of its device's session (a chain of in-pass timestamps, or
+ * pairs with --strategy inside), pass labels and debug groups become scopes, and the batch is
+ * resolved in a command buffer of wgprof's appended to the submit that carries the encoder's
+ * buffer, then read back without blocking. Each encoder holds a lane (a pool) of its device's
+ * session from its first timed work to its submit; encoders recorded side by side hold one
+ * each. Work encoded and never submitted is forgotten.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "record_lib.h"
+#include "recorder.h"
+#include "common.h"
+
+typedef struct pipeline_info {
+    char *name;
+    uint32_t workgroup_size[3]; /* read from the WGSL; 0,0,0 when it cannot be told */
+    /* The site of its last timed dispatch, so that the next one like it (same pool, same
+     * counts, direct) records without forming and interning its name again. */
+    uint64_t site_pool; /* the pool's wgprof_rec_lane.serial; 0: none */
+    uint32_t site_workgroups[3];
+    uint32_t site;
+} pipeline_info;
+
+typedef struct encoder_state {
+    wgprof_rec_session *session;
+    wgprof_rec_lane *lane; /* the lane it holds; NULL before its first timed work, or none free */
+    bool sampled;     /* --sample-every chose it */
+    bool finished;
+    unsigned debug_depth; /* scopes of its own debug groups open */
+} encoder_state;
+
+typedef struct pass_state {
+    WGPUCommandEncoder encoder;
+    wgprof_rec_session *session;
+    wgprof_rec_lane *lane; /* its encoder's: NULL where its dispatches are not timed */
+    pipeline_info *pipeline; /* set last */
+    bool label_scope; /* a scope named by its label is open */
+    unsigned debug_depth;
+} pass_state;
+
+typedef struct module_info {
+    char *label;  /* "" when none */
+    char *source; /* its WGSL; NULL for other sources */
+} module_info;
+
+/* What the program holds for each compute pipeline it creates: Dawn hands out one object for
+ * pipelines that differ only in their labels (its cache), so the program's handle must be
+ * wgprof's own to tell them apart. The proxy holds one reference to the implementation's
+ * pipeline and counts the program's; its info outlives it (a pass set to it before its release
+ * still names its dispatches). Every hook that takes a compute pipeline translates it, also
+ * for libwgprof's own calls (a graph made with the program's pipelines). */
+typedef struct pipeline_proxy {
+    WGPUComputePipeline real;
+    pipeline_info *info;
+    long refs;
+} pipeline_proxy;
+
+static wgprof_rec_map g_pipelines; /* the program's WGPUComputePipeline -> pipeline_proxy */
+static wgprof_rec_map g_modules;   /* WGPUShaderModule -> module_info */
+static wgprof_rec_map g_encoders;  /* WGPUCommandEncoder -> encoder_state */
+static wgprof_rec_map g_passes;    /* WGPUComputePassEncoder -> pass_state */
+static wgprof_rec_map g_buffers;   /* WGPUCommandBuffer holding a batch -> its lane */
+static unsigned g_pipeline_count;
+
+static bool hooks_on(void) { return wgprof_rec_active() && !wgprof_rec_inside(); }
+
+static size_t view_length(WGPUStringView v)
+{
+    return !v.data ? 0 : v.length == WGPU_STRLEN ? strlen(v.data) : v.length;
+}
+
+static char *copy_view(WGPUStringView v)
+{
+    size_t n = view_length(v);
+    char *s = wgprof__alloc(n + 1);
+    if (s) {
+        if (n) {
+            memcpy(s, v.data, n);
+        }
+        s[n] = '\0';
+    }
+    return s;
+}
+
+/* ---- names ---- */
+
+static void free_module(module_info *m)
+{
+    if (m) {
+        wgprof__free(m->label);
+        wgprof__free(m->source);
+        wgprof__free(m);
+    }
+}
+
+static void free_pipeline(pipeline_info *p)
+{
+    if (p) {
+        wgprof__free(p->name);
+        wgprof__free(p);
+    }
+}
+
+/* The WGSL of a shader module descriptor, where its chain holds one. */
+static const WGPUShaderSourceWGSL *wgsl_of(WGPUShaderModuleDescriptor const *d)
+{
+    for (const WGPUChainedStruct *c = d->nextInChain; c; c = c->next) {
+        if (c->sType == WGPUSType_ShaderSourceWGSL) {
+            return (const WGPUShaderSourceWGSL *)(const void *)c;
+        }
+    }
+    return NULL;
+}
+
+/* Kept for naming pipelines (the label) and for their workgroup sizes (the WGSL). */
+WGPROF_REC_EXPORT WGPUShaderModule wgpuDeviceCreateShaderModule(WGPUDevice device,
+                                                                WGPUShaderModuleDescriptor const *descriptor)
+{
+    WGPUShaderModule module = wgprof_rec_real()->wgpuDeviceCreateShaderModule(device, descriptor);
+    if (!module || !descriptor || !hooks_on()) {
+        return module;
+    }
+    const WGPUShaderSourceWGSL *wgsl = wgsl_of(descriptor);
+    wgprof_rec_lock();
+    module_info *m = wgprof__calloc(1, sizeof *m);
+    if (m) {
+        m->label = copy_view(descriptor->label);
+        m->source = wgsl ? copy_view(wgsl->code) : NULL;
+        if (!m->label || !wgprof_rec_map_put(&g_modules, module, m)) {
+            free_module(m);
+        }
+    }
+    wgprof_rec_unlock();
+    return module;
+}
+
+WGPROF_REC_EXPORT void wgpuShaderModuleRelease(WGPUShaderModule module)
+{
+    if (hooks_on()) {
+        wgprof_rec_lock();
+        free_module(wgprof_rec_map_take(&g_modules, module));
+        wgprof_rec_unlock();
+    }
+    wgprof_rec_real()->wgpuShaderModuleRelease(module);
+}
+
+/* The entry point a pipeline names, or where it names none, the module's only @compute one. */
+static bool entry_point(WGPUComputePipelineDescriptor const *d, const module_info *m, char *out, size_t cap)
+{
+    size_t n = view_length(d->compute.entryPoint);
+    if (n) {
+        snprintf(out, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), d->compute.entryPoint.data);
+        return true;
+    }
+    const char *at = m && m->source ? strstr(m->source, "@compute") : NULL;
+    const char *fn = at ? strstr(at, "fn ") : NULL;
+    if (!fn || strstr(at + 8, "@compute")) {
+        return false;
+    }
+    fn += 3;
+    while (*fn == ' ' || *fn == '\t' || *fn == '\n') {
+        fn++;
+    }
+    size_t len = strcspn(fn, " \t\n(");
+    snprintf(out, cap, "%.*s", (int)(len < cap - 1 ? len : cap - 1), fn);
+    return len > 0;
+}
+
+/* The pipeline's workgroup size from its module's WGSL and constants; 0,0,0 when unknown. */
+static void workgroup_size(WGPUComputePipelineDescriptor const *d, const module_info *m, const char *entry,
+                           uint32_t out[3])
+{
+    enum { MAX_CONSTANTS = 64 };
+    memset(out, 0, 3 * sizeof *out);
+    if (!m || !m->source || !entry[0] || d->compute.constantCount > MAX_CONSTANTS) {
+        return;
+    }
+    wgsl_constant constants[MAX_CONSTANTS];
+    char names[MAX_CONSTANTS][128];
+    size_t count = d->compute.constantCount;
+    for (size_t i = 0; i < count; i++) {
+        size_t n = view_length(d->compute.constants[i].key);
+        snprintf(names[i], sizeof names[i], "%.*s", (int)(n < 127 ? n : 127), n ? d->compute.constants[i].key.data : "");
+        constants[i].name = names[i];
+        constants[i].value = d->compute.constants[i].value;
+    }
+    char why[256];
+    if (!wgsl_workgroup_size(m->source, entry, constants, count, out, why, sizeof why)) {
+        memset(out, 0, 3 * sizeof *out);
+    }
+}
+
+/* The pipeline's kernel name, "label:entry" (the pipeline's label, else its shader module's,
+ * else "pipeline<N>" in the order pipelines were created; ":entry" left out where no entry
+ * point can be told), and its workgroup size. */
+static pipeline_info *describe(WGPUComputePipelineDescriptor const *d)
+{
+    pipeline_info *p = wgprof__calloc(1, sizeof *p);
+    if (!p) {
+        return NULL;
+    }
+    const module_info *m = d->compute.module ? wgprof_rec_map_get(&g_modules, d->compute.module) : NULL;
+    char label[256], entry[256], name[600];
+    size_t n = view_length(d->label);
+    if (n) {
+        snprintf(label, sizeof label, "%.*s", (int)(n < 255 ? n : 255), d->label.data);
+    } else if (m && m->label[0]) {
+        snprintf(label, sizeof label, "%s", m->label);
+    } else {
+        snprintf(label, sizeof label, "pipeline%u", g_pipeline_count);
+    }
+    g_pipeline_count++;
+    bool has_entry = entry_point(d, m, entry, sizeof entry);
+    if (has_entry) {
+        snprintf(name, sizeof name, "%s:%s", label, entry);
+        workgroup_size(d, m, entry, p->workgroup_size);
+    } else {
+        snprintf(name, sizeof name, "%s", label);
+    }
+    p->name = wgprof__strdup(name);
+    if (!p->name) {
+        wgprof__free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* The program's handle for `real`, described by `info` (which it takes); `real` itself where
+ * there is no memory for a proxy. */
+static WGPUComputePipeline proxy_for(WGPUComputePipeline real, pipeline_info *info)
+{
+    pipeline_proxy *x = info ? wgprof__calloc(1, sizeof *x) : NULL;
+    if (!x || !wgprof_rec_map_put(&g_pipelines, x, x)) {
+        wgprof__free(x);
+        free_pipeline(info);
+        return real;
+    }
+    x->real = real;
+    x->info = info;
+    x->refs = 1;
+    return (WGPUComputePipeline)(void *)x;
+}
+
+/* The implementation's pipeline for the program's handle (and its info, where it is a proxy). */
+static WGPUComputePipeline real_pipeline(WGPUComputePipeline handle, pipeline_info **info)
+{
+    wgprof_rec_lock();
+    pipeline_proxy *x = wgprof_rec_map_get(&g_pipelines, handle);
+    WGPUComputePipeline real = x ? x->real : handle;
+    if (info) {
+        *info = x ? x->info : NULL;
+    }
+    wgprof_rec_unlock();
+    return real;
+}
+
+WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice device,
+                                                                      WGPUComputePipelineDescriptor const *descriptor)
+{
+    WGPUComputePipeline p = wgprof_rec_real()->wgpuDeviceCreateComputePipeline(device, descriptor);
+    if (p && descriptor && hooks_on()) {
+        wgprof_rec_lock();
+        p = proxy_for(p, describe(descriptor));
+        wgprof_rec_unlock();
+    }
+    return p;
+}
+
+typedef struct pipeline_request {
+    WGPUCreateComputePipelineAsyncCallbackInfo theirs;
+    pipeline_info *info;
+} pipeline_request;
+
+static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipeline pipeline, WGPUStringView message,
+                        void *userdata1, void *userdata2)
+{
+    (void)userdata2;
+    pipeline_request *req = userdata1;
+    wgprof_rec_lock();
+    if (status == WGPUCreatePipelineAsyncStatus_Success && pipeline) {
+        pipeline = proxy_for(pipeline, req->info);
+    } else {
+        free_pipeline(req->info);
+    }
+    wgprof_rec_unlock();
+    if (req->theirs.callback) {
+        req->theirs.callback(status, pipeline, message, req->theirs.userdata1, req->theirs.userdata2);
+    }
+    wgprof__free(req);
+}
+
+/* Described now, from the descriptor the program passes, which need not outlive this call. */
+WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice device,
+                                                                  WGPUComputePipelineDescriptor const *descriptor,
+                                                                  WGPUCreateComputePipelineAsyncCallbackInfo callbackInfo)
+{
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    pipeline_request *req = descriptor && hooks_on() ? wgprof__calloc(1, sizeof *req) : NULL;
+    if (!req) {
+        return real->wgpuDeviceCreateComputePipelineAsync(device, descriptor, callbackInfo);
+    }
+    wgprof_rec_lock();
+    req->info = describe(descriptor);
+    wgprof_rec_unlock();
+    req->theirs = callbackInfo;
+    WGPUCreateComputePipelineAsyncCallbackInfo ours = callbackInfo;
+    ours.callback = on_pipeline;
+    ours.userdata1 = req;
+    ours.userdata2 = NULL;
+    return real->wgpuDeviceCreateComputePipelineAsync(device, descriptor, ours);
+}
+
+WGPROF_REC_EXPORT void wgpuComputePipelineAddRef(WGPUComputePipeline pipeline)
+{
+    wgprof_rec_lock();
+    pipeline_proxy *x = wgprof_rec_map_get(&g_pipelines, pipeline);
+    if (x) {
+        x->refs++;
+    }
+    wgprof_rec_unlock();
+    if (!x) {
+        wgprof_rec_real()->wgpuComputePipelineAddRef(pipeline);
+    }
+}
+
+WGPROF_REC_EXPORT void wgpuComputePipelineRelease(WGPUComputePipeline pipeline)
+{
+    WGPUComputePipeline real = pipeline;
+    wgprof_rec_lock();
+    pipeline_proxy *x = wgprof_rec_map_get(&g_pipelines, pipeline);
+    if (x && --x->refs > 0) {
+        real = NULL;
+    } else if (x) {
+        real = x->real;
+        wgprof_rec_map_take(&g_pipelines, pipeline);
+        wgprof__free(x); /* its info stays: see pipeline_proxy */
+    }
+    wgprof_rec_unlock();
+    if (real) {
+        wgprof_rec_real()->wgpuComputePipelineRelease(real);
+    }
+}
+
+WGPROF_REC_EXPORT WGPUBindGroupLayout wgpuComputePipelineGetBindGroupLayout(WGPUComputePipeline pipeline,
+                                                                            uint32_t groupIndex)
+{
+    return wgprof_rec_real()->wgpuComputePipelineGetBindGroupLayout(real_pipeline(pipeline, NULL), groupIndex);
+}
+
+WGPROF_REC_EXPORT void wgpuComputePipelineSetLabel(WGPUComputePipeline pipeline, WGPUStringView label)
+{
+    wgprof_rec_real()->wgpuComputePipelineSetLabel(real_pipeline(pipeline, NULL), label);
+}
+
+/* ---- encoders ---- */
+
+WGPROF_REC_EXPORT WGPUCommandEncoder wgpuDeviceCreateCommandEncoder(
+    WGPUDevice device, WGPU_NULLABLE WGPUCommandEncoderDescriptor const *descriptor)
+{
+    WGPUCommandEncoder enc = wgprof_rec_real()->wgpuDeviceCreateCommandEncoder(device, descriptor);
+    if (!enc || !hooks_on()) {
+        return enc;
+    }
+    wgprof_rec_lock();
+    wgprof_rec_session *s = wgprof_rec_session_of(device);
+    encoder_state *e = s ? wgprof__calloc(1, sizeof *e) : NULL;
+    if (e) {
+        e->session = s;
+        e->sampled = s->encoders++ % wgprof_rec_settings_get()->sample_every == 0;
+        if (!wgprof_rec_map_put(&g_encoders, enc, e)) {
+            wgprof__free(e);
+        }
+    }
+    wgprof_rec_unlock();
+    return enc;
+}
+
+/* The lane encoder `e` holds, taking a free one at its first timed work; NULL where it is not
+ * timed (not sampled, finished, or every lane held). */
+static wgprof_rec_lane *lane_of(WGPUCommandEncoder enc, encoder_state *e)
+{
+    if (!e->lane && e->sampled && !e->finished && !e->session->finished) {
+        e->lane = wgprof_rec_lane_take(e->session, enc);
+    }
+    return e->lane;
+}
+
+/* Scopes on a lane whose device the program has let go of are not kept (no pool). */
+static void scope_begin(wgprof_rec_lane *lane, WGPUStringView label)
+{
+    if (!lane->pool) {
+        return;
+    }
+    char name[256];
+    size_t n = view_length(label);
+    snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), n ? label.data : "");
+    wgprof_rec_enter();
+    wgprof_pool_scope_begin(lane->pool, name);
+    wgprof_rec_leave();
+}
+
+static void scope_end(wgprof_rec_lane *lane)
+{
+    if (!lane->pool) {
+        return;
+    }
+    wgprof_rec_enter();
+    wgprof_pool_scope_end(lane->pool);
+    wgprof_rec_leave();
+}
+
+/* A debug group is a scope where its encoder is timed; *depth counts those open. */
+static void debug_group_push(wgprof_rec_lane *lane, unsigned *depth, WGPUStringView label)
+{
+    if (lane) {
+        scope_begin(lane, label);
+        (*depth)++;
+    }
+}
+
+static void debug_group_pop(wgprof_rec_lane *lane, unsigned *depth)
+{
+    if (*depth) {
+        scope_end(lane);
+        (*depth)--;
+    }
+}
+
+WGPROF_REC_EXPORT void wgpuCommandEncoderPushDebugGroup(WGPUCommandEncoder enc, WGPUStringView groupLabel)
+{
+    wgprof_rec_real()->wgpuCommandEncoderPushDebugGroup(enc, groupLabel);
+    if (hooks_on()) {
+        wgprof_rec_lock();
+        encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
+        if (e) {
+            debug_group_push(lane_of(enc, e), &e->debug_depth, groupLabel);
+        }
+        wgprof_rec_unlock();
+    }
+}
+
+WGPROF_REC_EXPORT void wgpuCommandEncoderPopDebugGroup(WGPUCommandEncoder enc)
+{
+    wgprof_rec_real()->wgpuCommandEncoderPopDebugGroup(enc);
+    if (hooks_on()) {
+        wgprof_rec_lock();
+        encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
+        if (e) {
+            debug_group_pop(e->lane, &e->debug_depth);
+        }
+        wgprof_rec_unlock();
+    }
+}
+
+/* ---- passes and dispatches ---- */
+
+/* Begins the program's pass with the chain's timestamp where its lane has one for it
+ * (record_chain.c). Under the lock. */
+static WGPUComputePassEncoder begin_pass(WGPUCommandEncoder enc, WGPUComputePassDescriptor const *descriptor,
+                                         wgprof_rec_lane *lane)
+{
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    if (!lane || wgprof_rec_settings_get()->inside || lane->session->finished) {
+        return real->wgpuCommandEncoderBeginComputePass(enc, descriptor);
+    }
+    WGPUPassTimestampWrites writes;
+    bool theirs = descriptor && descriptor->timestampWrites;
+    wgprof_rec_chain_plan plan = wgprof_rec_chain_before_pass(lane, theirs, &writes);
+    WGPUComputePassDescriptor ours = {0};
+    if (descriptor) {
+        ours = *descriptor;
+    }
+    if (plan == WGPROF_REC_CHAIN_WRITES || plan == WGPROF_REC_CHAIN_END_WRITES) {
+        ours.timestampWrites = &writes;
+        descriptor = &ours;
+    }
+    WGPUComputePassEncoder pass = real->wgpuCommandEncoderBeginComputePass(enc, descriptor);
+    if (pass) {
+        wgprof_rec_chain_after_pass(lane, pass, plan);
+    }
+    return pass;
+}
+
+WGPROF_REC_EXPORT WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(
+    WGPUCommandEncoder enc, WGPU_NULLABLE WGPUComputePassDescriptor const *descriptor)
+{
+    if (!hooks_on()) {
+        return wgprof_rec_real()->wgpuCommandEncoderBeginComputePass(enc, descriptor);
+    }
+    wgprof_rec_lock();
+    encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
+    wgprof_rec_lane *lane = e ? lane_of(enc, e) : NULL;
+    WGPUComputePassEncoder pass = begin_pass(enc, descriptor, lane);
+    pass_state *p = e && pass ? wgprof__calloc(1, sizeof *p) : NULL;
+    if (p) {
+        p->encoder = enc;
+        p->session = e->session;
+        p->lane = lane;
+        if (p->lane && descriptor && view_length(descriptor->label)) {
+            scope_begin(p->lane, descriptor->label);
+            p->label_scope = true;
+        }
+        if (!wgprof_rec_map_put(&g_passes, pass, p)) {
+            if (p->label_scope) {
+                scope_end(p->lane);
+            }
+            wgprof__free(p);
+        }
+    }
+    wgprof_rec_unlock();
+    return pass;
+}
+
+WGPROF_REC_EXPORT void wgpuComputePassEncoderSetPipeline(WGPUComputePassEncoder pass, WGPUComputePipeline pipeline)
+{
+    pipeline_info *info = NULL;
+    wgprof_rec_real()->wgpuComputePassEncoderSetPipeline(pass, real_pipeline(pipeline, &info));
+    if (hooks_on()) {
+        wgprof_rec_lock();
+        pass_state *p = wgprof_rec_map_get(&g_passes, pass);
+        if (p) {
+            p->pipeline = info;
+        }
+        wgprof_rec_unlock();
+    }
+}
+
+WGPROF_REC_EXPORT void wgpuComputePassEncoderPushDebugGroup(WGPUComputePassEncoder pass, WGPUStringView groupLabel)
+{
+    wgprof_rec_real()->wgpuComputePassEncoderPushDebugGroup(pass, groupLabel);
+    if (hooks_on()) {
+        wgprof_rec_lock();
+        pass_state *p = wgprof_rec_map_get(&g_passes, pass);
+        if (p) {
+            debug_group_push(p->lane, &p->debug_depth, groupLabel);
+        }
+        wgprof_rec_unlock();
+    }
+}
+
+WGPROF_REC_EXPORT void wgpuComputePassEncoderPopDebugGroup(WGPUComputePassEncoder pass)
+{
+    wgprof_rec_real()->wgpuComputePassEncoderPopDebugGroup(pass);
+    if (hooks_on()) {
+        wgprof_rec_lock();
+        pass_state *p = wgprof_rec_map_get(&g_passes, pass);
+        if (p) {
+            debug_group_pop(p->lane, &p->debug_depth);
+        }
+        wgprof_rec_unlock();
+    }
+}
+
+typedef void (*dispatch_fn)(WGPUComputePassEncoder pass, const void *args);
+
+/* The site of a dispatch of `info`'s pipeline (NULL: unknown) with these counts, in the store
+ * of the lane's pool: the pipeline's cached one where it matches. False when out of memory. */
+static bool site_of(const wgprof_rec_lane *lane, pipeline_info *info, const uint32_t workgroups[3], bool indirect,
+                    uint32_t *site)
+{
+    wgprof__store *store = wgprof__pool_store(lane->pool);
+    if (info && !indirect && info->site_pool == lane->serial &&
+        !memcmp(info->site_workgroups, workgroups, sizeof info->site_workgroups)) {
+        *site = info->site;
+        return true;
+    }
+    char kernel[640];
+    snprintf(kernel, sizeof kernel, "%s%s", info ? info->name : "unknown pipeline", indirect ? " (indirect)" : "");
+    wgprof_dispatch_desc d = {.kernel = kernel};
+    memcpy(d.workgroups, workgroups, sizeof d.workgroups);
+    if (info) {
+        memcpy(d.workgroup_size, info->workgroup_size, sizeof d.workgroup_size);
+    }
+    if (wgprof__store_site(store, &d, site) != WGPROF_OK) {
+        return false;
+    }
+    if (info && !indirect) {
+        info->site_pool = lane->serial;
+        memcpy(info->site_workgroups, workgroups, sizeof info->site_workgroups);
+        info->site = *site;
+    }
+    return true;
+}
+
+/* Times one dispatch in `pass` (dispatched by `run`), or counts it where it is not timed. */
+static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroups[3], bool indirect, dispatch_fn run,
+                           const void *args)
+{
+    if (!hooks_on()) {
+        run(pass, args);
+        return;
+    }
+    wgprof_rec_lock();
+    pass_state *p = wgprof_rec_map_get(&g_passes, pass);
+    if (!p || !p->lane || p->session->finished) {
+        if (p) {
+            p->session->dispatches++;
+            encoder_state *e = wgprof_rec_map_get(&g_encoders, p->encoder);
+            if (e && !e->sampled) {
+                p->session->untimed_sampled++;
+            } else {
+                p->session->untimed_overlap++;
+            }
+        }
+        run(pass, args);
+        wgprof_rec_unlock();
+        return;
+    }
+    wgprof_rec_lane *lane = p->lane;
+    p->session->dispatches++;
+    uint32_t site;
+    wgprof_rec_enter();
+    if (site_of(lane, p->pipeline, workgroups, indirect, &site)) {
+        if (wgprof_rec_settings_get()->inside) {
+            wgprof__pool_begin_site(lane->pool, pass, site, 0);
+            run(pass, args);
+            wgprof_pool_end(lane->pool, pass);
+        } else {
+            wgprof_rec_chain_dispatch(lane, pass, site);
+            run(pass, args);
+        }
+    } else {
+        run(pass, args); /* out of memory for its name: not timed */
+    }
+    wgprof_rec_leave();
+    wgprof_rec_unlock();
+}
+
+typedef struct direct_args {
+    uint32_t x, y, z;
+} direct_args;
+
+static void run_direct(WGPUComputePassEncoder pass, const void *args)
+{
+    const direct_args *a = args;
+    wgprof_rec_real()->wgpuComputePassEncoderDispatchWorkgroups(pass, a->x, a->y, a->z);
+}
+
+WGPROF_REC_EXPORT void wgpuComputePassEncoderDispatchWorkgroups(WGPUComputePassEncoder pass, uint32_t workgroupCountX,
+                                                                uint32_t workgroupCountY, uint32_t workgroupCountZ)
+{
+    direct_args a = {workgroupCountX, workgroupCountY, workgroupCountZ};
+    uint32_t wg[3] = {workgroupCountX, workgroupCountY, workgroupCountZ};
+    timed_dispatch(pass, wg, false, run_direct, &a);
+}
+
+typedef struct indirect_args {
+    WGPUBuffer buffer;
+    uint64_t offset;
+} indirect_args;
+
+static void run_indirect(WGPUComputePassEncoder pass, const void *args)
+{
+    const indirect_args *a = args;
+    wgprof_rec_real()->wgpuComputePassEncoderDispatchWorkgroupsIndirect(pass, a->buffer, a->offset);
+}
+
+/* Timed like any other; its workgroup counts live on the GPU: recorded as 0. */
+WGPROF_REC_EXPORT void wgpuComputePassEncoderDispatchWorkgroupsIndirect(WGPUComputePassEncoder pass,
+                                                                        WGPUBuffer indirectBuffer,
+                                                                        uint64_t indirectOffset)
+{
+    indirect_args a = {indirectBuffer, indirectOffset};
+    uint32_t wg[3] = {0, 0, 0};
+    timed_dispatch(pass, wg, true, run_indirect, &a);
+}
+
+static void end_pass_scopes(pass_state *p)
+{
+    for (; p->debug_depth; p->debug_depth--) {
+        scope_end(p->lane);
+    }
+    if (p->label_scope) {
+        scope_end(p->lane);
+        p->label_scope = false;
+    }
+}
+
+WGPROF_REC_EXPORT void wgpuComputePassEncoderEnd(WGPUComputePassEncoder pass)
+{
+    if (hooks_on()) {
+        wgprof_rec_lock();
+        pass_state *p = wgprof_rec_map_take(&g_passes, pass);
+        if (p) {
+            end_pass_scopes(p);
+            wgprof__free(p);
+        }
+        wgprof_rec_unlock();
+    }
+    wgprof_rec_real()->wgpuComputePassEncoderEnd(pass);
+}
+
+WGPROF_REC_EXPORT void wgpuComputePassEncoderRelease(WGPUComputePassEncoder pass)
+{
+    if (hooks_on()) {
+        wgprof_rec_lock();
+        pass_state *p = wgprof_rec_map_take(&g_passes, pass); /* released without End */
+        if (p) {
+            end_pass_scopes(p);
+            wgprof__free(p);
+        }
+        wgprof_rec_unlock();
+    }
+    wgprof_rec_real()->wgpuComputePassEncoderRelease(pass);
+}
+
+/* ---- finishing, abandoning and submitting ---- */
+
+wgprof_rec_lane *wgprof_rec_encoder_lane(WGPUCommandEncoder enc)
+{
+    encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
+    return e && e->lane && !e->session->finished ? e->lane : NULL;
+}
+
+WGPROF_REC_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder enc,
+                                                            WGPU_NULLABLE WGPUCommandBufferDescriptor const *descriptor)
+{
+    if (!hooks_on()) {
+        return wgprof_rec_real()->wgpuCommandEncoderFinish(enc, descriptor);
+    }
+    wgprof_rec_lock();
+    if (!wgprof_rec_settings_get()->inside) {
+        wgprof_rec_chain_finish(wgprof_rec_encoder_lane(enc), enc);
+    }
+    WGPUCommandBuffer cb = wgprof_rec_real()->wgpuCommandEncoderFinish(enc, descriptor);
+    encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
+    if (e) {
+        e->finished = true;
+        wgprof_rec_lane *lane = e->lane;
+        if (lane && !e->session->finished) {
+            for (; e->debug_depth; e->debug_depth--) {
+                scope_end(lane);
+            }
+            if (cb && wgprof_rec_map_put(&g_buffers, cb, lane)) {
+                lane->owner_buffer = cb;
+            } else {
+                wgprof_rec_lane_abandon(lane);
+            }
+        }
+        e->lane = NULL; /* the buffer holds the lane now */
+    }
+    wgprof_rec_unlock();
+    return cb;
+}
+
+/* The scopes a pass of encoder `user` left open are closed, and the pass is timed no more. */
+static void close_pass_of(void *value, void *user)
+{
+    pass_state *p = value;
+    if (p->encoder == (WGPUCommandEncoder)user && p->lane) {
+        end_pass_scopes(p);
+        p->lane = NULL;
+    }
+}
+
+WGPROF_REC_EXPORT void wgpuCommandEncoderRelease(WGPUCommandEncoder enc)
+{
+    if (hooks_on()) {
+        wgprof_rec_lock();
+        encoder_state *e = wgprof_rec_map_take(&g_encoders, enc);
+        if (e) {
+            if (e->lane && !e->session->finished) {
+                /* Released before finish: its open scopes close (so that later encoders on the
+                 * lane are not nested in them), then its batch is forgotten. */
+                wgprof_rec_map_each(&g_passes, close_pass_of, (void *)enc);
+                for (; e->debug_depth; e->debug_depth--) {
+                    scope_end(e->lane);
+                }
+                wgprof_rec_lane_abandon(e->lane);
+            }
+            wgprof__free(e);
+        }
+        wgprof_rec_unlock();
+    }
+    wgprof_rec_real()->wgpuCommandEncoderRelease(enc);
+}
+
+WGPROF_REC_EXPORT void wgpuCommandBufferRelease(WGPUCommandBuffer buffer)
+{
+    if (hooks_on()) {
+        wgprof_rec_lock();
+        wgprof_rec_lane *lane = wgprof_rec_map_take(&g_buffers, buffer);
+        if (lane && lane->owner_buffer == buffer && !lane->session->finished) {
+            wgprof_rec_lane_abandon(lane); /* released unsubmitted */
+        }
+        wgprof_rec_unlock();
+    }
+    wgprof_rec_real()->wgpuCommandBufferRelease(buffer);
+}
+
+enum { MAX_RESOLVES = 16 };
+
+/* The lanes whose batches a submit carries, and wgprof's command buffer resolving each. */
+typedef struct resolve_set {
+    wgprof_rec_lane *lanes[MAX_RESOLVES];
+    WGPUCommandBuffer buffers[MAX_RESOLVES];
+    size_t count;
+} resolve_set;
+
+/* For each buffer of the submit that carries a batch: the batch's resolve and readback copy,
+ * in a command buffer of wgprof's. */
+static void prepare_resolves(size_t n, WGPUCommandBuffer const *commands, resolve_set *rs)
+{
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    for (size_t i = 0; i < n && rs->count < MAX_RESOLVES; i++) {
+        wgprof_rec_lane *lane = wgprof_rec_map_take(&g_buffers, commands[i]);
+        if (!lane || lane->owner_buffer != commands[i] || lane->session->finished) {
+            continue;
+        }
+        wgprof_rec_enter();
+        WGPUCommandEncoder enc = real->wgpuDeviceCreateCommandEncoder(lane->session->device, NULL);
+        WGPUCommandBuffer cb = NULL;
+        if (enc && wgprof_pool_resolve(lane->pool, enc) == WGPROF_OK) {
+            cb = real->wgpuCommandEncoderFinish(enc, NULL);
+        }
+        if (enc) {
+            real->wgpuCommandEncoderRelease(enc);
+        }
+        wgprof_rec_leave();
+        if (cb) {
+            rs->lanes[rs->count] = lane;
+            rs->buffers[rs->count++] = cb;
+        } else {
+            wgprof_rec_lane_abandon(lane);
+        }
+    }
+}
+
+/* After the submit: each batch starts reading back, and its lane is free for the next encoder. */
+static void after_submit(resolve_set *rs)
+{
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    wgprof_rec_enter();
+    for (size_t i = 0; i < rs->count; i++) {
+        wgprof_rec_lane *lane = rs->lanes[i];
+        /* The program may have let go of the device inside the submit (a callback). */
+        if (!lane->session->finished) {
+            wgprof_pool_read_async(lane->pool);
+        }
+        real->wgpuCommandBufferRelease(rs->buffers[i]);
+        lane->owner = NULL;
+        lane->owner_buffer = NULL;
+        wgprof_rec_chain_forget(lane);
+    }
+    wgprof_rec_leave();
+    wgprof_rec_collect_ready(true);
+}
+
+/* Submits the program's buffers with wgprof's resolves after them; the submission index where
+ * `for_index` (wgpu-native's wgpuQueueSubmitForIndex), else 0. */
+static WGPUSubmissionIndex submit(WGPUQueue queue, size_t n, WGPUCommandBuffer const *commands, bool for_index)
+{
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    resolve_set rs = {0};
+    prepare_resolves(n, commands, &rs);
+    WGPUCommandBuffer *all = rs.count ? wgprof__calloc(n + rs.count, sizeof *all) : NULL;
+    WGPUCommandBuffer const *list = commands;
+    size_t count = n;
+    if (all) {
+        memcpy(all, commands, n * sizeof *all);
+        memcpy(all + n, rs.buffers, rs.count * sizeof *all);
+        list = all;
+        count = n + rs.count;
+    }
+    WGPUSubmissionIndex index = 0;
+    if (for_index) {
+        index = real->wgpuQueueSubmitForIndex(queue, count, list);
+    } else {
+        real->wgpuQueueSubmit(queue, count, list);
+    }
+    if (rs.count && !all) {
+        /* Out of memory for one list: the resolves follow in a submit of their own. */
+        wgprof_rec_enter();
+        real->wgpuQueueSubmit(queue, rs.count, rs.buffers);
+        wgprof_rec_leave();
+    }
+    wgprof__free(all);
+    after_submit(&rs);
+    return index;
+}
+
+WGPROF_REC_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, WGPUCommandBuffer const *commands)
+{
+    if (!hooks_on() || !commands) {
+        wgprof_rec_real()->wgpuQueueSubmit(queue, commandCount, commands);
+        return;
+    }
+    wgprof_rec_lock();
+    submit(queue, commandCount, commands, false);
+    wgprof_rec_unlock();
+}
+
+WGPROF_REC_EXPORT WGPUSubmissionIndex wgpuQueueSubmitForIndex(WGPUQueue queue, size_t commandCount,
+                                                              WGPUCommandBuffer const *commands)
+{
+    const wgprof_rec_real_table *real = wgprof_rec_real();
+    if (!real->wgpuQueueSubmitForIndex) {
+        wgprof_rec_missing("wgpuQueueSubmitForIndex");
+        return 0;
+    }
+    if (!hooks_on() || !commands) {
+        return real->wgpuQueueSubmitForIndex(queue, commandCount, commands);
+    }
+    wgprof_rec_lock();
+    WGPUSubmissionIndex index = submit(queue, commandCount, commands, true);
+    wgprof_rec_unlock();
+    return index;
+}
