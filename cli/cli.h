@@ -34,12 +34,12 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Checks, before any GPU work, that each report file asked for in files[format] can be written
  * and is none of the run's inputs (out_check() of common/common.h). Prints why and returns
  * CLI_USAGE when one cannot. */
-int cli_check_report_files(const char *command, const char *const files[WGPROF_FORMAT_HTML + 1],
+int cli_check_report_files(const char *command, const char *const files[WGPROF_FORMAT_COUNT],
                            const out_input *inputs, size_t input_count);
 /* Writes `report` in `format` to `path` (common/common.h); prints why on failure. */
 int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format, const char *path);
 /* The table to `table` (NULL: none), then each format whose files[format] is set. */
-int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_HTML + 1],
+int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_COUNT],
                       FILE *table);
 
 /* What cli_execute_iterations() asked for and what completed. */
@@ -99,7 +99,7 @@ typedef struct cli_run_options {
     long warmup, iterations;
     wgprof_graph_desc graph; /* profiling on; strategy and layout from the flags */
     bool summary_only, quiet;
-    const char *files[WGPROF_FORMAT_HTML + 1]; /* by format; NULL: not asked for */
+    const char *files[WGPROF_FORMAT_COUNT]; /* by format; NULL: not asked for */
     double peak_gbps, peak_gflops;
     double timeout_s;        /* the longest wait for one iteration's work */
     uint64_t max_dispatches; /* per iteration, counting repeat */
@@ -114,7 +114,7 @@ typedef struct cli_demo_options {
     demo_config model;
     uint32_t warmup;     /* executes first, not measured */
     uint32_t iterations; /* measured executes */
-    const char *files[WGPROF_FORMAT_HTML + 1]; /* by format; NULL: not asked for */
+    const char *files[WGPROF_FORMAT_COUNT]; /* by format; NULL: not asked for */
     bool quiet;
     double timeout_s;
     bool shader_checks_given; /* --shader-checks was given: the reports name it */

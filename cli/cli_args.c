@@ -126,17 +126,13 @@ static bool parse_positive(const char *text, double max, double *out)
     return true;
 }
 
-typedef struct file_flag {
-    const char *flag;
-    wgprof_format format;
-} file_flag;
-
-static int find_file_flag(const file_flag *flags, size_t count, const char *arg)
+/* The format whose report file option `arg` is ("--" and the format's name), where `accepted`
+ * (bits 1 << format) holds it; -1 otherwise. */
+static int find_file_flag(unsigned accepted, const char *arg)
 {
-    for (size_t f = 0; f < count; f++) {
-        if (strcmp(arg, flags[f].flag) == 0) {
-            return (int)flags[f].format;
-        }
+    wgprof_format f;
+    if (strncmp(arg, "--", 2) == 0 && wgprof_format_from_name(arg + 2, &f) == WGPROF_OK && (accepted >> f & 1u)) {
+        return (int)f;
     }
     return -1;
 }
@@ -145,12 +141,8 @@ enum { MAX_TIMEOUT_S = 1000000, MAX_RUN_ITERATIONS = 1000000 };
 
 cli_parse_result cli_parse_run_args(int argc, char *const *argv, cli_run_options *o, char *error, size_t cap)
 {
-    static const file_flag file_flags[] = {{"--json", WGPROF_FORMAT_JSON},
-                                           {"--csv", WGPROF_FORMAT_CSV},
-                                           {"--csv-summary", WGPROF_FORMAT_CSV_SUMMARY},
-                                           {"--tsv", WGPROF_FORMAT_TSV},
-                                           {"--trace", WGPROF_FORMAT_TRACE},
-                                           {"--html", WGPROF_FORMAT_HTML}};
+    /* Every format but the table (which goes to stdout) has a report file option. */
+    const unsigned file_formats = ((1u << WGPROF_FORMAT_COUNT) - 1) & ~(1u << WGPROF_FORMAT_TABLE);
     memset(o, 0, sizeof *o);
     o->warmup = 3;
     o->iterations = 10;
@@ -183,7 +175,7 @@ cli_parse_result cli_parse_run_args(int argc, char *const *argv, cli_run_options
             o->spec = a;
             continue;
         }
-        int format = find_file_flag(file_flags, sizeof file_flags / sizeof file_flags[0], a);
+        int format = find_file_flag(file_formats, a);
         static const char *const valued[] = {"--warmup",  "--iterations", "--peak-gbps",      "--peak-gflops",
                                              "--strategy", "--layout",    "--timeout",        "--max-dispatches",
                                              "--allow-path", "--shader-checks", "--baseline"};
@@ -269,10 +261,8 @@ enum { MAX_LAYERS = 1024, MAX_WIDTH = 1 << 24, MAX_DEMO_ITERATIONS = 1000000 };
 
 cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_options *o, char *error, size_t cap)
 {
-    static const file_flag file_flags[] = {{"--json", WGPROF_FORMAT_JSON},
-                                           {"--tsv", WGPROF_FORMAT_TSV},
-                                           {"--trace", WGPROF_FORMAT_TRACE},
-                                           {"--html", WGPROF_FORMAT_HTML}};
+    const unsigned file_formats = 1u << WGPROF_FORMAT_JSON | 1u << WGPROF_FORMAT_TSV | 1u << WGPROF_FORMAT_TRACE |
+                                  1u << WGPROF_FORMAT_HTML;
     memset(o, 0, sizeof *o);
     o->model = (demo_config){.layers = 2, .dim = 256, .heads = 4, .ffn = 512, .vocab = 1024, .max_seq = 64, .pos = 16};
     o->warmup = 1;
@@ -308,7 +298,7 @@ cli_parse_result cli_parse_demo_args(int argc, char *const *argv, cli_demo_optio
             o->quiet = true;
             continue;
         }
-        int format = find_file_flag(file_flags, sizeof file_flags / sizeof file_flags[0], arg);
+        int format = find_file_flag(file_formats, arg);
         size_t n = 0;
         while (n < sizeof numeric / sizeof numeric[0] && strcmp(arg, numeric[n].name) != 0) {
             n++;

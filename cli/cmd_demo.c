@@ -152,7 +152,7 @@ static int write_reports(const cli_demo_options *o, wgprof_device *dev, wgprof_g
     desc.shader_checks = o->shader_checks_given ? wgprof_shader_checks_str(o->model.shader_checks) : NULL;
     if (wgprof_graph_settings(graph).profiling == WGPROF_PROFILING_ON && !o->quiet) {
         putchar('\n');
-        static const char *const no_files[WGPROF_FORMAT_HTML + 1] = {0};
+        static const char *const no_files[WGPROF_FORMAT_COUNT] = {0};
         rc = cli_write_reports(&desc, no_files, stdout);
     }
     int file_rc = cli_write_reports(&desc, o->files, NULL);
@@ -192,6 +192,21 @@ static int run_on_device(const cli_demo_options *o, wgprof_device *dev, const di
         /* A comparison needs timings: --baseline turns profiling on. */
         wgprof_graph_desc graph_desc = {.profiling = baseline ? WGPROF_PROFILING_ON : WGPROF_PROFILING_DEFAULT};
         s = wgprof_graph_create(dev, &graph_desc, &graph);
+        /* So does a report file: asking for one is asking for timings, whatever the
+         * environment says (WEBGPU_TIMESTAMP_QUERY decides only where nothing was asked). */
+        bool reports = false;
+        for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
+            reports = reports || o->files[f];
+        }
+        if (s == WGPROF_OK && reports && wgprof_graph_settings(graph).profiling != WGPROF_PROFILING_ON) {
+            wgprof_graph_destroy(graph);
+            graph = NULL;
+            graph_desc.profiling = WGPROF_PROFILING_ON;
+            s = wgprof_graph_create(dev, &graph_desc, &graph);
+            if (s == WGPROF_OK && wgprof_graph_settings(graph).profiling == WGPROF_PROFILING_ON) {
+                fprintf(stderr, "wgprof demo: profiling on for the report files asked for\n");
+            }
+        }
     }
     if (s == WGPROF_OK) {
         what = "building the decode step";

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "record.h"
 #include "common.h"
 
 static const char record_usage[] =
@@ -51,7 +52,7 @@ static const char record_usage[] =
 enum { EXIT_NOT_FOUND = 127, EXIT_NOT_EXECUTABLE = 126 };
 
 typedef struct record_options {
-    const char *files[WGPROF_FORMAT_HTML + 1];
+    const char *files[WGPROF_FORMAT_COUNT];
     const char *baseline;
     const char *strategy;
     unsigned long sample_every;
@@ -263,7 +264,8 @@ static result_set *list_sets(const char *dir, size_t *count)
         if (named) {
             const char *n = end + 1;
             dev = strtoul(n, &end, 10);
-            named = !errno && end != n && isdigit((unsigned char)*n) && strcmp(end, ".json") == 0;
+            named = !errno && end != n && isdigit((unsigned char)*n) && *end == '.' &&
+                    strcmp(end + 1, wgprof_format_suffix(WGPROF_FORMAT_JSON)) == 0;
         }
         if (named) {
             if (*count == cap) {
@@ -329,12 +331,13 @@ static unsigned long long meta_value(const char *meta_path, const char *key)
 static void print_notes(const char *base)
 {
     char meta[4400];
-    snprintf(meta, sizeof meta, "%s.meta", base);
-    unsigned long long overlap = meta_value(meta, "untimed_overlap"), sampled = meta_value(meta, "untimed_sampled"),
-                       discarded = meta_value(meta, "discarded");
+    snprintf(meta, sizeof meta, "%s." RECORD_SUFFIX_META, base);
+    unsigned long long overlap = meta_value(meta, RECORD_META_UNTIMED_OVERLAP),
+                       sampled = meta_value(meta, RECORD_META_UNTIMED_SAMPLED),
+                       discarded = meta_value(meta, RECORD_META_DISCARDED);
     if (sampled) {
         fprintf(stderr, "%llu dispatches not timed: --sample-every %llu skipped their encoders\n", sampled,
-                meta_value(meta, "sample_every"));
+                meta_value(meta, RECORD_META_SAMPLE_EVERY));
     }
     if (overlap) {
         fprintf(stderr,
@@ -382,15 +385,11 @@ static void numbered_path(const char *path, const char *id, char *out, size_t ca
     }
 }
 
-static const char *suffix_of(wgprof_format f)
+/* The formats a result set holds besides its table, as the preload library writes them
+ * (record.h): JSON always, the others where the CLI asked. */
+static bool record_writes(int f)
 {
-    switch (f) {
-    case WGPROF_FORMAT_JSON: return "json";
-    case WGPROF_FORMAT_HTML: return "html";
-    case WGPROF_FORMAT_TRACE: return "trace.json";
-    case WGPROF_FORMAT_CSV: return "csv";
-    default: return NULL;
-    }
+    return f == WGPROF_FORMAT_JSON || f == WGPROF_FORMAT_HTML || f == WGPROF_FORMAT_TRACE || f == WGPROF_FORMAT_CSV;
 }
 
 /* Prints each set's table and notes, and copies its reports; false when a report could not be
@@ -416,23 +415,23 @@ static bool deliver(const char *dir, const record_options *o, const diff_profile
         if (count > 1) {
             fprintf(stderr, "== %s ==\n", sets[i].id);
         }
-        snprintf(path, sizeof path, "%s.txt", base);
+        snprintf(path, sizeof path, "%s.%s", base, wgprof_format_suffix(WGPROF_FORMAT_TABLE));
         print_file(path);
         print_notes(base);
-        snprintf(path, sizeof path, "%s.json", base);
+        snprintf(path, sizeof path, "%s.%s", base, wgprof_format_suffix(WGPROF_FORMAT_JSON));
         if (baseline && cli_baseline_compare_file("record", baseline, path, count > 1 ? sets[i].id : "this run",
                                                   stderr) != CLI_OK) {
             ok = false;
         }
-        snprintf(done, sizeof done, "%s.done", base);
+        snprintf(done, sizeof done, "%s." RECORD_SUFFIX_DONE, base);
         bool complete = exists(done);
         if (!complete) {
             fprintf(stderr, "wgprof record: %s: the program ended before wgprof could finish: these are the results "
                             "collected until then\n", sets[i].id);
         }
-        for (int f = 0; f <= WGPROF_FORMAT_HTML; f++) {
-            const char *suffix = suffix_of((wgprof_format)f);
-            if (!o->files[f] || !suffix) {
+        for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
+            const char *suffix = wgprof_format_suffix((wgprof_format)f);
+            if (!o->files[f] || !record_writes(f)) {
                 continue;
             }
             char from[4600], to[8192], why[4096];
@@ -476,9 +475,14 @@ static void remove_folder(const char *dir)
 
 static int prepare_environment(const record_options *o, const char *dir, const char *preload)
 {
-    char formats[64];
-    snprintf(formats, sizeof formats, "json%s%s%s", o->files[WGPROF_FORMAT_HTML] ? ",html" : "",
-             o->files[WGPROF_FORMAT_TRACE] ? ",trace" : "", o->files[WGPROF_FORMAT_CSV] ? ",csv" : "");
+    /* The formats the preload library writes at the end, besides JSON and the table. */
+    char formats[64] = "";
+    for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
+        if (o->files[f] && record_writes(f) && f != WGPROF_FORMAT_JSON) {
+            size_t n = strlen(formats);
+            snprintf(formats + n, sizeof formats - n, "%s%s", n ? "," : "", wgprof_format_name((wgprof_format)f));
+        }
+    }
     char every[32];
     snprintf(every, sizeof every, "%lu", o->sample_every);
     /* A program that names its own implementation by WGPU_LIB_PATH keeps it; the preload
@@ -495,9 +499,9 @@ static int prepare_environment(const record_options *o, const char *dir, const c
         return CLI_FAILED;
     }
     snprintf(preloads, cap, "%s%s%s", preload, more ? ":" : "", more ? old_preload : "");
-    bool ok = set_env("WGPROF_RECORD_DIR", dir) && set_env("WGPROF_RECORD_LIBRARY", implementation) &&
-              set_env("WGPROF_RECORD_STRATEGY", o->strategy) && set_env("WGPROF_RECORD_SAMPLE_EVERY", every) &&
-              set_env("WGPROF_RECORD_FORMATS", formats) && set_env("WGPU_LIB_PATH", preload) &&
+    bool ok = set_env(RECORD_ENV_DIR, dir) && set_env(RECORD_ENV_LIBRARY, implementation) &&
+              set_env(RECORD_ENV_STRATEGY, o->strategy) && set_env(RECORD_ENV_SAMPLE_EVERY, every) &&
+              set_env(RECORD_ENV_FORMATS, formats) && set_env("WGPU_LIB_PATH", preload) &&
               set_env("LD_PRELOAD", preloads);
     free(preloads);
     if (!ok) {

@@ -7,24 +7,26 @@
 
 #include "cli.h"
 
-static const char *const flag_of[WGPROF_FORMAT_HTML + 1] = {
-    [WGPROF_FORMAT_TABLE] = "the table", [WGPROF_FORMAT_TSV] = "--tsv",     [WGPROF_FORMAT_CSV] = "--csv",
-    [WGPROF_FORMAT_CSV_SUMMARY] = "--csv-summary", [WGPROF_FORMAT_JSON] = "--json", [WGPROF_FORMAT_TRACE] = "--trace",
-    [WGPROF_FORMAT_HTML] = "--html",
-};
-
-static const char *flag_name(int format)
+/* How a message names the report of `format`: its option ("--json"). */
+static void flag_name(int format, char *out, size_t cap)
 {
-    return format >= 0 && format <= WGPROF_FORMAT_HTML && flag_of[format] ? flag_of[format] : "a report";
+    const char *name = wgprof_format_name((wgprof_format)format);
+    if (format == WGPROF_FORMAT_TABLE || !name) {
+        snprintf(out, cap, "%s", name ? "the table" : "a report");
+    } else {
+        snprintf(out, cap, "--%s", name);
+    }
 }
 
-int cli_check_report_files(const char *command, const char *const files[WGPROF_FORMAT_HTML + 1],
+int cli_check_report_files(const char *command, const char *const files[WGPROF_FORMAT_COUNT],
                            const out_input *inputs, size_t input_count)
 {
-    for (int f = 0; f <= WGPROF_FORMAT_HTML; f++) {
+    for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
         char why[4096];
         if (files[f] && !out_check(files[f], inputs, input_count, why, sizeof why)) {
-            cli_error("wgprof %s: %s %s: %s", command, flag_name(f), files[f], why);
+            char flag[32];
+            flag_name(f, flag, sizeof flag);
+            cli_error("wgprof %s: %s %s: %s", command, flag, files[f], why);
             return CLI_USAGE;
         }
     }
@@ -51,13 +53,15 @@ int cli_write_report_file(const wgprof_report_desc *report, wgprof_format format
     report_job job = {report, format};
     char why[4096];
     if (!out_write(path, write_report, &job, why, sizeof why)) {
-        cli_error("wgprof: %s: %s", flag_name((int)format), why);
+        char flag[32];
+        flag_name((int)format, flag, sizeof flag);
+        cli_error("wgprof: %s: %s", flag, why);
         return CLI_FAILED;
     }
     return CLI_OK;
 }
 
-int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_HTML + 1],
+int cli_write_reports(const wgprof_report_desc *report, const char *const files[WGPROF_FORMAT_COUNT],
                       FILE *table)
 {
     int code = CLI_OK;
@@ -67,7 +71,7 @@ int cli_write_reports(const wgprof_report_desc *report, const char *const files[
             code = cli_fail("printing the table", s);
         }
     }
-    for (int f = 0; f <= WGPROF_FORMAT_HTML; f++) {
+    for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
         if (files[f] && cli_write_report_file(report, (wgprof_format)f, files[f]) != CLI_OK) {
             code = CLI_FAILED;
         }

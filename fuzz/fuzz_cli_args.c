@@ -26,7 +26,7 @@ static bool points_into(const char *p, char *const *argv, int argc)
 
 static void check_files(const char *const *files, char *const *argv, int argc)
 {
-    for (int f = 0; f <= WGPROF_FORMAT_HTML; f++) {
+    for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
         if (files[f] && !points_into(files[f], argv, argc)) {
             abort();
         }

@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
     FILE *sink = fopen("/dev/null", "w");
-    for (int f = 0; f <= WGPROF_FORMAT_HTML; f++) {
+    for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
         wgprof_report_desc desc = {.pool = pool, .summary = s, .peak_gbps = 1};
         wgprof_report_write(&desc, (wgprof_format)f, sink);
     }

@@ -37,7 +37,7 @@ typedef struct wgprof_rec_settings {
     char dir[4096];        /* where the results go; "" records nothing */
     bool inside;           /* pairs of in-pass timestamps instead of a chain */
     uint32_t sample_every; /* time one command encoder in N; 1: every one */
-    char formats[64];      /* report formats to write at the end: "json,html,trace,csv" */
+    char formats[64];      /* report formats to write at the end besides JSON and the table: "html,trace,csv" */
 } wgprof_rec_settings;
 
 /* The implementation's functions, found on first use (every hook and forwarder calls this). */

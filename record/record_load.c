@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record.h"
 #include "record_lib.h"
 #include "internal.h"
 #include "webgpu_ext.h"
@@ -73,15 +74,15 @@ void wgprof_rec_say(const char *fmt, ...)
 
 static void read_settings(void)
 {
-    const char *dir = getenv("WGPROF_RECORD_DIR");
+    const char *dir = getenv(RECORD_ENV_DIR);
     snprintf(g_settings.dir, sizeof g_settings.dir, "%s", dir ? dir : "");
-    const char *strategy = getenv("WGPROF_RECORD_STRATEGY");
+    const char *strategy = getenv(RECORD_ENV_STRATEGY);
     g_settings.inside = strategy && strcmp(strategy, "inside") == 0;
-    const char *every = getenv("WGPROF_RECORD_SAMPLE_EVERY");
+    const char *every = getenv(RECORD_ENV_SAMPLE_EVERY);
     unsigned long n = every ? strtoul(every, NULL, 10) : 1;
     g_settings.sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
-    const char *formats = getenv("WGPROF_RECORD_FORMATS");
-    snprintf(g_settings.formats, sizeof g_settings.formats, "%s", formats ? formats : "json");
+    const char *formats = getenv(RECORD_ENV_FORMATS);
+    snprintf(g_settings.formats, sizeof g_settings.formats, "%s", formats ? formats : "");
 }
 
 static const char *base_name(const char *path)
@@ -121,7 +122,7 @@ static void *find_implementation(void)
             return h;
         }
     }
-    const char *path = getenv("WGPROF_RECORD_LIBRARY");
+    const char *path = getenv(RECORD_ENV_LIBRARY);
     if (path && *path) {
         void *h = system_dlopen()(path, RTLD_NOW | RTLD_LOCAL);
         if (!h) {

@@ -1,6 +1,6 @@
 /*
- * A session's results, written into the folder the CLI made for them (WGPROF_RECORD_DIR,
- * private to this run): PID.N.json (the JSON report), PID.N.txt (the per-kernel table),
+ * A session's results, written into the folder the CLI made for them (record.h, private to
+ * this run): PID.N.json (the JSON report), PID.N.txt (the per-kernel table),
  * PID.N.meta (what was not timed, and why, as "key value" lines), and at the end the other
  * formats asked for (PID.N.html, .trace.json, .csv) and PID.N.done. Each file is written to a
  * temporary name and renamed over the old one, so that the CLI never reads half a report, even
@@ -18,26 +18,12 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "record.h"
 #include "record_lib.h"
 
 enum { PATH_CAP = 4400, TMP_CAP = PATH_CAP + 32 }; /* the folder's path is under 4096 bytes */
 /* A snapshot whose last writing took longer than this is written on a thread of wgprof's. */
 enum { WRITE_HERE_NS = 2000000 };
-
-typedef struct output_kind {
-    const char *setting; /* its name in WGPROF_RECORD_FORMATS; NULL: always written */
-    const char *suffix;
-    wgprof_format format;
-    bool final_only;
-} output_kind;
-
-static const output_kind KINDS[] = {
-    {NULL, "json", WGPROF_FORMAT_JSON, false},
-    {NULL, "txt", WGPROF_FORMAT_TABLE, false},
-    {"html", "html", WGPROF_FORMAT_HTML, true},
-    {"trace", "trace.json", WGPROF_FORMAT_TRACE, true},
-    {"csv", "csv", WGPROF_FORMAT_CSV, true},
-};
 
 static bool asked_for(const char *formats, const char *name)
 {
@@ -89,8 +75,10 @@ static void write_meta(const output_job *job, const char *path)
     if (!f) {
         return;
     }
-    fprintf(f, "pid %ld\ndevice %u\ndispatches %llu\nuntimed_overlap %llu\nuntimed_sampled %llu\n"
-               "discarded %llu\nsample_every %u\n",
+    fprintf(f,
+            RECORD_META_PID " %ld\n" RECORD_META_DEVICE " %u\n" RECORD_META_DISPATCHES " %llu\n"
+            RECORD_META_UNTIMED_OVERLAP " %llu\n" RECORD_META_UNTIMED_SAMPLED " %llu\n" RECORD_META_DISCARDED
+            " %llu\n" RECORD_META_SAMPLE_EVERY " %u\n",
             job->pid, job->index, (unsigned long long)job->dispatches, (unsigned long long)job->untimed_overlap,
             (unsigned long long)job->untimed_sampled, (unsigned long long)job->discarded,
             wgprof_rec_settings_get()->sample_every);
@@ -138,16 +126,18 @@ static void write_job(output_job *job)
     report.device = &job->device;
     report.pool = job->pool;
     report.summary = summary;
-    for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; k++) {
-        const output_kind *kind = &KINDS[k];
-        if ((kind->final_only && !job->final) || (kind->setting && !asked_for(settings->formats, kind->setting))) {
+    for (int k = 0; k < WGPROF_FORMAT_COUNT; k++) {
+        /* The JSON report and the table in every snapshot; the other formats asked for, at the end. */
+        wgprof_format format = (wgprof_format)k;
+        bool always = format == WGPROF_FORMAT_JSON || format == WGPROF_FORMAT_TABLE;
+        if (!always && (!job->final || !asked_for(settings->formats, wgprof_format_name(format)))) {
             continue;
         }
         char path[PATH_CAP], tmp[TMP_CAP];
-        snprintf(path, sizeof path, "%s.%s", job->base, kind->suffix);
+        snprintf(path, sizeof path, "%s.%s", job->base, wgprof_format_suffix(format));
         FILE *f = open_temporary(path, tmp, sizeof tmp);
-        report.omit_dispatches = kind->format == WGPROF_FORMAT_TABLE;
-        bool written = f && wgprof_report_write(&report, kind->format, f) == WGPROF_OK;
+        report.omit_dispatches = format == WGPROF_FORMAT_TABLE;
+        bool written = f && wgprof_report_write(&report, format, f) == WGPROF_OK;
         if (f && !written) {
             fclose(f);
             remove(tmp);
@@ -157,11 +147,11 @@ static void write_job(output_job *job)
         }
     }
     char meta[PATH_CAP];
-    snprintf(meta, sizeof meta, "%s.meta", job->base);
+    snprintf(meta, sizeof meta, "%s." RECORD_SUFFIX_META, job->base);
     write_meta(job, meta);
     if (job->final) {
         char done[PATH_CAP];
-        snprintf(done, sizeof done, "%s.done", job->base);
+        snprintf(done, sizeof done, "%s." RECORD_SUFFIX_DONE, job->base);
         FILE *f = fopen(done, "w");
         if (f) {
             fclose(f);

@@ -1,14 +1,50 @@
 /*
  * Report entry point: fills in what the caller left out (the summary, the iteration count),
  * names the strategy the summary says the records were timed with, and hands one prepared view
- * to the writer of the chosen format.
+ * to the writer of the chosen format. Also the formats' names and file suffixes, for every
+ * program that offers a choice of them.
  */
+#include <string.h>
+
 #include "recorder.h"
 #include "report_internal.h"
 
+static const struct {
+    const char *name, *suffix;
+} FORMATS[WGPROF_FORMAT_COUNT] = {
+    [WGPROF_FORMAT_TABLE] = {"table", "txt"},
+    [WGPROF_FORMAT_TSV] = {"tsv", "tsv"},
+    [WGPROF_FORMAT_JSON] = {"json", "json"},
+    [WGPROF_FORMAT_CSV] = {"csv", "csv"},
+    [WGPROF_FORMAT_CSV_SUMMARY] = {"csv-summary", "summary.csv"},
+    [WGPROF_FORMAT_TRACE] = {"trace", "trace.json"},
+    [WGPROF_FORMAT_HTML] = {"html", "html"},
+};
+
+const char *wgprof_format_name(wgprof_format format)
+{
+    return (unsigned)format < WGPROF_FORMAT_COUNT ? FORMATS[format].name : NULL;
+}
+
+const char *wgprof_format_suffix(wgprof_format format)
+{
+    return (unsigned)format < WGPROF_FORMAT_COUNT ? FORMATS[format].suffix : NULL;
+}
+
+wgprof_status wgprof_format_from_name(const char *name, wgprof_format *out)
+{
+    for (unsigned f = 0; name && out && f < WGPROF_FORMAT_COUNT; f++) {
+        if (strcmp(name, FORMATS[f].name) == 0) {
+            *out = (wgprof_format)f;
+            return WGPROF_OK;
+        }
+    }
+    return WGPROF_ERR_INVALID_ARGUMENT;
+}
+
 wgprof_status wgprof_report_write(const wgprof_report_desc *desc, wgprof_format format, FILE *out)
 {
-    if (!desc || !out || (unsigned)format > WGPROF_FORMAT_HTML) {
+    if (!desc || !out || (unsigned)format >= WGPROF_FORMAT_COUNT) {
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     wgprof_summary *own = NULL;
@@ -32,6 +68,7 @@ wgprof_status wgprof_report_write(const wgprof_report_desc *desc, wgprof_format 
     case WGPROF_FORMAT_CSV_SUMMARY: written = wgprof__write_csv_summary(&r, out); break;
     case WGPROF_FORMAT_TRACE: written = wgprof__write_trace(&r, out); break;
     case WGPROF_FORMAT_HTML: written = wgprof__write_html(&r, out); break;
+    case WGPROF_FORMAT_COUNT: break;
     }
     wgprof_summary_destroy(own);
     if (written != WGPROF_OK) {

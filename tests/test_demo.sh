@@ -51,6 +51,16 @@ WGPROF_DISABLE_TIMESTAMPS=1 WEBGPU_TIMESTAMP_QUERY=1 "$wgprof" demo --json "$tmp
   [ "$(checksum <"$tmp/off.txt")" = "$plain" ] && grep -q '"unavailable_reason": "timestamp queries disabled' "$tmp/off.json" &&
   ok || bad "fail-open demo"
 
+# A report file asked for without WEBGPU_TIMESTAMP_QUERY: asking for one is asking for
+# timings, so the demo profiles, says so in one line, and the page has timings.
+env -u WEBGPU_TIMESTAMP_QUERY "$wgprof" demo --quiet --html "$tmp/asked.html" >/dev/null 2>"$tmp/asked.err" &&
+  [ "$(grep -c 'profiling on for the report files asked for' "$tmp/asked.err")" = 1 ] &&
+  ! grep -q 'No timings' "$tmp/asked.html" && grep -q 'attn_softmax' "$tmp/asked.html" &&
+  ok || bad "demo --html without WEBGPU_TIMESTAMP_QUERY: $(tail -3 "$tmp/asked.err")"
+# Without a report file the environment still decides: no profiling, no such line.
+env -u WEBGPU_TIMESTAMP_QUERY "$wgprof" demo --quiet >/dev/null 2>"$tmp/plain.err" &&
+  ! grep -q 'profiling on for' "$tmp/plain.err" && ok || bad "demo without reports turned profiling on"
+
 # Warm-up: the first execute of each kernel includes its pipeline's compilation (on lavapipe up
 # to tens of times the kernel's own time); the demo executes the step once before the measured
 # iterations, so no kernel's first measured dispatch may be over 3x the kernel's median. Other

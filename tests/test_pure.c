@@ -951,6 +951,30 @@ static void test_quantum(void)
 
 /* The names --shader-checks takes map one to one onto the enum; anything else is refused, and
  * creating a module checks its arguments before it touches a device. */
+/* Every format has a name and a suffix, distinct; the names read back; nothing else is a format. */
+static void test_format_names(void)
+{
+    for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
+        const char *name = wgprof_format_name((wgprof_format)f);
+        const char *suffix = wgprof_format_suffix((wgprof_format)f);
+        CHECK(name && *name && suffix && *suffix);
+        wgprof_format back = WGPROF_FORMAT_COUNT;
+        CHECK(wgprof_format_from_name(name, &back) == WGPROF_OK && back == (wgprof_format)f);
+        for (int g = 0; g < f; g++) {
+            CHECK(strcmp(name, wgprof_format_name((wgprof_format)g)) != 0);
+            CHECK(strcmp(suffix, wgprof_format_suffix((wgprof_format)g)) != 0);
+        }
+    }
+    CHECK(strcmp(wgprof_format_suffix(WGPROF_FORMAT_TRACE), "trace.json") == 0);
+    CHECK(strcmp(wgprof_format_name(WGPROF_FORMAT_CSV_SUMMARY), "csv-summary") == 0);
+    CHECK(wgprof_format_name(WGPROF_FORMAT_COUNT) == NULL && wgprof_format_suffix((wgprof_format)-1) == NULL);
+    wgprof_format untouched = WGPROF_FORMAT_HTML;
+    CHECK(wgprof_format_from_name("JSON", &untouched) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_format_from_name("", &untouched) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_format_from_name(NULL, &untouched) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(untouched == WGPROF_FORMAT_HTML);
+}
+
 static void test_shader_checks_names(void)
 {
     for (int c = WGPROF_SHADER_CHECKS_DEFAULT; c <= WGPROF_SHADER_CHECKS_NONE; c++) {
@@ -1337,6 +1361,7 @@ int main(void)
     test_quantum();
     test_unknown_workgroup_size();
     test_shader_checks_names();
+    test_format_names();
     test_merge_order();
     test_merge_scopes();
     test_merge_arguments();

@@ -703,9 +703,21 @@ typedef enum wgprof_format {
     WGPROF_FORMAT_CSV,         /* per-dispatch rows */
     WGPROF_FORMAT_CSV_SUMMARY, /* per-kernel rows */
     WGPROF_FORMAT_TRACE,       /* Chrome trace event JSON (Perfetto, chrome://tracing) */
-    WGPROF_FORMAT_HTML         /* one self-contained page: timeline, per-kernel chart, tables of
+    WGPROF_FORMAT_HTML,        /* one self-contained page: timeline, per-kernel chart, tables of
                                   kernels, efficiency, scopes and every dispatch (paged) */
+    WGPROF_FORMAT_COUNT        /* the number of formats, not a format */
 } wgprof_format;
+
+/* The format's name: "table", "tsv", "json", "csv", "csv-summary", "trace", "html" (the CLI's
+ * option for a report file is "--" and the name); NULL for a value that is not a format. A
+ * static string. */
+WGPROF_API const char *wgprof_format_name(wgprof_format format);
+/* The usual suffix of a file of the format, without the dot: "txt", "tsv", "json", "csv",
+ * "summary.csv", "trace.json", "html"; NULL for a value that is not a format. A static string. */
+WGPROF_API const char *wgprof_format_suffix(wgprof_format format);
+/* The format named `name` (as wgprof_format_name gives it) in *out; WGPROF_ERR_INVALID_ARGUMENT
+ * for a name that is none (NULL included), *out then untouched. */
+WGPROF_API wgprof_status wgprof_format_from_name(const char *name, wgprof_format *out);
 
 typedef struct wgprof_report_desc {
     const wgprof_device_info *device; /* may be NULL */

@@ -1,0 +1,48 @@
+/*
+ * wgprof record's protocol: what the CLI (cli/cmd_record.c) and the preload library it loads
+ * into the program (libwgprof_record.so, this folder) agree on. Two processes, two builds of
+ * one source: everything either side spells is spelled here once.
+ *
+ * The CLI sets the environment variables below in the program's environment, with the preload
+ * library in LD_PRELOAD. The preload library writes one result set per device the program
+ * creates into the folder WGPROF_RECORD_ENV_DIR names: PID.N.SUFFIX, where PID is the process,
+ * N the device's index in that process (from 0), and SUFFIX a report format's
+ * (wgprof_format_suffix), or one of the two below. The JSON report and the table are written
+ * for every set, the other formats where WGPROF_RECORD_ENV_FORMATS asks for them; a set is
+ * complete once its marker file exists, written after everything else.
+ */
+#ifndef WGPROF_RECORD_H
+#define WGPROF_RECORD_H
+
+/* ---- environment: CLI -> preload library ---- */
+
+/* The folder the result sets go to; unset or empty: the program runs unprofiled. */
+#define RECORD_ENV_DIR "WGPROF_RECORD_DIR"
+/* The WebGPU implementation's library, for programs that do not link one by name. */
+#define RECORD_ENV_LIBRARY "WGPROF_RECORD_LIBRARY"
+/* The strategy: "chain" (the default) or "inside". */
+#define RECORD_ENV_STRATEGY "WGPROF_RECORD_STRATEGY"
+/* Time one command encoder in N (decimal, >= 1). */
+#define RECORD_ENV_SAMPLE_EVERY "WGPROF_RECORD_SAMPLE_EVERY"
+/* The report formats wanted besides JSON and the table: format names (wgprof_format_name),
+ * separated by commas. */
+#define RECORD_ENV_FORMATS "WGPROF_RECORD_FORMATS"
+
+/* ---- result sets: preload library -> CLI ---- */
+
+/* The report that names a set: PID.N.json (wgprof_format_suffix(WGPROF_FORMAT_JSON)). */
+/* What was not timed, and why: "key value" lines, the keys below, values in decimal. */
+#define RECORD_SUFFIX_META "meta"
+/* The set is complete: written last, empty. A set without it is what was collected before the
+ * program ended. */
+#define RECORD_SUFFIX_DONE "done"
+
+#define RECORD_META_PID "pid"
+#define RECORD_META_DEVICE "device"
+#define RECORD_META_DISPATCHES "dispatches"           /* encoded, timed or not */
+#define RECORD_META_UNTIMED_OVERLAP "untimed_overlap" /* in an encoder recorded while every lane was held */
+#define RECORD_META_UNTIMED_SAMPLED "untimed_sampled" /* in encoders the sampling skipped */
+#define RECORD_META_DISCARDED "discarded"             /* in encoders never submitted */
+#define RECORD_META_SAMPLE_EVERY "sample_every"
+
+#endif
