@@ -26,12 +26,12 @@ enum { HTML_MAX_DISPATCHES = 200000, HTML_MAX_SCOPES = 100000, HTML_MAX_ROWS = 1
 static void write_style(FILE *out);
 static void write_script(FILE *out);
 
-/* ---- escaping (escape.c) ------------------------------------------------------------------ */
+/* ---- escaping (common/escape.c) ----------------------------------------------------------- */
 
-static void html_text(FILE *out, const char *s) { wgprof__html_text(out, s); }
+static void html_text(FILE *out, const char *s) { wgprof__escape_html(out, s); }
 
 /* A JSON string that is also safe inside a script element. */
-static void data_string(FILE *out, const char *s) { wgprof__json_string(out, s, WGPROF__JSON_IN_SCRIPT); }
+static void data_string(FILE *out, const char *s) { wgprof__escape_json_string(out, s, WGPROF__ESCAPE_JSON_IN_SCRIPT); }
 
 /* JSON has no NaN or infinity: those become null. */
 static void data_number(FILE *out, const char *format, double v)
