@@ -9,7 +9,8 @@
  * wgprof_escape, compiled into libwgprof (hidden there) and into wgprof_common, so that the
  * library's report writers and the products write each format by one rule. It includes nothing
  * but the C library's headers, and this header includes nothing more, for the library's sake:
- * jansson's users include <jansson.h> themselves.
+ * jansson's users include <jansson.h> themselves. The HTML pages' shared stylesheet and script
+ * are below libwgprof the same way (wgprof_page_base).
  */
 #ifndef WGPROF_COMMON_H
 #define WGPROF_COMMON_H
@@ -188,5 +189,17 @@ void wgprof__escape_terminal_shown(FILE *out, const char *s, size_t width);
  * an escape (\n, \t, \x1b, and the C1 range \u0080 to \u009f); `keep_newlines` leaves line
  * breaks and tabs as they are. Long text is cut with "...". */
 void wgprof__escape_terminal_copy(char *out, size_t cap, const char *text, bool keep_newlines);
+
+/* ---- page/base.css, page/base.js (target wgprof_page_base) ---- */
+
+/* What both HTML pages share (the library's report and `wgprof diff --html`), embedded at build
+ * time (cmake/embed_text.cmake): the stylesheet, written before a page's own in its style
+ * element, and the script, written before a page's own in its script element, where it defines
+ * wgprofPage (element(), us(), rendered(), DOT) for that page's script. Each is the file's bytes
+ * and a '\0'; the size leaves the '\0' out. */
+extern const char wgprof__page_base_css[];
+extern const size_t wgprof__page_base_css_size;
+extern const char wgprof__page_base_js[];
+extern const size_t wgprof__page_base_js_size;
 
 #endif
