@@ -63,8 +63,8 @@ lint: build
 	clang-tidy --quiet -p $(BUILD) --warnings-as-errors='*' $(foreach d,$(TIDY_DIRS),$(wildcard $(d)/*.c))
 	@# The HTML pages' scripts: a syntax check where Node.js is (Debian package nodejs; not
 	@# installed for this, test_html loads the page in Chromium and fails on any script error).
-	@if command -v node >/dev/null; then echo "node --check src/report_html/page.js diff/diff_html/page.js"; \
-		node --check src/report_html/page.js && node --check diff/diff_html/page.js; \
+	@if command -v node >/dev/null; then echo "node --check common/page/base.js src/report_html/page.js diff/diff_html/page.js"; \
+		node --check common/page/base.js && node --check src/report_html/page.js && node --check diff/diff_html/page.js; \
 		else echo "lint: no node, the pages' scripts left to test_html"; fi
 
 check: DEPS_GROUP = check

@@ -84,7 +84,7 @@ void cli_error(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(raw, CAP, fmt, ap);
     va_end(ap);
-    text_escape_terminal(shown, CAP, raw, true);
+    wgprof__escape_terminal_copy(shown, CAP, raw, true);
     fprintf(stderr, "%s\n", shown);
     free(raw);
     free(shown);

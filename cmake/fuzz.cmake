@@ -22,4 +22,6 @@ target_include_directories(wgprof_fuzz_lib
   PRIVATE ${PROJECT_BINARY_DIR}/src)
 target_compile_definitions(wgprof_fuzz_lib PRIVATE WGPROF_BUILDING _GNU_SOURCE)
 target_compile_options(wgprof_fuzz_lib PRIVATE ${WGPROF_WARNINGS} ${WGPROF_FUZZ_LIBRARY_FLAGS})
-target_link_libraries(wgprof_fuzz_lib PUBLIC wgprof_webgpu m ${CMAKE_DL_LIBS})
+# The escaping module (common/escape.c) comes, instrumented, from wgprof_common, and with it the
+# HTML pages' shared assets.
+target_link_libraries(wgprof_fuzz_lib PUBLIC wgprof_webgpu wgprof_common m ${CMAKE_DL_LIBS})

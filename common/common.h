@@ -2,9 +2,15 @@
  * wgprof_common: what several of wgprof's products share, below all of them (docs/architecture.md).
  * Files the user names, opened and written safely (output_file.c, file_open.c); what kind of
  * JSON value a reader met (json_kind.c); an entry point's @workgroup_size read from WGSL
- * (wgsl_workgroup.c); text from a file shown on a terminal (text_escape.c); and, in the target
- * wgprof_webgpu_loader, which WebGPU implementation wgprof's own programs load (webgpu_loader.c).
- * Nothing here calls libwgprof or another product.
+ * (wgsl_workgroup.c); and, in the target wgprof_webgpu_loader, which WebGPU implementation
+ * wgprof's own programs load (webgpu_loader.c). Nothing here calls libwgprof or another product.
+ *
+ * Below libwgprof too: the escaping of every text format (escape.c) is its own target,
+ * wgprof_escape, compiled into libwgprof (hidden there) and into wgprof_common, so that the
+ * library's report writers and the products write each format by one rule. It includes nothing
+ * but the C library's headers, and this header includes nothing more, for the library's sake:
+ * jansson's users include <jansson.h> themselves. The HTML pages' shared stylesheet and script
+ * are below libwgprof the same way (wgprof_page_base).
  */
 #ifndef WGPROF_COMMON_H
 #define WGPROF_COMMON_H
@@ -13,8 +19,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#include <jansson.h>
 
 /* ---- output_file.c ---- */
 
@@ -84,7 +88,8 @@ void out_set_wait(double seconds);
 /* What kind of JSON value a jansson value is, as an error message names it ("an array"): for
  * the readers of specs (spec_parse.c) and reports (diff_load.c). */
 
-const char *json_kind(const json_t *v);
+struct json_t;
+const char *json_kind(const struct json_t *v);
 
 /* ---- wgsl_workgroup.c ---- */
 
@@ -138,11 +143,63 @@ const char *webgpu_loader_path(void);
 int file_open_regular(const char *path, uint64_t max_bytes, uint64_t *size, uint64_t *dev, uint64_t *ino, char *why,
                       size_t why_cap);
 
-/* ---- text_escape.c ---- */
+/* ---- escape.c ---- */
 
-/* Copies `text` into `out` with every control character written as an escape (\n, \t, \x1b,
- * and the C1 range \u0080 to \u009f), so that text from a file never reaches a terminal raw;
- * `keep_newlines` leaves line breaks and tabs as they are. Long text is cut with "...". */
-void text_escape_terminal(char *out, size_t cap, const char *text, bool keep_newlines);
+/*
+ * Text from users (kernel and scope names, files' contents) written in each format wgprof
+ * writes. Nothing here allocates. `s` NULL is "" where the rule says so.
+ */
+
+enum {
+    WGPROF__ESCAPE_JSON_PLAIN = 0,
+    WGPROF__ESCAPE_JSON_IN_SCRIPT = 1 /* also '<', '>' and '&' as \u escapes: safe inside <script> */
+};
+
+/* `s` (NULL: "") as a JSON string literal, quotes included; bytes that are not well-formed
+ * UTF-8 become U+FFFD, so that the document always parses. */
+void wgprof__escape_json_string(FILE *out, const char *s, int flags);
+/* The same without the quotes, for a string written in parts. */
+void wgprof__escape_json_chars(FILE *out, const char *s, int flags);
+/* `size` bytes of JSON text (a whole document, as jansson writes it) with each '<' as \u003c,
+ * so that no string in it can end the script element it is embedded in. */
+void wgprof__escape_json_in_script(FILE *out, const char *json, size_t size);
+/* `s` (NULL: "") as HTML text, safe in element content and in quoted attribute values; bytes
+ * that are not UTF-8 become U+FFFD. */
+void wgprof__escape_html(FILE *out, const char *s);
+/* `s` as one CSV field (RFC 4180: quoted when it holds a comma, a quote or a line break). A
+ * cell that starts with = + - @ tab or CR gets a leading ' so that no spreadsheet runs it. */
+void wgprof__escape_csv(FILE *out, const char *s);
+/* `s` as one TSV field: TSV has no quoting, so a tab or line break becomes a space; the same
+ * leading ' as CSV's. */
+void wgprof__escape_tsv(FILE *out, const char *s);
+/* `s` in a Markdown table cell: the characters that format Markdown or end a cell escaped with
+ * a backslash; control characters, line breaks and bidirectional controls as spaces. */
+void wgprof__escape_markdown(FILE *out, const char *s);
+
+/* Terminal text, three ways. A table cell of the library's table report: `s` (NULL: "") with
+ * control characters and bytes that are not UTF-8 as U+FFFD; then spaces up to `width`
+ * characters (0: none). */
+void wgprof__escape_terminal_cell(FILE *out, const char *s, int width);
+/* A name shown in `wgprof diff`'s table: every control character (C0, DEL, C1 in UTF-8) as \xNN
+ * or \uNNNN and the bidirectional controls as \uNNNN, so that a name can neither move the
+ * cursor nor reorder the line, and what it was stays readable; padded with spaces to `width`
+ * bytes. */
+void wgprof__escape_terminal_shown(FILE *out, const char *s, size_t width);
+/* A message's quote of a file: `text` copied into `out` with every control character written as
+ * an escape (\n, \t, \x1b, and the C1 range \u0080 to \u009f); `keep_newlines` leaves line
+ * breaks and tabs as they are. Long text is cut with "...". */
+void wgprof__escape_terminal_copy(char *out, size_t cap, const char *text, bool keep_newlines);
+
+/* ---- page/base.css, page/base.js (target wgprof_page_base) ---- */
+
+/* What both HTML pages share (the library's report and `wgprof diff --html`), embedded at build
+ * time (cmake/embed_text.cmake): the stylesheet, written before a page's own in its style
+ * element, and the script, written before a page's own in its script element, where it defines
+ * wgprofPage (element(), us(), rendered(), DOT) for that page's script. Each is the file's bytes
+ * and a '\0'; the size leaves the '\0' out. */
+extern const char wgprof__page_base_css[];
+extern const size_t wgprof__page_base_css_size;
+extern const char wgprof__page_base_js[];
+extern const size_t wgprof__page_base_js_size;
 
 #endif

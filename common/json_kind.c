@@ -1,4 +1,6 @@
 /* See json_kind.h. */
+#include <jansson.h>
+
 #include "common.h"
 
 const char *json_kind(const json_t *v)

@@ -1,32 +1,17 @@
 /*
  * The HTML page of a comparison (diff.h): one file that fetches nothing. The comparison's JSON
- * (diff_write_json) is embedded with every '<' escaped, so that no name can end its script
- * element; the page's script (diff/diff_html/page.js, embedded at build time with its
- * stylesheet) draws the two runs side by side from it: per kernel a bar for each median and the
- * new median's interval across the new one, then the tables.
+ * (diff_write_json) is embedded with every '<' escaped (wgprof__escape_json_in_script, common.h),
+ * so that no name can end its script element; the page's script (diff/diff_html/page.js,
+ * embedded at build time with its stylesheet, each after what both HTML pages share, common.h)
+ * draws the two runs side by side from it: per kernel a bar for each median and the new median's
+ * interval across the new one, then the tables.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "diff.h"
 #include "diff_html_assets.h"
-
-/* `data` with each '<' as \u003c: inside JSON a '<' can only be within a string, where the
- * escape means the same. */
-static void write_escaped(FILE *out, const char *data, size_t size)
-{
-    const char *p = data, *end = data + size;
-    while (p < end) {
-        const char *lt = memchr(p, '<', (size_t)(end - p));
-        size_t n = lt ? (size_t)(lt - p) : (size_t)(end - p);
-        fwrite(p, 1, n, out);
-        if (!lt) {
-            break;
-        }
-        fputs("\\u003c", out);
-        p = lt + 1;
-    }
-}
 
 bool diff_write_html(const diff_result *r, FILE *out)
 {
@@ -46,11 +31,13 @@ bool diff_write_html(const diff_result *r, FILE *out)
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>wgprof diff</title>\n"
           "<style>\n",
           out);
+    fwrite(wgprof__page_base_css, 1, wgprof__page_base_css_size, out);
     fwrite(wgprof__diff_page_css, 1, wgprof__diff_page_css_size, out);
     fputs("</style>\n</head>\n<body>\n<main></main>\n<script type=\"application/json\" id=\"wgprof-diff-data\">\n",
           out);
-    write_escaped(out, data, size);
+    wgprof__escape_json_in_script(out, data, size);
     fputs("</script>\n<script>\n", out);
+    fwrite(wgprof__page_base_js, 1, wgprof__page_base_js_size, out);
     fwrite(wgprof__diff_page_js, 1, wgprof__diff_page_js_size, out);
     fputs("</script>\n</body>\n</html>\n", out);
     free(data);

@@ -11,6 +11,7 @@
 
 #include <wgprof/wgprof.h>
 
+#include "common.h"
 #include "diff.h"
 
 /* ---- shared phrases ---- */
@@ -64,44 +65,9 @@ static void write_method(const diff_result *r, FILE *out)
 
 /* ---- the table ---- */
 
-/* The code point of a bidirectional override or isolate (U+202A..U+202E, U+2066..U+2069) that
- * `p` starts with, else 0: text that would reorder what follows it on a line. */
-static unsigned bidi_control(const unsigned char *p)
-{
-    if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) {
-        return 0x2000u | (p[2] & 0x3fu);
-    }
-    if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9) {
-        return 0x2040u | (p[2] & 0x3fu);
-    }
-    return 0;
-}
-
-/* `s` with every control character (C0, DEL, C1 in UTF-8) as \xNN or \uNNNN, and the
- * bidirectional controls as \uNNNN, so that a name from a report can neither move a terminal's
- * cursor nor reorder the line; padded with spaces to `width` bytes. */
-static void put_text(FILE *out, const char *s, size_t width)
-{
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        unsigned bidi = bidi_control(p);
-        if (*p < 0x20 || *p == 0x7f) {
-            n += (size_t)fprintf(out, "\\x%02x", *p);
-        } else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-            n += (size_t)fprintf(out, "\\u%04x", p[1]);
-            p++;
-        } else if (bidi) {
-            n += (size_t)fprintf(out, "\\u%04x", bidi);
-            p += 2;
-        } else {
-            fputc(*p, out);
-            n++;
-        }
-    }
-    for (; n < width; n++) {
-        fputc(' ', out);
-    }
-}
+/* Names as wgprof__escape_terminal_shown writes them (common.h): every control character as an
+ * escape, so that a name from a report can neither move a terminal's cursor nor reorder the line. */
+static void put_text(FILE *out, const char *s, size_t width) { wgprof__escape_terminal_shown(out, s, width); }
 
 /* Of a side's runs, the names shown before "and N more". */
 enum { SHOWN_RUNS = 3 };
@@ -255,28 +221,8 @@ bool diff_write_table(const diff_result *r, FILE *out)
 
 /* ---- Markdown ---- */
 
-/* Text in a table cell: the characters that format Markdown or end a cell escaped with a
- * backslash, control characters, line breaks and bidirectional controls as spaces, so that a name
- * can neither format nor break the table. */
-static void md_text(FILE *out, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f) {
-            fputc(' ', out);
-        } else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-            fputc(' ', out);
-            p++;
-        } else if (bidi_control(p)) {
-            fputc(' ', out);
-            p += 2;
-        } else if (strchr("\\`*_[]<>|~&", *p)) {
-            fputc('\\', out);
-            fputc(*p, out);
-        } else {
-            fputc(*p, out);
-        }
-    }
-}
+/* A name in a table cell, escaped so that it can neither format nor break the table (common.h). */
+static void md_text(FILE *out, const char *s) { wgprof__escape_markdown(out, s); }
 
 static void md_row(FILE *out, const diff_row *row)
 {

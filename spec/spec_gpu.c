@@ -25,7 +25,7 @@ typedef struct shown_name {
 static shown_name show(const char *text)
 {
     shown_name n = {""};
-    text_escape_terminal(n.text, sizeof n.text, text ? text : "", false);
+    wgprof__escape_terminal_copy(n.text, sizeof n.text, text ? text : "", false);
     return n;
 }
 

@@ -69,7 +69,7 @@ static char *dup_string(const char *s)
 static const char *shown(ctx *c, const char *text)
 {
     char *out = c->shown[c->next_shown++ % SHOWN_SLOTS];
-    text_escape_terminal(out, SHOWN_CAP, text ? text : "", false);
+    wgprof__escape_terminal_copy(out, SHOWN_CAP, text ? text : "", false);
     return out;
 }
 

@@ -38,7 +38,7 @@ wgprof_status wgprof__write_csv_summary(const wgprof__report *r, FILE *out)
     }
     for (size_t i = 0; i < r->summary->kernel_count; i++) {
         const wgprof_kernel_stats *k = &r->summary->kernels[i];
-        wgprof__csv_field(out, k->name);
+        wgprof__escape_csv(out, k->name);
         fprintf(out, ",%u,%u,", k->count, k->invalid);
         if (k->count) {
             fprintf(out, "%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,%.3f,", k->total_ns, k->mean_ns, k->median_ns,

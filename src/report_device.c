@@ -1,5 +1,5 @@
 /* The device's description as one JSON object: what `wgprof info --json` prints. */
-#include "escape.h"
+#include "common.h"
 #include "internal.h"
 
 static const char *json_bool(bool b) { return b ? "true" : "false"; }
@@ -7,7 +7,7 @@ static const char *json_bool(bool b) { return b ? "true" : "false"; }
 static void field(FILE *out, const char *key, const char *value)
 {
     fprintf(out, ", \"%s\": ", key);
-    wgprof__json_string(out, value, WGPROF__JSON_PLAIN);
+    wgprof__escape_json_string(out, value, WGPROF__ESCAPE_JSON_PLAIN);
 }
 
 wgprof_status wgprof_device_info_write_json(const wgprof_device_info *d, FILE *out)

@@ -19,19 +19,20 @@
  * The dispatch table's rows are drawn a page at a time, so it holds many more. */
 enum { HTML_MAX_DISPATCHES = 200000, HTML_MAX_SCOPES = 100000, HTML_MAX_ROWS = 1000000 };
 
-/* The page's stylesheet and script: src/report_html/page.css and page.js, embedded at build time
- * (cmake/embed_text.cmake writes report_html_assets.h in the build tree); written at the end of
- * this file. */
+/* The page's stylesheet and script: those both HTML pages share (common/page/base.css and
+ * base.js, common.h), then the report's own, src/report_html/page.css and page.js, embedded at
+ * build time (cmake/embed_text.cmake writes report_html_assets.h in the build tree); written at
+ * the end of this file. */
 #include "report_html_assets.h"
 static void write_style(FILE *out);
 static void write_script(FILE *out);
 
-/* ---- escaping (escape.c) ------------------------------------------------------------------ */
+/* ---- escaping (common/escape.c) ----------------------------------------------------------- */
 
-static void html_text(FILE *out, const char *s) { wgprof__html_text(out, s); }
+static void html_text(FILE *out, const char *s) { wgprof__escape_html(out, s); }
 
 /* A JSON string that is also safe inside a script element. */
-static void data_string(FILE *out, const char *s) { wgprof__json_string(out, s, WGPROF__JSON_IN_SCRIPT); }
+static void data_string(FILE *out, const char *s) { wgprof__escape_json_string(out, s, WGPROF__ESCAPE_JSON_IN_SCRIPT); }
 
 /* JSON has no NaN or infinity: those become null. */
 static void data_number(FILE *out, const char *format, double v)
@@ -707,6 +708,7 @@ wgprof_status wgprof__write_html(const wgprof__report *r, FILE *out)
 
 static void write_style(FILE *out)
 {
+    fwrite(wgprof__page_base_css, 1, wgprof__page_base_css_size, out);
     fwrite(wgprof__page_css, 1, wgprof__page_css_size, out);
 }
 
@@ -714,5 +716,6 @@ static void write_style(FILE *out)
  * layout of its arrays), then marks the body rendered and says so on the console. */
 static void write_script(FILE *out)
 {
+    fwrite(wgprof__page_base_js, 1, wgprof__page_base_js_size, out);
     fwrite(wgprof__page_js, 1, wgprof__page_js_size, out);
 }

@@ -2,12 +2,13 @@
  * What every report writer reads (report.c prepares it): the caller's description, the summary,
  * and the results store with the clock fit that places its records on the CPU clock. Writers
  * read records, scopes and batches from the store only (wgprof__store_record and friends), and
- * share the helpers of report_util.c and escape.c; none calls another writer or report.c.
+ * share the helpers of report_util.c and the escaping of common.h (common/escape.c); none calls
+ * another writer or report.c.
  */
 #ifndef WGPROF_REPORT_INTERNAL_H
 #define WGPROF_REPORT_INTERNAL_H
 
-#include "escape.h"
+#include "common.h"
 #include "store.h"
 
 typedef struct wgprof__report {

@@ -13,7 +13,7 @@
 /* The layout of the report, for readers: 1 is the one docs/reports.md describes. */
 #define WGPROF__JSON_FORMAT_VERSION 1
 
-static void json_string(FILE *out, const char *s) { wgprof__json_string(out, s, WGPROF__JSON_PLAIN); }
+static void json_string(FILE *out, const char *s) { wgprof__escape_json_string(out, s, WGPROF__ESCAPE_JSON_PLAIN); }
 
 static void json_number(FILE *out, double v)
 {
@@ -143,7 +143,7 @@ static void write_scope_path(const wgprof_summary *s, size_t i, uint32_t *ancest
         if (d) {
             fputc('/', out);
         }
-        wgprof__json_chars(out, s->scopes[ancestors[d]].name, WGPROF__JSON_PLAIN);
+        wgprof__escape_json_chars(out, s->scopes[ancestors[d]].name, WGPROF__ESCAPE_JSON_PLAIN);
     }
     fputc('"', out);
 }
@@ -176,7 +176,7 @@ static void write_node_path(const wgprof__store *store, uint32_t node, uint32_t 
     }
     fputc('"', out);
     for (uint32_t d = depth; d-- > 0;) {
-        wgprof__json_chars(out, wgprof__store_name(store, chain[d]), WGPROF__JSON_PLAIN);
+        wgprof__escape_json_chars(out, wgprof__store_name(store, chain[d]), WGPROF__ESCAPE_JSON_PLAIN);
         if (d) {
             fputc('/', out);
         }

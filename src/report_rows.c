@@ -27,7 +27,7 @@ void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep)
             continue;
         }
         fprintf(out, "%u%c%u%c%llu%c", rec.batch, sep, rec.index, sep, (unsigned long long)rec.dispatch_id, sep);
-        (sep == ',' ? wgprof__csv_field : wgprof__tsv_field)(out, rec.kernel);
+        (sep == ',' ? wgprof__escape_csv : wgprof__escape_tsv)(out, rec.kernel);
         if (rec.workgroups[0]) {
             fprintf(out, "%c%u%c%u%c%u%c", sep, rec.workgroups[0], sep, rec.workgroups[1], sep, rec.workgroups[2], sep);
         } else {

@@ -17,7 +17,7 @@ static void write_header(const wgprof__report *r, FILE *out)
         char period[96];
         wgprof__period_text(r, period, sizeof period);
         fputs(" | ", out);
-        wgprof__text(out, d->adapter, 0);
+        wgprof__escape_terminal_cell(out, d->adapter, 0);
         fprintf(out, " (%s, %s) | period %s", d->backend, d->adapter_type, period);
     }
     char quantum[64], warning[256];
@@ -26,11 +26,11 @@ static void write_header(const wgprof__report *r, FILE *out)
         fprintf(out, " | %s", quantum);
     }
     fputs(" | strategy ", out);
-    wgprof__text(out, r->strategy, 0);
+    wgprof__escape_terminal_cell(out, r->strategy, 0);
     fprintf(out, " | %u iteration%s", r->iterations, r->iterations == 1 ? "" : "s");
     if (r->desc->shader_checks) {
         fputs(" | shader checks ", out);
-        wgprof__text(out, r->desc->shader_checks, 0);
+        wgprof__escape_terminal_cell(out, r->desc->shader_checks, 0);
     }
     fputc('\n', out);
     wgprof__quantized_warning(r->summary, warning, sizeof warning);
@@ -63,7 +63,7 @@ static void write_scopes(const wgprof_summary *s, FILE *out)
         int indent = (int)(2 * (sc->depth < 8 ? sc->depth : 8));
         int width = 28 - indent;
         fprintf(out, "%*s", indent, "");
-        wgprof__text(out, sc->name, width);
+        wgprof__escape_terminal_cell(out, sc->name, width);
         fprintf(out, " %7u %7u %7u ", sc->count, sc->invalid, sc->empty);
         if (sc->count) {
             fprintf(out, "%13.3f %11.3f %11.3f %11.3f %13.3f %6.1f%%\n", sc->total_ns / 1e3, sc->mean_ns / 1e3,
@@ -104,7 +104,7 @@ static void write_dispatches(const wgprof__report *r, FILE *out)
             snprintf(gs, sizeof gs, "?");
         }
         fprintf(out, "%6zu %5u  ", i, rec.batch);
-        wgprof__text(out, rec.kernel, 28);
+        wgprof__escape_terminal_cell(out, rec.kernel, 28);
         fprintf(out, " %-16s %-12s %-20s ", wg, ls, gs);
         if (rec.valid) {
             fprintf(out, "%14.3f %14.3f\n", rec.duration_ns / 1e3, rec.exclusive_ns / 1e3);
@@ -120,7 +120,7 @@ static void write_kernels(const wgprof_summary *s, FILE *out)
             "total_us", "mean_us", "median_us", "p95_us", "min_us", "max_us", "stddev_us", "share");
     for (size_t i = 0; i < s->kernel_count; i++) {
         const wgprof_kernel_stats *k = &s->kernels[i];
-        wgprof__text(out, k->name, 28);
+        wgprof__escape_terminal_cell(out, k->name, 28);
         fprintf(out, " %7u %7u ", k->count, k->invalid);
         if (k->count) {
             fprintf(out, "%13.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %6.1f%%\n", k->total_ns / 1e3,
@@ -175,7 +175,7 @@ static void write_efficiency(const wgprof__report *r, FILE *out)
         figure_cell(cells[3], sizeof cells[3], k->gflops);
         peak_cell(cells[4], sizeof cells[4], k->gflops, r->desc->peak_gflops);
         figure_cell(cells[5], sizeof cells[5], k->gflops_total);
-        wgprof__text(out, k->name, 28);
+        wgprof__escape_terminal_cell(out, k->name, 28);
         fprintf(out, " %12s %10s %12s %12s %10s %14s\n", cells[0], cells[1], cells[2], cells[3], cells[4], cells[5]);
     }
     fprintf(out, "%s\n", wgprof__throughput_note);
@@ -186,7 +186,8 @@ wgprof_status wgprof__write_table(const wgprof__report *r, FILE *out)
     write_header(r, out);
     if (!r->desc->pool || !r->summary) {
         fputs("no timings: ", out);
-        wgprof__text(out, r->desc->unavailable_reason ? r->desc->unavailable_reason : "profiling off", 0);
+        wgprof__escape_terminal_cell(
+            out, r->desc->unavailable_reason ? r->desc->unavailable_reason : "profiling off", 0);
         fputc('\n', out);
         return WGPROF_OK;
     }

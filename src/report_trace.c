@@ -12,7 +12,7 @@
 
 #include "report_internal.h"
 
-static void json_string(FILE *out, const char *s) { wgprof__json_string(out, s, WGPROF__JSON_PLAIN); }
+static void json_string(FILE *out, const char *s) { wgprof__escape_json_string(out, s, WGPROF__ESCAPE_JSON_PLAIN); }
 
 enum { PID_CPU = 1, PID_GPU = 2, TID_QUEUE = 1, TID_ITERATIONS = 2, TID_SCOPES = 3 };
 

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "clock_fit.h"
+#include "common.h"
 #include "recorder.h"
 #include "summary_internal.h"
 #include "support.h"
@@ -544,6 +545,60 @@ static void test_unknown_workgroup_size(void)
     CHECK_MSG(strstr(trace, "\"local_size\": null, \"global_size\": null"), "%s", trace);
     free(trace);
     wgprof_pool_destroy(p);
+}
+
+/* What one of common.h's escaping functions writes for `s` (`width` where it takes one). */
+enum { ESC_JSON_STRING, ESC_SCRIPT_JSON, ESC_HTML, ESC_CSV, ESC_TSV, ESC_MARKDOWN, ESC_CELL, ESC_SHOWN };
+static char *escaped(int rule, const char *s, int width)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    switch (rule) {
+    case ESC_JSON_STRING: wgprof__escape_json_string(f, s, WGPROF__ESCAPE_JSON_IN_SCRIPT); break;
+    case ESC_SCRIPT_JSON: wgprof__escape_json_in_script(f, s, strlen(s)); break;
+    case ESC_HTML: wgprof__escape_html(f, s); break;
+    case ESC_CSV: wgprof__escape_csv(f, s); break;
+    case ESC_TSV: wgprof__escape_tsv(f, s); break;
+    case ESC_MARKDOWN: wgprof__escape_markdown(f, s); break;
+    case ESC_CELL: wgprof__escape_terminal_cell(f, s, width); break;
+    default: wgprof__escape_terminal_shown(f, s, (size_t)width); break;
+    }
+    fclose(f);
+    return buf;
+}
+
+static void check_escaped(int rule, const char *s, int width, const char *expected)
+{
+    char *got = escaped(rule, s, width);
+    CHECK_MSG(strcmp(got, expected) == 0, "rule %d: '%s' gave '%s', not '%s'", rule, s, got, expected);
+    free(got);
+}
+
+/* Each escaping rule on the bytes it exists for (the writers' own tests see them through
+ * whole reports; Markdown, the diff page's data and diff's table are seen here only). */
+static void test_escape(void)
+{
+    check_escaped(ESC_JSON_STRING, "a\"\\\n\x01</s>&\xff", 0, "\"a\\\"\\\\\\n\\u0001\\u003c/s\\u003e\\u0026\\ufffd\"");
+    check_escaped(ESC_SCRIPT_JSON, "{\"n\": \"</script><!--\"}", 0, "{\"n\": \"\\u003c/script>\\u003c!--\"}");
+    check_escaped(ESC_HTML, "<a b='c'>&\"\xff", 0, "&lt;a b=&#39;c&#39;&gt;&amp;&quot;\xef\xbf\xbd");
+    check_escaped(ESC_CSV, "=1,\"x\"", 0, "\"'=1,\"\"x\"\"\"");
+    check_escaped(ESC_TSV, "@a\tb\nc", 0, "'@a b c");
+    /* Markdown: what formats or ends a cell escaped; controls, C1 and a bidirectional override
+     * (U+202E) as spaces. */
+    check_escaped(ESC_MARKDOWN, "a|b*c_[d]`e<f>~&\\g\x1b\xc2\x85h\xe2\x80\xaei", 0,
+                  "a\\|b\\*c\\_\\[d\\]\\`e\\<f\\>\\~\\&\\\\g  h i");
+    check_escaped(ESC_CELL, "\x1b[2J\xff", 6, "\xef\xbf\xbd[2J\xef\xbf\xbd ");
+    /* diff's table: controls and bidirectional isolates shown as escapes; width in bytes. */
+    check_escaped(ESC_SHOWN, "a\x1b\xc2\x85\xe2\x81\xa6z", 0, "a\\x1b\\u0085\\u2066z");
+    check_escaped(ESC_SHOWN, "ab", 4, "ab  ");
+    char out[16];
+    wgprof__escape_terminal_copy(out, sizeof out, "a\nb\x1b", false);
+    CHECK_MSG(strcmp(out, "a\\nb\\x1b") == 0, "%s", out);
+    wgprof__escape_terminal_copy(out, sizeof out, "a\nb\x1b", true);
+    CHECK_MSG(strcmp(out, "a\nb\\x1b") == 0, "%s", out);
+    wgprof__escape_terminal_copy(out, 8, "abcdefghij", false);
+    CHECK_MSG(strcmp(out, "abcd...") == 0, "%s", out);
 }
 
 /* Names are the user's bytes: every report stays well-formed whatever they hold. */
@@ -1354,6 +1409,7 @@ int main(void)
     test_clock_fit();
     test_scopes();
     test_empty_scope();
+    test_escape();
     test_hostile_names();
     test_deep_scopes();
     test_throughput();

@@ -3,27 +3,16 @@
   /* Everything on the page is drawn from the comparison in #wgprof-diff-data (the JSON that
    * `wgprof diff --json` writes); text goes in through textContent only. */
   var data = JSON.parse(document.getElementById('wgprof-diff-data').textContent);
-  var ARROW = ' \u2192 ', DOT = ' \u00b7 ';
+  /* What both pages share (common/page/base.js, written before this script). */
+  var element = wgprofPage.element, us = wgprofPage.us, DOT = wgprofPage.DOT;
+  var ARROW = ' \u2192 ';
 
-  function element(tag, className, text) {
-    var e = document.createElement(tag);
-    if (className) {
-      e.className = className;
-    }
-    if (text != null) {
-      e.textContent = text;
-    }
-    return e;
-  }
   /* A name as shown: bidirectional overrides and isolates written out, so that a name cannot
    * reorder the text around it. */
   function shown(name) {
     return name.replace(/[\u202a-\u202e\u2066-\u2069]/g, function (c) {
       return '\\u' + c.charCodeAt(0).toString(16);
     });
-  }
-  function us(ns) {
-    return ns == null ? '-' : (ns / 1e3).toFixed(3);
   }
   function change(ratio) {
     if (ratio == null) {
@@ -208,7 +197,6 @@
     data.resamples + ' resamples (seed ' + data.seed + '); slower or faster where the interval excludes no ' +
     'change and the medians differ by more than ' + data.threshold_pct + '%.'));
   main.appendChild(element('footer', null, 'Made by wgprof ' + data.wgprof_version + '.'));
-  document.body.dataset.rendered = 'ok';
-  console.log('wgprof diff rendered: ' + plural(data.kernels.length, 'kernel') + ', ' +
+  wgprofPage.rendered('wgprof diff rendered: ' + plural(data.kernels.length, 'kernel') + ', ' +
     plural(data.scopes.length, 'scope'));
 })();

@@ -14,7 +14,9 @@
     submit: {fill: '#555555'},
     wait: {fill: '#e6e6e6', hatch: '#bdbdbd'}
   };
-  var DOT = ' \u00b7 ', BY = '\u00d7', DASH = '\u2013', ELLIPSIS = '\u2026';
+  /* What both pages share (common/page/base.js, written before this script). */
+  var element = wgprofPage.element, us = wgprofPage.us, DOT = wgprofPage.DOT;
+  var BY = '\u00d7', DASH = '\u2013', ELLIPSIS = '\u2026';
   var FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif';
   var laneBoxes = null; /* setupTimeline's: where its CPU and GPU lanes lie on the page */
 
@@ -38,9 +40,6 @@
     var v = parseInt(hex.slice(1), 16);
     return 0.299 * (v >> 16) + 0.587 * ((v >> 8) & 255) + 0.114 * (v & 255) > 150;
   }
-  function us(ns) {
-    return ns == null ? '-' : (ns / 1e3).toFixed(3);
-  }
   function at(ns) {
     return Math.abs(ns) >= 1e6 ? (ns / 1e6).toFixed(3) + ' ms' : (ns / 1e3).toFixed(3) + ' us';
   }
@@ -49,16 +48,6 @@
     var r = el.getBoundingClientRect();
     return [r.left + window.scrollX + dx, r.top + window.scrollY + dy, w == null ? r.width : w,
       h == null ? r.height : h].map(Math.round).join(',');
-  }
-  function element(tag, className, text) {
-    var e = document.createElement(tag);
-    if (className) {
-      e.className = className;
-    }
-    if (text != null) {
-      e.textContent = text;
-    }
-    return e;
   }
   function swatch(background) {
     var sw = element('span', 'swatch');
@@ -785,6 +774,5 @@
       return CPU_STYLES[name].fill + (CPU_STYLES[name].hatch ? ',' + CPU_STYLES[name].hatch : '');
     }).join(',');
   }
-  document.body.dataset.rendered = 'ok';
-  console.log('wgprof report rendered: ' + dispatches + ' dispatches, ' + kernels + ' kernels');
+  wgprofPage.rendered('wgprof report rendered: ' + dispatches + ' dispatches, ' + kernels + ' kernels');
 })();
