@@ -164,6 +164,14 @@ else
     || bad "$impl_kind indirect: $(cat ind.check)"
 fi
 
+# ---- more passes in one encoder than a query set times: the chain runs on into the next sets ----
+if ! record --json long.json -- "$app" long-chain >long.out 2>long.err; then
+  bad "$impl_kind long-chain: failed under record: $(tail_of long.err)"
+else
+  check exact long.out -- "$(report_of long.json)" --stderr long.err >long.check 2>&1 && ok \
+    || bad "$impl_kind long-chain: $(cat long.check)"
+fi
+
 # ---- 5. exit() with everything alive: results still written ----
 if ! record --json norel.json -- "$app" no-release >norel.out 2>norel.err; then
   bad "$impl_kind no-release: failed under record: $(tail_of norel.err)"
