@@ -1,5 +1,6 @@
 /* A minimal test harness: CHECK records a failure with its place and goes on; main ends with
- * check_summary(), which prints "N passed, N failed" and gives the exit status. */
+ * check_summary(), which prints "N passed, N failed" and gives the exit status: failure where a
+ * check failed or where none ran at all (a test that checked nothing proves nothing). */
 #ifndef WGPROF_TEST_CHECK_H
 #define WGPROF_TEST_CHECK_H
 
@@ -38,6 +39,10 @@ static int check_passed, check_failed;
 static inline int check_summary(void)
 {
     printf("%d passed, %d failed\n", check_passed, check_failed);
+    if (check_passed + check_failed == 0) {
+        fprintf(stderr, "no check ran\n");
+        return 1;
+    }
     return check_failed ? 1 : 0;
 }
 

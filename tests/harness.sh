@@ -1,5 +1,6 @@
 # What the shell tests share: a scratch folder ($tmp, removed at exit) and the count of checks.
-# Source it, then call `ok` or `bad "what failed"` for each check and `finish` at the end.
+# Source it, then call `ok` or `bad "what failed"` for each check and `finish` at the end: it
+# fails where a check failed or where none ran.
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -8,6 +9,10 @@ ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*" >&2; }
 finish() {
   echo "$passed passed, $failed failed"
+  if [ $((passed + failed)) -eq 0 ]; then
+    echo "no check ran" >&2
+    return 1
+  fi
   [ "$failed" -eq 0 ]
 }
 # Filters out what an implementation prints on stderr by itself whatever the program does, for

@@ -9,7 +9,8 @@
  *   excludes 1 about 5% of the time (and, resampled a dispatch at a time, far more often);
  * - several runs a side: each run's iterations become its own blocks, within its share of them;
  *   on equal sides whose runs shift as a whole, the interval drawn a run at a time excludes 1
- *   about as rarely as it should, where one run a side would cry wolf most of the time;
+ *   about as rarely as it should, where one run a side would cry wolf most of the time; each
+ *   resample's median is moved from the side's by exactly sqrt(k / (k - 1)) for k runs;
  * - a million samples, in one iteration or in a thousand, are compared;
  * - the verdict's rule at its edges;
  * - the reader refuses what it cannot read, naming the file and the place.
@@ -384,6 +385,52 @@ static void test_runs_coverage(void)
     CHECK_MSG(excluded[1] > 5 * excluded[0], "one run: %d, by run %d", excluded[1], excluded[0]);
 }
 
+/* The rescaling for the few runs drawn from, exactly: runs whose samples are all one value each
+ * (1000, 1100, ... a run), so that drawing within a run changes nothing and each resample's plain
+ * median is one of the runs' values v. Drawn a run at a time, each must come back as
+ * median + sqrt(k / (k - 1)) * (v - median), and the farthest ones (every run drawn the same)
+ * must be seen: without the rescaling every value would be a run's own, none of these for k of
+ * 3 or 5. Seeded: the same draws every time. */
+static void test_runs_rescaled(void)
+{
+    for (uint32_t k = 3; k <= 5; k += 2) {
+        enum { ITERATIONS = 3, RESAMPLES = 4000 };
+        diff_raw raw[5 * ITERATIONS];
+        size_t n = 0;
+        for (uint32_t r = 0; r < k; r++) {
+            for (int it = 0; it < ITERATIONS; it++) {
+                raw[n++] = (diff_raw){it, 1000 + 100.0 * r, r};
+            }
+        }
+        diff_samples s;
+        CHECK(diff_samples_build(raw, n, &s));
+        CHECK(s.runs == k);
+        double median = 1000 + 100.0 * (k - 1) / 2, factor = sqrt((double)k / (k - 1));
+        CHECK_MSG(diff_median(s.sorted, s.count) == median, "%u runs: median %g", k, diff_median(s.sorted, s.count));
+        uint64_t rng[4];
+        diff_rng_seed(rng, 11);
+        int off = 0, seen_lo = 0, seen_hi = 0;
+        double first_off = 0;
+        for (int i = 0; i < RESAMPLES; i++) {
+            double m = diff_resample_median(&s, rng);
+            bool known = false;
+            for (uint32_t r = 0; r < k; r++) {
+                known = known || fabs(m - (median + factor * (1000 + 100.0 * r - median))) < 1e-9;
+            }
+            if (!known && off++ == 0) {
+                first_off = m;
+            }
+            seen_lo += fabs(m - (median - factor * (median - 1000))) < 1e-9;
+            seen_hi += fabs(m - (median + factor * (median - 1000))) < 1e-9;
+        }
+        CHECK_MSG(off == 0, "%u runs: %d of %d resampled medians not a run's value rescaled by sqrt(%u/%u) = %.4f "
+                  "from the median %g (the first: %g)", k, off, RESAMPLES, k, k - 1, factor, median, first_off);
+        CHECK_MSG(seen_lo > 0 && seen_hi > 0, "%u runs: the extremes %g and %g seen %d and %d times", k,
+                  median - factor * (median - 1000), median + factor * (median - 1000), seen_lo, seen_hi);
+        diff_samples_free(&s);
+    }
+}
+
 /* A million samples a side: in one iteration (a sample at a time) and in a thousand (blocks). */
 static void test_large(void)
 {
@@ -543,6 +590,7 @@ int main(void)
     test_coverage();
     test_run_blocks();
     test_runs_coverage();
+    test_runs_rescaled();
     test_large();
     test_verdict_rule();
     test_reader();

@@ -267,6 +267,81 @@ static void test_discard(wgprof_device *dev, const ts_busy *b)
     wgprof_pool_destroy(pool);
 }
 
+/* A chain longer than a query set holds (4,095 ends a set, WGPROF__CHAIN_PER_SET) in one
+ * encoder: its ends run on into the next sets, each next set starting just after the previous
+ * set's last end. Every record valid, none of zero length, each starting at the one before's end
+ * (or just after it, at a set's first), none overlapping: an end written into the wrong set
+ * reads back as zero or as another record's. */
+static void test_long_chain(wgprof_device *dev, const ts_busy *b, bool in_pass)
+{
+    enum { LONG_CHAIN = 2 * 4095 + 10 }; /* three sets */
+    const char *what = in_pass ? "a long chain in one pass" : "a long chain of passes";
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create(dev, NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(wgprof_device_webgpu(dev), NULL);
+    WGPUComputePassEncoder pass = in_pass ? begin_pass(enc, NULL) : NULL;
+    if (in_pass) {
+        CHECK_OK(wgprof_pool_chain_begin(pool, pass));
+    }
+    for (int i = 0; i < LONG_CHAIN; i++) {
+        wgprof_dispatch_desc d = {.kernel = "link", .dispatch_id = (uint64_t)i, .workgroups = {b->workgroups, 1, 1},
+                                  .workgroup_size = {64, 1, 1}};
+        if (in_pass) {
+            dispatch(pass, b);
+            CHECK_OK(wgprof_pool_chain_next(pool, pass, &d));
+        } else {
+            WGPUPassTimestampWrites tw;
+            CHECK_OK(wgprof_pool_chain_pass_writes(pool, &d, &tw));
+            WGPUComputePassEncoder own = begin_pass(enc, &tw);
+            dispatch(own, b);
+            end_pass(own);
+        }
+    }
+    if (pass) {
+        end_pass(pass);
+    }
+    CHECK_OK(wgprof_pool_resolve(pool, enc));
+    submit(dev, enc);
+    CHECK_OK(wgprof_pool_collect(pool));
+    CHECK_MSG(wgprof_pool_count(pool) == LONG_CHAIN && wgprof_pool_batch_count(pool) == 1, "%s: %zu records, %u batches",
+              what, wgprof_pool_count(pool), wgprof_pool_batch_count(pool));
+    size_t invalid = 0, empty = 0, out_of_order = 0, wrong = 0;
+    double sum = 0, span_start = INFINITY, span_end = -INFINITY, previous_end = -INFINITY;
+    for (size_t i = 0; i < wgprof_pool_count(pool); i++) {
+        wgprof_record r;
+        if (wgprof_pool_record(pool, i, &r) != WGPROF_OK || r.dispatch_id != i || strcmp(r.kernel, "link") != 0) {
+            wrong++;
+            continue;
+        }
+        if (!r.valid) {
+            if (invalid++ == 0) {
+                fprintf(stderr, "%s: record %zu, the first invalid: %s\n", what, i,
+                        wgprof_invalid_reason_str(r.invalid_reason));
+            }
+            continue;
+        }
+        empty += !(r.duration_ns > 0 && r.end_ticks > r.begin_ticks);
+        /* A chain's record starts where the one before ended; the first of a set (a set holds
+         * 4,095 ends) at the next set's own start, written just after that end. */
+        out_of_order += i > 0 && (i % 4095 ? r.start_ns != previous_end : r.start_ns < previous_end);
+        previous_end = r.end_ns;
+        sum += r.duration_ns;
+        span_start = fmin(span_start, r.start_ns);
+        span_end = fmax(span_end, r.end_ns);
+    }
+    CHECK_MSG(wrong == 0 && invalid == 0, "%s: %zu of %d records invalid, %zu not as recorded", what, invalid, LONG_CHAIN,
+              wrong);
+    CHECK_MSG(empty == 0, "%s: %zu of %d records of zero length", what, empty, LONG_CHAIN);
+    CHECK_MSG(out_of_order == 0, "%s: %zu records do not start at the previous one's end", what, out_of_order);
+    CHECK_MSG(sum > 0 && sum <= (span_end - span_start) * (1 + 1e-9), "%s: %.0f ns summed, %.0f ns span", what, sum,
+              span_end - span_start);
+    printf("%s: %d records, %.3f ms in all\n", what, LONG_CHAIN, sum / 1e6);
+    wgprof_pool_destroy(pool);
+}
+
 /* wgprof_pool_merge on the real device: a pool whose first dispatch came with id 0 keeps it,
  * though its record lands after the first pool's; a pool of another device (a host pool has
  * none) is refused. */
@@ -311,10 +386,24 @@ static void test_merge(wgprof_device *dev, const ts_busy *b)
     wgprof_pool_destroy(second);
 }
 
-int main(void)
+/* With no argument, what needs no timestamp inside a pass: the pass and chain-of-passes ways,
+ * discard, merge, a long chain of passes, the settings. With `in-pass`, the ways that write
+ * timestamps inside a pass (begin/end, chain_begin/next) and a long chain in one pass; skipped
+ * (77) on a device without in-pass timestamps, so that ctest shows it as skipped. */
+int main(int argc, char **argv)
 {
+    bool in_pass_part = argc == 2 && strcmp(argv[1], "in-pass") == 0;
+    if (argc > 2 || (argc == 2 && !in_pass_part)) {
+        fprintf(stderr, "usage: %s [in-pass]\n", argv[0]);
+        return 2;
+    }
     wgprof_device *dev = ts_device(true);
     const wgprof_device_info *info = wgprof_device_describe(dev);
+    if (in_pass_part && !info->timestamp_inside_passes) {
+        printf("skipped: no in-pass timestamps on %s\n", info->adapter);
+        wgprof_device_destroy(dev);
+        return 77;
+    }
     ts_busy shorter, longer;
     CHECK(ts_busy_init(dev, &shorter, 4, 100));
     CHECK(ts_busy_init(dev, &longer, 4, 100000));
@@ -334,8 +423,7 @@ int main(void)
 
     for (int w = 0; w < WAY_COUNT; w++) {
         bool in_pass = w == WAY_INSIDE || w == WAY_CHAIN_IN_PASS;
-        if (in_pass && !info->timestamp_inside_passes) {
-            printf("%s: skipped, no in-pass timestamps on %s\n", way_names[w], info->adapter);
+        if (in_pass != in_pass_part) {
             continue;
         }
         record_batch(dev, pool, (way)w, &shorter, &longer);
@@ -358,6 +446,13 @@ int main(void)
     wgprof_summary_destroy(s);
     wgprof_pool_destroy(pool);
 
+    test_long_chain(dev, &shorter, in_pass_part);
+    if (in_pass_part) {
+        ts_busy_free(&shorter);
+        ts_busy_free(&longer);
+        wgprof_device_destroy(dev);
+        return check_summary();
+    }
     test_discard(dev, &shorter);
     test_merge(dev, &shorter);
 

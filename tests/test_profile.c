@@ -7,7 +7,10 @@
 #include "check.h"
 #include "support.h"
 
-enum { LOOPS = 2000, WORKGROUPS = 64, EXECUTES = 5 };
+/* The large kernel does 16x the small one's work: timings on lavapipe, which runs on the CPU,
+ * move by several times under other load, and the check that durations grow with the work must
+ * hold through that, without comparing two runs. */
+enum { LOOPS = 500, FACTOR = 16, WORKGROUPS = 64, EXECUTES = 5 };
 
 static const char *layout_name(wgprof_layout l)
 {
@@ -31,7 +34,7 @@ static void run(wgprof_device *dev, wgprof_strategy strategy, wgprof_layout layo
     snprintf(what, sizeof what, "%s/%s", wgprof_strategy_str(strategy), layout_name(layout));
     ts_busy small, large;
     CHECK(ts_busy_init(dev, &small, WORKGROUPS, LOOPS));
-    CHECK(ts_busy_init(dev, &large, WORKGROUPS, 4 * LOOPS));
+    CHECK(ts_busy_init(dev, &large, WORKGROUPS, FACTOR * LOOPS));
 
     wgprof_graph_desc gd = {.layout = layout, .profiling = WGPROF_PROFILING_ON, .strategy = strategy};
     wgprof_graph *g = NULL;
@@ -42,7 +45,7 @@ static void run(wgprof_device *dev, wgprof_strategy strategy, wgprof_layout layo
     ts_busy_node(&small, "work_1x", &nd);
     nd.dispatch_id = 41;
     CHECK_OK(wgprof_graph_add(g, &nd, NULL));
-    ts_busy_node(&large, "work_4x", &nd);
+    ts_busy_node(&large, "work_16x", &nd);
     nd.dispatch_id = 42;
     CHECK_OK(wgprof_graph_add(g, &nd, NULL));
     for (int i = 0; i < EXECUTES; i++) {
@@ -59,21 +62,26 @@ static void run(wgprof_device *dev, wgprof_strategy strategy, wgprof_layout layo
         CHECK(r.exclusive_ns >= 0 && r.exclusive_ns <= r.duration_ns);
         CHECK(r.batch == i / 2);
         CHECK(r.dispatch_id == (i % 2 ? 42u : 41u));
-        CHECK(strcmp(r.kernel, i % 2 ? "work_4x" : "work_1x") == 0);
+        CHECK(strcmp(r.kernel, i % 2 ? "work_16x" : "work_1x") == 0);
         CHECK(r.global_size[0] == WORKGROUPS * 64 && r.workgroup_size[0] == 64);
         CHECK(r.end_ticks > r.begin_ticks);
     }
     wgprof_summary *s = NULL;
     CHECK_OK(wgprof_summary_create(pool, &s));
     CHECK(s->kernel_count == 2);
-    double ratio = s->kernels[1].median_ns / s->kernels[0].median_ns;
-    /* 4x the loop count; per-dispatch fixed costs pull the ratio below 4. */
-    CHECK_MSG(ratio > 2.0, "%s: 4x the work measured only %.2fx longer (%.0f vs %.0f ns)", what, ratio,
-              s->kernels[1].median_ns, s->kernels[0].median_ns);
+    /* 16x the loop count; per-dispatch fixed costs pull the ratio below 16. The shortest of each
+     * kernel's EXECUTES: other work on the machine only lengthens a dispatch. With 4x the work
+     * and medians, two busy loops beside brought the ratio down to 1.4; with the shortest of 16x,
+     * it stays far above 2. */
+    double ratio = s->kernels[1].min_ns / s->kernels[0].min_ns;
+    printf("%s: 16x the work %.2fx longer (shortest %.0f vs %.0f ns; medians %.0f vs %.0f ns)\n", what, ratio,
+           s->kernels[1].min_ns, s->kernels[0].min_ns, s->kernels[1].median_ns, s->kernels[0].median_ns);
+    CHECK_MSG(ratio > 2.0, "%s: 16x the work measured only %.2fx longer (shortest %.0f vs %.0f ns)", what, ratio,
+              s->kernels[1].min_ns, s->kernels[0].min_ns);
     CHECK(fabs(s->kernels[0].share + s->kernels[1].share - 1.0) < 1e-9);
     wgprof_summary_destroy(s);
     check_results(dev, &small, LOOPS, EXECUTES, what);
-    check_results(dev, &large, 4 * LOOPS, EXECUTES, what);
+    check_results(dev, &large, FACTOR * LOOPS, EXECUTES, what);
     wgprof_graph_destroy(g);
     ts_busy_free(&small);
     ts_busy_free(&large);
@@ -153,20 +161,33 @@ static void test_env_switch(wgprof_device *dev)
     wgprof_graph_destroy(g);
 }
 
-int main(void)
+/* With no argument: the pass strategy, profiling off, the switches, and core WebGPU. With
+ * `in-pass`: the inside and chain strategies on a device with in-pass timestamps; skipped (77)
+ * where the device has none, so that ctest shows it as skipped. */
+int main(int argc, char **argv)
 {
+    bool in_pass_part = argc == 2 && strcmp(argv[1], "in-pass") == 0;
+    if (argc > 2 || (argc == 2 && !in_pass_part)) {
+        fprintf(stderr, "usage: %s [in-pass]\n", argv[0]);
+        return 2;
+    }
     ts_capture_log();
     wgprof_device *dev = ts_device(true);
-    run(dev, WGPROF_STRATEGY_PASS, WGPROF_LAYOUT_PASS_PER_DISPATCH);
-    run(dev, WGPROF_STRATEGY_PASS, WGPROF_LAYOUT_SINGLE_PASS);
-    if (wgprof_device_describe(dev)->timestamp_inside_passes) {
+    if (in_pass_part) {
+        if (!wgprof_device_describe(dev)->timestamp_inside_passes) {
+            printf("skipped: no in-pass timestamps on this device: inside and chain strategies not run\n");
+            wgprof_device_destroy(dev);
+            return 77;
+        }
         run(dev, WGPROF_STRATEGY_INSIDE, WGPROF_LAYOUT_PASS_PER_DISPATCH);
         run(dev, WGPROF_STRATEGY_INSIDE, WGPROF_LAYOUT_SINGLE_PASS);
         run(dev, WGPROF_STRATEGY_CHAIN, WGPROF_LAYOUT_PASS_PER_DISPATCH);
         run(dev, WGPROF_STRATEGY_CHAIN, WGPROF_LAYOUT_SINGLE_PASS);
-    } else {
-        printf("no in-pass timestamps on this device: inside and chain strategies not run\n");
+        wgprof_device_destroy(dev);
+        return check_summary();
     }
+    run(dev, WGPROF_STRATEGY_PASS, WGPROF_LAYOUT_PASS_PER_DISPATCH);
+    run(dev, WGPROF_STRATEGY_PASS, WGPROF_LAYOUT_SINGLE_PASS);
     test_unprofiled_matches(dev);
     test_env_switch(dev);
     wgprof_device_destroy(dev);

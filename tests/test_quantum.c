@@ -4,7 +4,10 @@
  * be on Dawn with its timestamp_quantization toggle on), and the summary's quantum is small and
  * agrees with the records' own ticks. On a device the application creates itself with every
  * toggle at its default, then wraps, Dawn rounds timestamps to 65,536 ns: the summary must find
- * exactly that, every report must say it, and a warning must name the toggle. */
+ * exactly that, every report must say it, and a warning must name the toggle. On every
+ * implementation, the same real readings rounded to a known step (65,536 and 32 ticks) in a host
+ * pool must give that step back: a detector that never finds one fails here too, not only where
+ * the implementation happens to round. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,7 @@
 
 #include "check.h"
 #include "support.h"
+#include "testing.h"
 
 /* Three loop counts a factor of 4 apart: on lavapipe a dispatch lasts from about ten µs to a few
  * hundred; on a large GPU from a few µs. NODES nodes per execute, cycling through them. */
@@ -40,6 +44,8 @@ typedef struct measured {
     size_t round_durations; /* durations that are a whole multiple of QUANTUM ns */
     size_t round_stamps;    /* records whose begin and end are both multiples of QUANTUM ns */
     double min_ns, max_ns;
+    uint64_t *pairs; /* the valid records' begin and end ticks */
+    double period_ns; /* the smallest of their periods */
     wgprof_summary *summary;
     char *table;
 } measured;
@@ -75,6 +81,14 @@ static void measure(wgprof_device *dev, const char *what, measured *m)
             continue;
         }
         double begin_ns = (double)r.begin_ticks * r.period_ns, end_ns = (double)r.end_ticks * r.period_ns;
+        uint64_t *grown = realloc(m->pairs, 2 * (m->valid + 1) * sizeof *grown);
+        if (grown) {
+            m->pairs = grown;
+            m->pairs[2 * m->valid] = r.begin_ticks;
+            m->pairs[2 * m->valid + 1] = r.end_ticks;
+            m->period_ns = m->valid == 0 || r.period_ns < m->period_ns ? r.period_ns : m->period_ns;
+        }
+        CHECK(grown != NULL);
         m->valid++;
         m->round_durations += fmod(r.duration_ns, QUANTUM) == 0;
         m->round_stamps += fmod(begin_ns, QUANTUM) == 0 && fmod(end_ns, QUANTUM) == 0;
@@ -106,16 +120,51 @@ static void measure(wgprof_device *dev, const char *what, measured *m)
     }
 }
 
+/* Real readings (`count` begin, end pairs of ticks of `period` ns), each tick rounded down to a
+ * multiple of `step`, taken into a host pool: its summary's quantum must be exactly `step`
+ * ticks, whatever the implementation's own clock does. */
+static void rounded_again(const uint64_t *pairs, size_t count, double period, uint64_t step, const char *what)
+{
+    uint64_t *ticks = calloc(2 * (count ? count : 1), sizeof *ticks);
+    for (size_t i = 0; i < 2 * count; i++) {
+        ticks[i] = pairs[i] / step * step;
+    }
+    wgprof_pool *host = wgprof__pool_new_host();
+    wgprof_dispatch_desc d = {.kernel = "rounded"};
+    uint32_t site;
+    size_t first;
+    uint32_t batch;
+    CHECK_OK(wgprof__host_site(host, &d, &site));
+    CHECK_OK(wgprof__host_batch(host, count, &site, 1, false, &first, &batch));
+    wgprof__extent extent = {0};
+    wgprof__host_readings(host, batch, first, count, ticks, period, &extent);
+    wgprof__host_collected(host, batch, period);
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(host, &sum));
+    double want = (double)step * period;
+    CHECK_MSG(sum && sum->records == count && sum->invalid == 0, "%s: %zu readings rounded to %llu ticks: %zu records, "
+              "%zu invalid", what, count, (unsigned long long)step, sum ? sum->records : 0, sum ? sum->invalid : 0);
+    CHECK_MSG(sum && sum->timestamp_quantum_ns == want && sum->timestamp_quantized == (want >= WGPROF_QUANTIZED_NS),
+              "%s: %zu real readings rounded to %llu ticks of %g ns: quantum found %g ns, want %g ns", what, count,
+              (unsigned long long)step, period, sum ? sum->timestamp_quantum_ns : -1.0, want);
+    printf("%s: %zu real readings rounded to %llu ticks: quantum %g ns\n", what, count, (unsigned long long)step,
+           sum ? sum->timestamp_quantum_ns : -1.0);
+    wgprof_summary_destroy(sum);
+    wgprof_pool_destroy(host);
+    free(ticks);
+}
+
 static void measured_free(measured *m)
 {
     wgprof_summary_destroy(m->summary);
     free(m->table);
+    free(m->pairs);
 }
 
 /* wgprof's own device: full resolution. Were the timestamps rounded to 65,536 ns, every
  * duration and every timestamp would be a multiple of it; at full resolution about one in
  * 65,536 is by chance. */
-static void test_own_device(wgprof_device *dev)
+static void test_own_device(wgprof_device *dev, measured *out)
 {
     measured m;
     measure(dev, "wgprof's device", &m);
@@ -126,7 +175,17 @@ static void test_own_device(wgprof_device *dev)
               m.round_stamps, m.valid, QUANTUM);
     CHECK(m.summary && m.summary->timestamp_quantum_ns < WGPROF_QUANTIZED_NS && !m.summary->timestamp_quantized);
     CHECK_MSG(m.table && !strstr(m.table, "quantized"), "%s", m.table ? m.table : "no table");
-    measured_free(&m);
+    *out = m;
+}
+
+/* The detector on wgprof's device's own readings, rounded by the test to 65,536 ticks (a
+ * quantized clock, as Dawn's) and to 32 (a coarse counter): after the application's device, whose
+ * test reads the one warning a process gets. */
+static void test_rounded_readings(const measured *own)
+{
+    CHECK_MSG(own->valid >= WGPROF_QUANTUM_MIN_READINGS, "%zu valid readings: too few to name a quantum", own->valid);
+    rounded_again(own->pairs, own->valid, own->period_ns, QUANTUM, "wgprof's device");
+    rounded_again(own->pairs, own->valid, own->period_ns, 32, "wgprof's device");
 }
 
 /* ---- a device the application makes itself, every toggle at its default ------------------ */
@@ -241,8 +300,11 @@ int main(void)
     const char *implementation = wgprof_device_describe(dev)->implementation;
     implementation = implementation ? implementation : "unknown";
     printf("implementation: %s\n", implementation);
-    test_own_device(dev);
+    measured own;
+    test_own_device(dev, &own);
     test_application_device(wgprof_device_instance(dev), implementation);
+    test_rounded_readings(&own);
+    measured_free(&own);
     wgprof_device_destroy(dev);
     return check_summary();
 }

@@ -15,6 +15,7 @@ typedef struct worker {
     wgprof_status status;
     size_t records, invalid, wrong_kernel;
     int wrong_results;
+    bool read_failed; /* the results could not be read back: nothing to compare */
     char kernel[32];
 } worker;
 
@@ -43,14 +44,11 @@ static void *run_worker(void *arg)
         w->invalid = wgprof_pool_invalid_count(pool);
         for (size_t i = 0; i < w->records; i++) {
             wgprof_record r;
-            wgprof_pool_record(pool, i, &r);
-            w->wrong_kernel += strcmp(r.kernel, w->kernel) != 0;
+            w->wrong_kernel += wgprof_pool_record(pool, i, &r) != WGPROF_OK || strcmp(r.kernel, w->kernel) != 0;
         }
         float out[8 * 64];
-        if (!ts_read(w->dev, b.data, sizeof out, out)) {
-            w->wrong_results = -1;
-        }
-        for (uint32_t i = 0; i < 8 * 64; i++) {
+        w->read_failed = !ts_read(w->dev, b.data, sizeof out, out);
+        for (uint32_t i = 0; !w->read_failed && i < 8 * 64; i++) {
             w->wrong_results += out[i] != ts_busy_expected(i, w->loops, EXECUTES * w->nodes);
         }
     }
@@ -80,6 +78,7 @@ int main(void)
         CHECK_MSG(w->records == (size_t)EXECUTES * w->nodes, "thread %d: %zu records", t, w->records);
         CHECK(w->invalid == 0);
         CHECK(w->wrong_kernel == 0);
+        CHECK_MSG(!w->read_failed, "thread %d: its results could not be read back", t);
         CHECK_MSG(w->wrong_results == 0, "thread %d: %d wrong results", t, w->wrong_results);
     }
     wgprof_device_destroy(dev);

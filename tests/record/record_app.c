@@ -48,6 +48,9 @@
  *   fork            forks after timed work, with an encoder open; the child exits at once with
  *                   exit(0), making no WebGPU call; the parent goes on and prints how the child
  *                   ended ("child ended: exit N" or "child ended: signal N")
+ *   long-chain      a fill, then 8,200 one-workgroup dispatches of one kernel, each in a pass of
+ *                   its own, all in one encoder and one submit: more passes than one query set
+ *                   of 4,096 timestamps can time
  * Exit status: STATUS (default 0) where every check passed, 1 where one failed, 77 where the
  * device lacks what the mode needs.
  */
@@ -1087,12 +1090,42 @@ static int mode_fork(app *a)
     return failed;
 }
 
+/* One encoder of more passes than a query set has timestamps (a profiler's chain must go on
+ * into a second and a third set), each pass one small dispatch. The recording's list holds only
+ * the first of them: the rest are applied and counted here, after the submit. */
+static int mode_long_chain(app *a)
+{
+    enum { PASSES = 2 * 4095 + 10 };
+    kernel_set k = make_kernels(a);
+    recording r;
+    begin(a, &r);
+    pass_begin(a, &r, "setup", NULL);
+    dispatch(&r, k.fill, ALL, 1, 1);
+    pass_end(&r);
+    for (int i = 0; i < PASSES; i++) {
+        pass_begin(a, &r, "link", NULL);
+        wgpuComputePassEncoderSetPipeline(r.pass, k.adder->pipeline);
+        wgpuComputePassEncoderDispatchWorkgroups(r.pass, 1, 1, 1);
+        pass_end(&r);
+    }
+    submit_one(a, &r);
+    const uint32_t one[3] = {1, 1, 1};
+    for (int i = 0; i < PASSES; i++) {
+        apply(a, k.adder, one);
+        count(k.adder, one, false, false);
+    }
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+    print_manifest(a);
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     static const char *const modes[] = {"basic",        "own-timestamps", "unsubmitted",      "no-release",
                                         "crash",        "indirect",       "early-release",    "device-first",
                                         "callback-release", "orphan-scope", "two-devices", "fork",
-                                        "copies"};
+                                        "copies",       "long-chain"};
     const char *mode = argc > 1 ? argv[1] : "";
     int known = 0;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
@@ -1138,6 +1171,8 @@ int main(int argc, char **argv)
         failed = mode_two_devices(&a);
     } else if (!strcmp(mode, "copies")) {
         failed = mode_copies(&a);
+    } else if (!strcmp(mode, "long-chain")) {
+        failed = mode_long_chain(&a);
     } else {
         failed = mode_fork(&a);
     }
