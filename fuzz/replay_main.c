@@ -1,7 +1,8 @@
 /* Replays saved inputs through one fuzz target's LLVMFuzzerTestOneInput, without libFuzzer: each
- * file named on the command line, once, in order. fuzz/replay.cmake builds it beside each target
- * in the ordinary build, with AddressSanitizer and UBSan, so that every seed and regression input
- * runs under ctest: a crash, an abort of the target's own checks or a sanitizer report fails it. */
+ * file named on the command line, once, in order. fuzz/CMakeLists.txt builds it beside each target
+ * in the ordinary build, so that every seed and regression input runs under ctest: a crash or an
+ * abort of the target's own checks fails it, and in the sanitizer build (make check) any report
+ * of AddressSanitizer or UBSan. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
