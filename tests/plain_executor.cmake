@@ -3,7 +3,7 @@
 # whichever of WGPROF_BUILD_BENCH and WGPROF_BUILD_TESTS is on (make check builds the tests
 # without the benchmarks); the first to include it defines it, the others link it by name.
 # It takes only wgprof's headers: each consumer links the wgprof it needs, the tests the static
-# library (they --wrap WebGPU calls and read internals), bench_overhead the shared one it measures.
+# library (they read internals), bench_overhead the shared one it measures.
 if(NOT TARGET wgprof_plain_executor)
   add_library(wgprof_plain_executor STATIC ${CMAKE_CURRENT_LIST_DIR}/plain_executor.c)
   target_include_directories(wgprof_plain_executor PUBLIC ${CMAKE_CURRENT_LIST_DIR}
