@@ -213,7 +213,9 @@ void wgprof_rec_missing(const char *name)
 /* The program's dlopen: its implementation, named, is answered with this library, whose
  * wgpu* functions stand in for the implementation's; every other call is the system's, made as
  * a tail call so that the system sees the program's caller (dlopen looks up a relative name in
- * the caller's run path). */
+ * the caller's run path). Every call here is the program's (or a library's it loaded): the copy
+ * of libwgprof linked in here opens nothing, the implementation's table and handle being
+ * installed in it before it runs (load). */
 WGPROF_REC_EXPORT void *dlopen(const char *file, int mode)
 {
     if (file && is_implementation_name(file)) {
