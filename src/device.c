@@ -91,6 +91,10 @@ static WGPUInstance create_instance(void)
     WGPUInstanceDescriptor desc = {0};
     wgprof__chain chain;
     wgprof__ext_chain_instance(&desc, &chain);
+    if (!wgprof__wgpu()->wgpuCreateInstance) {
+        wgprof__log(WGPROF_LOG_ERROR, "no WebGPU implementation in the process: the program links or loads none");
+        return NULL;
+    }
     return wgprof__wgpu()->wgpuCreateInstance(&desc);
 }
 
