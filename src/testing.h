@@ -6,7 +6,8 @@
 #define WGPROF_TESTING_H
 
 #include "store.h"
-#include "webgpu_procs.h"
+
+struct wgprof__webgpu_procs; /* the generated webgpu_procs.h, which not every user of this has */
 
 /* Destroys the underlying WebGPU device (wgpuDeviceDestroy) and marks the device lost. */
 void wgprof__device_lose(wgprof_device *device);
@@ -38,7 +39,8 @@ void wgprof__host_collected(wgprof_pool *pool, uint32_t batch, double period_ns)
 bool wgprof__webgpu_log_install(void (*report)(const char *name, void *user), void *user);
 /* Fills `out` with that table's entries for `real`'s functions (NULL where `real` lacks one);
  * generated for every function of the WebGPU headers (cmake/webgpu_forward.cmake). */
-void wgprof__webgpu_procs_logging(const wgprof__webgpu_procs *real, void (*report)(const char *name, void *user),
-                                  void *user, wgprof__webgpu_procs *out);
+void wgprof__webgpu_procs_logging(const struct wgprof__webgpu_procs *real,
+                                  void (*report)(const char *name, void *user), void *user,
+                                  struct wgprof__webgpu_procs *out);
 
 #endif
