@@ -1,9 +1,12 @@
 # Writes OUT: a header that declares every wgpu* function of the webgpu.h (and wgpu.h) in
-# HEADERS weak, by name. Force-included (-include) in wgprof's code, it makes each call a
-# reference that the linker leaves to the dynamic linker even where nothing at link time
-# defines it: wgprof's programs link no WebGPU implementation and load one at run time
-# (common/common.h). Without it, GNU ld drops the relocations of symbols that no linked
-# shared library mentions. Generated when CMake configures, from the headers found then.
+# HEADERS weak, by name. Force-included (-include) in the code of wgprof's programs, tests and
+# benchmarks, which call wgpu* by name, it makes each call a reference that the linker leaves
+# to the dynamic linker even where nothing at link time defines it: they link no WebGPU
+# implementation and load one at run time (common/common.h). Without it, GNU ld drops the
+# relocations of symbols that no linked shared library mentions. libwgprof itself needs none: it
+# has no wgpu* reference, and calls through a table filled by name at its first use
+# (cmake/webgpu_forward.cmake), after the implementation is loaded. Generated when CMake
+# configures, from the headers found then.
 function(wgprof_webgpu_weak_header OUT)
   set(names "")
   foreach(header IN LISTS ARGN)

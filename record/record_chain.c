@@ -41,10 +41,8 @@ static void close_work(wgprof_rec_lane *lane)
     lane->work_kinds = 0;
     wgprof_dispatch_desc d = {.kernel = name};
     uint32_t site;
-    wgprof_rec_enter();
     lane->end_owed = wgprof__store_site(wgprof__pool_store(lane->pool), &d, &site) == WGPROF_OK &&
                      wgprof__pool_chain_add_site(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
-    wgprof_rec_leave();
 }
 
 wgprof_rec_chain_plan wgprof_rec_chain_before_pass(wgprof_rec_lane *lane, bool theirs, WGPUPassTimestampWrites *writes)
@@ -59,9 +57,7 @@ wgprof_rec_chain_plan wgprof_rec_chain_before_pass(wgprof_rec_lane *lane, bool t
                                   : WGPROF_REC_CHAIN_NOTHING;
     }
     if (!lane->chain_begun) {
-        wgprof_rec_enter();
         lane->chain_begun = wgprof__pool_chain_begin_writes(lane->pool, writes) == WGPROF_OK;
-        wgprof_rec_leave();
         return lane->chain_begun ? WGPROF_REC_CHAIN_WRITES : WGPROF_REC_CHAIN_NOTHING;
     }
     if (lane->end_owed) {
@@ -73,7 +69,6 @@ wgprof_rec_chain_plan wgprof_rec_chain_before_pass(wgprof_rec_lane *lane, bool t
 
 void wgprof_rec_chain_after_pass(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, wgprof_rec_chain_plan plan)
 {
-    wgprof_rec_enter();
     switch (plan) {
     case WGPROF_REC_CHAIN_START_INSIDE:
         lane->chain_begun = wgprof_pool_chain_begin(lane->pool, pass) == WGPROF_OK;
@@ -90,12 +85,10 @@ void wgprof_rec_chain_after_pass(wgprof_rec_lane *lane, WGPUComputePassEncoder p
     case WGPROF_REC_CHAIN_WRITES:
         break;
     }
-    wgprof_rec_leave();
 }
 
 void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, uint32_t site)
 {
-    wgprof_rec_enter();
     if (!lane->chain_begun) {
         lane->chain_begun = wgprof_pool_chain_begin(lane->pool, pass) == WGPROF_OK;
     } else if (lane->end_owed) {
@@ -105,25 +98,22 @@ void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pas
     if (lane->chain_begun) {
         lane->end_owed = wgprof__pool_chain_add_site(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
     }
-    wgprof_rec_leave();
 }
 
 /* Writes the owed end at the beginning of an empty compute pass of wgprof's. */
 static void end_in_empty_pass(wgprof_rec_lane *lane, WGPUCommandEncoder enc)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
     WGPUPassTimestampWrites writes;
     wgprof__pool_chain_end_writes(lane->pool, lane->owed_end, &writes);
     WGPUComputePassDescriptor desc = {0};
     desc.timestampWrites = &writes;
-    wgprof_rec_enter();
     WGPUComputePassEncoder pass = real->wgpuCommandEncoderBeginComputePass(enc, &desc);
     if (pass) {
         wgprof__pool_chain_carry(lane->pool, pass, lane->owed_end);
         real->wgpuComputePassEncoderEnd(pass);
         real->wgpuComputePassEncoderRelease(pass);
     }
-    wgprof_rec_leave();
     lane->end_owed = false;
 }
 

@@ -9,7 +9,7 @@
 /* Tells the encoder's chain that work of `kind` comes next. */
 static void settle(WGPUCommandEncoder enc, wgprof_rec_work kind)
 {
-    if (wgprof_rec_active() && !wgprof_rec_inside() && !wgprof_rec_settings_get()->inside) {
+    if (wgprof_rec_active() && !wgprof_rec_settings_get()->inside) {
         wgprof_rec_lock();
         wgprof_rec_chain_work(wgprof_rec_encoder_lane(enc), enc, kind);
         wgprof_rec_unlock();

@@ -100,8 +100,8 @@ WGPROF_REC_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
                                                         WGPU_NULLABLE WGPURequestAdapterOptions const *options,
                                                         WGPURequestAdapterCallbackInfo callbackInfo)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
-    adapter_request *req = wgprof_rec_active() && !wgprof_rec_inside() ? wgprof__calloc(1, sizeof *req) : NULL;
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
+    adapter_request *req = wgprof_rec_active() ? wgprof__calloc(1, sizeof *req) : NULL;
     if (!req) {
         return real->wgpuInstanceRequestAdapter(instance, options, callbackInfo);
     }
@@ -143,7 +143,7 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
                                            sizeof *g_session_list, 4) == WGPROF_OK;
         if (listed && instance && wgprof_rec_map_put(&g_sessions, device, s)) {
             g_session_list[g_session_count++] = s;
-            const wgprof_rec_real_table *real = wgprof_rec_real();
+            const wgprof__webgpu_procs *real = wgprof_rec_real();
             s->device = device;
             s->adapter = req->adapter;
             s->instance = instance;
@@ -170,7 +170,7 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
     wgprof__free(req);
 }
 
-static bool adapter_has(const wgprof_rec_real_table *real, WGPUAdapter adapter, WGPUFeatureName f)
+static bool adapter_has(const wgprof__webgpu_procs *real, WGPUAdapter adapter, WGPUFeatureName f)
 {
     return f && real->wgpuAdapterHasFeature(adapter, f);
 }
@@ -189,9 +189,9 @@ WGPROF_REC_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter,
                                                       WGPU_NULLABLE WGPUDeviceDescriptor const *descriptor,
                                                       WGPURequestDeviceCallbackInfo callbackInfo)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
     device_request *req = NULL;
-    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+    if (wgprof_rec_active()) {
         req = wgprof__calloc(1, sizeof *req);
     }
     if (!req) {
@@ -247,7 +247,7 @@ static bool added(const wgprof_rec_session *s, WGPUFeatureName f)
 WGPROF_REC_EXPORT WGPUBool wgpuDeviceHasFeature(WGPUDevice device, WGPUFeatureName feature)
 {
     WGPUBool has = wgprof_rec_real()->wgpuDeviceHasFeature(device, feature);
-    if (has && wgprof_rec_active() && !wgprof_rec_inside()) {
+    if (has && wgprof_rec_active()) {
         wgprof_rec_lock();
         const wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
         if (s && added(s, feature)) {
@@ -260,9 +260,9 @@ WGPROF_REC_EXPORT WGPUBool wgpuDeviceHasFeature(WGPUDevice device, WGPUFeatureNa
 
 WGPROF_REC_EXPORT void wgpuDeviceGetFeatures(WGPUDevice device, WGPUSupportedFeatures *features)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
     real->wgpuDeviceGetFeatures(device, features);
-    if (!features || !wgprof_rec_active() || wgprof_rec_inside()) {
+    if (!features || !wgprof_rec_active()) {
         return;
     }
     wgprof_rec_lock();
@@ -300,7 +300,6 @@ WGPROF_REC_EXPORT void wgpuSupportedFeaturesFreeMembers(WGPUSupportedFeatures su
 
 static void setup(wgprof_rec_session *s)
 {
-    wgprof_rec_enter();
     wgprof_status st = wgprof_device_wrap(s->instance, s->adapter, s->device, &s->wdev);
     /* The wrap holds its own references now (or failed): ours go. */
     wgprof_rec_real()->wgpuAdapterRelease(s->adapter);
@@ -318,7 +317,6 @@ static void setup(wgprof_rec_session *s)
         wgprof_rec_say("device %u: no query pool: it runs unprofiled", s->index);
     }
     s->broken = !s->lane_count;
-    wgprof_rec_leave();
 }
 
 wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *s, WGPUCommandEncoder enc)
@@ -335,9 +333,7 @@ wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *s, WGPUCommandEncoder 
     }
     wgprof_rec_lane *lane = &s->lanes[s->lane_count];
     wgprof_pool_desc pd = {.readback_frames = LANE_FRAMES};
-    wgprof_rec_enter();
     wgprof_status st = wgprof_pool_create(s->wdev, &pd, &lane->pool);
-    wgprof_rec_leave();
     if (st != WGPROF_OK) {
         wgprof__log(WGPROF_LOG_WARN, "wgprof record: device %u: no query pool for lane %u (%s)", s->index,
                     s->lane_count, wgprof_status_str(st));
@@ -366,12 +362,10 @@ wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device)
 
 void wgprof_rec_lane_abandon(wgprof_rec_lane *lane)
 {
-    wgprof_rec_enter();
     size_t before = wgprof_pool_count(lane->pool);
     if (wgprof_pool_discard(lane->pool) == WGPROF_OK) {
         lane->session->discarded += before - wgprof_pool_count(lane->pool);
     }
-    wgprof_rec_leave();
     lane->owner = NULL;
     lane->owner_buffer = NULL;
     wgprof_rec_chain_forget(lane);
@@ -447,13 +441,11 @@ static void release_if_pending(void *value, void *user)
 
 void wgprof_rec_collect_ready(bool drive)
 {
-    wgprof_rec_enter();
     each_session(collect_session, &drive);
     if (!wgprof_rec_nested()) {
         each_session(release_if_pending, NULL);
     }
     recount();
-    wgprof_rec_leave();
 }
 
 /* Takes what is still in flight (waiting at most the device's time-out), then writes every
@@ -465,7 +457,6 @@ static void finish_session(void *value, void *user)
     if (s->finished || !s->lane_count || s->pid != (long)getpid()) {
         return;
     }
-    wgprof_rec_enter();
     for (unsigned i = 0; i < s->lane_count; i++) {
         wgprof_rec_lane *lane = &s->lanes[i];
         if (lane->owner) {
@@ -477,7 +468,6 @@ static void finish_session(void *value, void *user)
     }
     wgprof_rec_output_write(s);
     s->finished = true;
-    wgprof_rec_leave();
 }
 
 /* The program's last reference gone: results written, then wgprof's pools and its references to
@@ -490,7 +480,6 @@ static void release_session(wgprof_rec_session *s)
     if (s->released || s->pid != (long)getpid()) {
         return;
     }
-    wgprof_rec_enter();
     for (unsigned i = 0; i < s->lane_count; i++) {
         wgprof_pool_destroy(s->lanes[i].pool);
         s->lanes[i].pool = NULL;
@@ -503,14 +492,13 @@ static void release_session(wgprof_rec_session *s)
         s->adapter = NULL;
         s->instance = NULL;
     }
-    wgprof_rec_leave();
     s->released = true;
 }
 
 WGPROF_REC_EXPORT void wgpuDeviceAddRef(WGPUDevice device)
 {
     wgprof_rec_real()->wgpuDeviceAddRef(device);
-    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+    if (wgprof_rec_active()) {
         wgprof_rec_lock();
         wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
         if (s) {
@@ -522,7 +510,7 @@ WGPROF_REC_EXPORT void wgpuDeviceAddRef(WGPUDevice device)
 
 WGPROF_REC_EXPORT void wgpuDeviceRelease(WGPUDevice device)
 {
-    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+    if (wgprof_rec_active()) {
         wgprof_rec_lock();
         wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
         if (s && !s->released && --s->app_refs == 0) {
@@ -541,7 +529,7 @@ WGPROF_REC_EXPORT void wgpuDeviceRelease(WGPUDevice device)
 
 WGPROF_REC_EXPORT void wgpuDeviceDestroy(WGPUDevice device)
 {
-    if (wgprof_rec_active() && !wgprof_rec_inside()) {
+    if (wgprof_rec_active()) {
         wgprof_rec_lock();
         wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
         if (s) {
@@ -557,7 +545,7 @@ WGPROF_REC_EXPORT void wgpuDeviceDestroy(WGPUDevice device)
 WGPROF_REC_EXPORT void wgpuInstanceProcessEvents(WGPUInstance instance)
 {
     wgprof_rec_real()->wgpuInstanceProcessEvents(instance);
-    if (wgprof_rec_active() && !wgprof_rec_inside() && wgprof_rec_any_in_flight()) {
+    if (wgprof_rec_active() && wgprof_rec_any_in_flight()) {
         wgprof_rec_lock();
         wgprof_rec_collect_ready(false);
         wgprof_rec_unlock();
@@ -567,13 +555,13 @@ WGPROF_REC_EXPORT void wgpuInstanceProcessEvents(WGPUInstance instance)
 WGPROF_REC_EXPORT WGPUBool wgpuDevicePoll(WGPUDevice device, WGPUBool wait,
                                           WGPU_NULLABLE WGPUSubmissionIndex const *submissionIndex)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
     if (!real->wgpuDevicePoll) {
         wgprof_rec_missing("wgpuDevicePoll");
         return 0;
     }
     WGPUBool r = real->wgpuDevicePoll(device, wait, submissionIndex);
-    if (wgprof_rec_active() && !wgprof_rec_inside() && wgprof_rec_any_in_flight()) {
+    if (wgprof_rec_active() && wgprof_rec_any_in_flight()) {
         wgprof_rec_lock();
         wgprof_rec_collect_ready(false);
         wgprof_rec_unlock();

@@ -66,7 +66,7 @@ static wgprof_rec_map g_passes;    /* WGPUComputePassEncoder -> pass_state */
 static wgprof_rec_map g_buffers;   /* WGPUCommandBuffer holding a batch -> its lane */
 static unsigned g_pipeline_count;
 
-static bool hooks_on(void) { return wgprof_rec_active() && !wgprof_rec_inside(); }
+static bool hooks_on(void) { return wgprof_rec_active(); }
 
 static size_t view_length(WGPUStringView v)
 {
@@ -298,7 +298,7 @@ WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice dev
                                                                   WGPUComputePipelineDescriptor const *descriptor,
                                                                   WGPUCreateComputePipelineAsyncCallbackInfo callbackInfo)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
     pipeline_request *req = descriptor && hooks_on() ? wgprof__calloc(1, sizeof *req) : NULL;
     if (!req) {
         return real->wgpuDeviceCreateComputePipelineAsync(device, descriptor, callbackInfo);
@@ -398,9 +398,7 @@ static void scope_begin(wgprof_rec_lane *lane, WGPUStringView label)
     char name[256];
     size_t n = view_length(label);
     snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), n ? label.data : "");
-    wgprof_rec_enter();
     wgprof_pool_scope_begin(lane->pool, name);
-    wgprof_rec_leave();
 }
 
 static void scope_end(wgprof_rec_lane *lane)
@@ -408,9 +406,7 @@ static void scope_end(wgprof_rec_lane *lane)
     if (!lane->pool) {
         return;
     }
-    wgprof_rec_enter();
     wgprof_pool_scope_end(lane->pool);
-    wgprof_rec_leave();
 }
 
 /* A debug group is a scope where its encoder is timed; *depth counts those open. */
@@ -463,7 +459,7 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderPopDebugGroup(WGPUCommandEncoder enc)
 static WGPUComputePassEncoder begin_pass(WGPUCommandEncoder enc, WGPUComputePassDescriptor const *descriptor,
                                          wgprof_rec_lane *lane)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
     if (!lane || wgprof_rec_settings_get()->inside || lane->session->finished) {
         return real->wgpuCommandEncoderBeginComputePass(enc, descriptor);
     }
@@ -613,7 +609,6 @@ static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroup
     wgprof_rec_lane *lane = p->lane;
     p->session->dispatches++;
     uint32_t site;
-    wgprof_rec_enter();
     if (site_of(lane, p->pipeline, workgroups, indirect, &site)) {
         if (wgprof_rec_settings_get()->inside) {
             wgprof__pool_begin_site(lane->pool, pass, site, 0);
@@ -626,7 +621,6 @@ static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroup
     } else {
         run(pass, args); /* out of memory for its name: not timed */
     }
-    wgprof_rec_leave();
     wgprof_rec_unlock();
 }
 
@@ -805,13 +799,12 @@ typedef struct resolve_set {
  * in a command buffer of wgprof's. */
 static void prepare_resolves(size_t n, WGPUCommandBuffer const *commands, resolve_set *rs)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
     for (size_t i = 0; i < n && rs->count < MAX_RESOLVES; i++) {
         wgprof_rec_lane *lane = wgprof_rec_map_take(&g_buffers, commands[i]);
         if (!lane || lane->owner_buffer != commands[i] || lane->session->finished) {
             continue;
         }
-        wgprof_rec_enter();
         WGPUCommandEncoder enc = real->wgpuDeviceCreateCommandEncoder(lane->session->device, NULL);
         WGPUCommandBuffer cb = NULL;
         if (enc && wgprof_pool_resolve(lane->pool, enc) == WGPROF_OK) {
@@ -820,7 +813,6 @@ static void prepare_resolves(size_t n, WGPUCommandBuffer const *commands, resolv
         if (enc) {
             real->wgpuCommandEncoderRelease(enc);
         }
-        wgprof_rec_leave();
         if (cb) {
             rs->lanes[rs->count] = lane;
             rs->buffers[rs->count++] = cb;
@@ -833,8 +825,7 @@ static void prepare_resolves(size_t n, WGPUCommandBuffer const *commands, resolv
 /* After the submit: each batch starts reading back, and its lane is free for the next encoder. */
 static void after_submit(resolve_set *rs)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
-    wgprof_rec_enter();
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
     for (size_t i = 0; i < rs->count; i++) {
         wgprof_rec_lane *lane = rs->lanes[i];
         /* The program may have let go of the device inside the submit (a callback). */
@@ -846,7 +837,6 @@ static void after_submit(resolve_set *rs)
         lane->owner_buffer = NULL;
         wgprof_rec_chain_forget(lane);
     }
-    wgprof_rec_leave();
     wgprof_rec_collect_ready(true);
 }
 
@@ -854,7 +844,7 @@ static void after_submit(resolve_set *rs)
  * `for_index` (wgpu-native's wgpuQueueSubmitForIndex), else 0. */
 static WGPUSubmissionIndex submit(WGPUQueue queue, size_t n, WGPUCommandBuffer const *commands, bool for_index)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
     resolve_set rs = {0};
     prepare_resolves(n, commands, &rs);
     WGPUCommandBuffer *all = rs.count ? wgprof__calloc(n + rs.count, sizeof *all) : NULL;
@@ -874,9 +864,7 @@ static WGPUSubmissionIndex submit(WGPUQueue queue, size_t n, WGPUCommandBuffer c
     }
     if (rs.count && !all) {
         /* Out of memory for one list: the resolves follow in a submit of their own. */
-        wgprof_rec_enter();
         real->wgpuQueueSubmit(queue, rs.count, rs.buffers);
-        wgprof_rec_leave();
     }
     wgprof__free(all);
     after_submit(&rs);
@@ -897,7 +885,7 @@ WGPROF_REC_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, WGP
 WGPROF_REC_EXPORT WGPUSubmissionIndex wgpuQueueSubmitForIndex(WGPUQueue queue, size_t commandCount,
                                                               WGPUCommandBuffer const *commands)
 {
-    const wgprof_rec_real_table *real = wgprof_rec_real();
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
     if (!real->wgpuQueueSubmitForIndex) {
         wgprof_rec_missing("wgpuQueueSubmitForIndex");
         return 0;

@@ -11,9 +11,13 @@
  * record_output.c writes a session's reports; record_device.c holds the sessions (one per
  * device the program creates); record_encode.c the encoding hooks.
  *
- * Threads: the hooks' state is guarded by one mutex (wgprof_rec_lock). libwgprof's own WebGPU
- * calls pass through the hooks too (they are the process's wgpu* symbols): a thread-local flag
- * set while wgprof works (wgprof_rec_enter/leave) sends them straight to the implementation.
+ * The implementation's functions are one table (libwgprof's wgprof__webgpu_procs, filled by
+ * name from the implementation's handle, as a Vulkan layer keeps the next layer's functions):
+ * the forwarders and hooks call the implementation through it, and it is installed in the copy
+ * of libwgprof linked in here before that copy runs (record_load.c), so that libwgprof's own
+ * WebGPU calls go straight to the implementation and never reach a hook.
+ *
+ * Threads: the hooks' state is guarded by one mutex (wgprof_rec_lock).
  */
 #ifndef WGPROF_RECORD_LIB_H
 #define WGPROF_RECORD_LIB_H
@@ -26,7 +30,7 @@
 
 #include <wgprof/wgprof.h>
 
-#include "record_real.h"
+#include "webgpu_procs.h"
 
 #define WGPROF_REC_EXPORT __attribute__((visibility("default")))
 
@@ -40,8 +44,9 @@ typedef struct wgprof_rec_settings {
     char formats[64];      /* report formats to write at the end besides JSON and the table: "html,trace,csv" */
 } wgprof_rec_settings;
 
-/* The implementation's functions, found on first use (every hook and forwarder calls this). */
-const wgprof_rec_real_table *wgprof_rec_real(void);
+/* The implementation's functions, found on first use (every hook and forwarder calls this) and
+ * installed in libwgprof then. */
+const wgprof__webgpu_procs *wgprof_rec_real(void);
 /* True when the implementation is one the hooks were built for: otherwise the program runs
  * unprofiled, every call forwarded (the reason was printed once). */
 bool wgprof_rec_active(void);
@@ -50,10 +55,6 @@ void wgprof_rec_missing(const char *name);
 /* A line on stderr, prefixed "wgprof record: ". */
 void wgprof_rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Inside wgprof's own work on this thread: hooks forward without looking. */
-bool wgprof_rec_inside(void);
-void wgprof_rec_enter(void);
-void wgprof_rec_leave(void);
 void wgprof_rec_lock(void);
 void wgprof_rec_unlock(void);
 /* Under the lock, taken again: a hook called from inside another hook's call into the

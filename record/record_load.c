@@ -24,11 +24,10 @@
 
 static pthread_mutex_t g_lock;
 static pthread_once_t g_lock_once = PTHREAD_ONCE_INIT;
-static _Thread_local int g_inside;
 static _Thread_local int g_lock_depth; /* this thread's holds of g_lock */
 
 static pthread_once_t g_load_once = PTHREAD_ONCE_INIT;
-static wgprof_rec_real_table g_real;
+static wgprof__webgpu_procs g_real;
 static void *g_handle;           /* the implementation's, once known */
 static bool g_active;
 static wgprof_rec_settings g_settings;
@@ -58,9 +57,6 @@ void wgprof_rec_unlock(void)
 }
 
 bool wgprof_rec_nested(void) { return g_lock_depth > 1; }
-bool wgprof_rec_inside(void) { return g_inside > 0; }
-void wgprof_rec_enter(void) { g_inside++; }
-void wgprof_rec_leave(void) { g_inside--; }
 
 void wgprof_rec_say(const char *fmt, ...)
 {
@@ -168,17 +164,18 @@ static void load(void)
                        "WGPROF_RECORD_LIBRARY (--webgpu, or WGPU_LIB_PATH) names none that loads");
         _exit(127);
     }
-    size_t found = wgprof_rec_real_load(g_handle, &g_real);
-    wgprof__ext_use_library(g_handle);
+    size_t found = wgprof__webgpu_procs_load(g_handle, &g_real);
+    /* libwgprof's calls go to the implementation itself, not to this library's hooks. */
+    wgprof__webgpu_install(&g_real, g_handle);
     g_active = found > 0 && check_version() && g_settings.dir[0];
-    if (found < WGPROF_REC_FUNCTIONS) {
+    if (found < WGPROF__WEBGPU_PROC_COUNT) {
         /* Dawn lacks wgpu-native's extensions: their forwarders report a call, if one comes. */
         wgprof__log(WGPROF_LOG_DEBUG, "wgprof record: the implementation has %zu of %d functions", found,
-                    (int)WGPROF_REC_FUNCTIONS);
+                    (int)WGPROF__WEBGPU_PROC_COUNT);
     }
 }
 
-const wgprof_rec_real_table *wgprof_rec_real(void)
+const wgprof__webgpu_procs *wgprof_rec_real(void)
 {
     pthread_once(&g_load_once, load);
     return &g_real;
@@ -217,10 +214,12 @@ void wgprof_rec_missing(const char *name)
 /* The program's dlopen: its implementation, named, is answered with this library, whose
  * wgpu* functions stand in for the implementation's; every other call is the system's, made as
  * a tail call so that the system sees the program's caller (dlopen looks up a relative name in
- * the caller's run path). */
+ * the caller's run path). Every call here is the program's (or a library's it loaded): the copy
+ * of libwgprof linked in here opens nothing, the implementation's table and handle being
+ * installed in it before it runs (load). */
 WGPROF_REC_EXPORT void *dlopen(const char *file, int mode)
 {
-    if (file && !g_inside && is_implementation_name(file)) {
+    if (file && is_implementation_name(file)) {
         if (!g_handle) {
             /* A bare name is looked up in this library's run path, not the caller's: where that
              * finds nothing, the implementation the CLI named stands in. */

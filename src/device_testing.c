@@ -4,11 +4,12 @@
  */
 #include "device_internal.h"
 #include "testing.h"
+#include "webgpu_ext.h"
 
 void wgprof__device_lose(wgprof_device *d)
 {
     if (d && d->device) {
-        wgpuDeviceDestroy(d->device);
+        wgprof__wgpu()->wgpuDeviceDestroy(d->device);
         atomic_store(&d->lost, true);
     }
 }

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "recorder_internal.h"
+#include "webgpu_ext.h"
 
 
 static wgprof_status calibration_resources(wgprof_pool *pool)
@@ -26,9 +27,9 @@ static wgprof_status calibration_resources(wgprof_pool *pool)
     WGPUBufferDescriptor md = {0};
     md.size = rd.size;
     md.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
-    c->set = wgpuDeviceCreateQuerySet(dev, &qd);
-    c->resolve = wgpuDeviceCreateBuffer(dev, &rd);
-    c->readback = wgpuDeviceCreateBuffer(dev, &md);
+    c->set = wgprof__wgpu()->wgpuDeviceCreateQuerySet(dev, &qd);
+    c->resolve = wgprof__wgpu()->wgpuDeviceCreateBuffer(dev, &rd);
+    c->readback = wgprof__wgpu()->wgpuDeviceCreateBuffer(dev, &md);
     if (!c->set || !c->resolve || !c->readback) {
         wgprof__calibration_release(c);
         wgprof__log(WGPROF_LOG_ERROR, "creating the clock calibration's query set failed");
@@ -42,12 +43,12 @@ static wgprof_status sample_once(wgprof_pool *pool, bool *written)
 {
     wgprof__calibration *c = &pool->calibration;
     uint64_t errors = wgprof__device_errors(pool->device);
-    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(pool->device->device, NULL);
+    WGPUCommandEncoder enc = wgprof__wgpu()->wgpuDeviceCreateCommandEncoder(pool->device->device, NULL);
     if (!enc) {
         return WGPROF_ERR_WEBGPU;
     }
     if (pool->device->info.timestamp_inside_encoders) {
-        wgpuCommandEncoderWriteTimestamp(enc, c->set, 0);
+        wgprof__wgpu()->wgpuCommandEncoderWriteTimestamp(enc, c->set, 0);
     } else {
         /* Core WebGPU: an empty pass's beginning-of-pass write. */
         WGPUPassTimestampWrites tw = {0};
@@ -56,28 +57,28 @@ static wgprof_status sample_once(wgprof_pool *pool, bool *written)
         tw.endOfPassWriteIndex = 1;
         WGPUComputePassDescriptor pd = {0};
         pd.timestampWrites = &tw;
-        WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, &pd);
-        wgpuComputePassEncoderEnd(pass);
-        wgpuComputePassEncoderRelease(pass);
+        WGPUComputePassEncoder pass = wgprof__wgpu()->wgpuCommandEncoderBeginComputePass(enc, &pd);
+        wgprof__wgpu()->wgpuComputePassEncoderEnd(pass);
+        wgprof__wgpu()->wgpuComputePassEncoderRelease(pass);
     }
-    wgpuCommandEncoderResolveQuerySet(enc, c->set, 0, 1, c->resolve, 0);
-    wgpuCommandEncoderCopyBufferToBuffer(enc, c->resolve, 0, c->readback, 0, sizeof(uint64_t));
+    wgprof__wgpu()->wgpuCommandEncoderResolveQuerySet(enc, c->set, 0, 1, c->resolve, 0);
+    wgprof__wgpu()->wgpuCommandEncoderCopyBufferToBuffer(enc, c->resolve, 0, c->readback, 0, sizeof(uint64_t));
     WGPUCommandBuffer cb;
     wgprof_status ready = wgprof__device_finish(pool->device, enc, errors, &cb);
     if (ready != WGPROF_OK) {
         return ready;
     }
     uint64_t lo = wgprof__now_ns();
-    wgpuQueueSubmit(pool->device->queue, 1, &cb);
-    wgpuCommandBufferRelease(cb);
+    wgprof__wgpu()->wgpuQueueSubmit(pool->device->queue, 1, &cb);
+    wgprof__wgpu()->wgpuCommandBufferRelease(cb);
     wgprof_status s = wgprof__map_read(pool->device, c->readback, 0, sizeof(uint64_t));
     uint64_t hi = wgprof__now_ns();
     if (s != WGPROF_OK) {
         return s;
     }
-    const uint64_t *ticks = wgpuBufferGetConstMappedRange(c->readback, 0, sizeof(uint64_t));
+    const uint64_t *ticks = wgprof__wgpu()->wgpuBufferGetConstMappedRange(c->readback, 0, sizeof(uint64_t));
     uint64_t t = ticks ? ticks[0] : 0;
-    wgpuBufferUnmap(c->readback);
+    wgprof__wgpu()->wgpuBufferUnmap(c->readback);
     *written = t != 0; /* a slot left unwritten reads 0: no sample */
     if (*written) {
         double gpu_ns = wgprof__store_gpu_ns(pool->store, t, wgprof_device_timestamp_period(pool->device));
@@ -113,9 +114,9 @@ wgprof_status wgprof_pool_calibrate(wgprof_pool *pool, uint32_t samples)
 
 void wgprof__calibration_release(wgprof__calibration *c)
 {
-    if (c->set) wgpuQuerySetRelease(c->set);
-    if (c->resolve) wgpuBufferRelease(c->resolve);
-    if (c->readback) wgpuBufferRelease(c->readback);
+    if (c->set) wgprof__wgpu()->wgpuQuerySetRelease(c->set);
+    if (c->resolve) wgprof__wgpu()->wgpuBufferRelease(c->resolve);
+    if (c->readback) wgprof__wgpu()->wgpuBufferRelease(c->readback);
     c->set = NULL;
     c->resolve = c->readback = NULL;
 }

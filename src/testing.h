@@ -1,11 +1,13 @@
 /*
  * Hooks for tests, benchmarks and fuzzers only: compiled into the wgprof_testing library
- * (device_testing.c, recorder_testing.c), never into libwgprof.
+ * (device_testing.c, recorder_testing.c, webgpu_testing.c), never into libwgprof.
  */
 #ifndef WGPROF_TESTING_H
 #define WGPROF_TESTING_H
 
 #include "store.h"
+
+struct wgprof__webgpu_procs; /* the generated webgpu_procs.h, which not every user of this has */
 
 /* Destroys the underlying WebGPU device (wgpuDeviceDestroy) and marks the device lost. */
 void wgprof__device_lose(wgprof_device *device);
@@ -29,5 +31,16 @@ void wgprof__host_readings(wgprof_pool *pool, uint32_t batch, size_t first, size
                            double period_ns, wgprof__extent *extent);
 /* Marks the oldest batch not yet collected, `batch`, collected with `period_ns`. */
 void wgprof__host_collected(wgprof_pool *pool, uint32_t batch, double period_ns);
+
+/* Every WebGPU call libwgprof makes from now on goes through a table that first calls
+ * report(name, user), `name` the function's ("wgpuQueueSubmit"), then the implementation's
+ * function (the library wgpuCreateInstance resolves to). Call before anything of wgprof's runs;
+ * false where the process has no WebGPU implementation. */
+bool wgprof__webgpu_log_install(void (*report)(const char *name, void *user), void *user);
+/* Fills `out` with that table's entries for `real`'s functions (NULL where `real` lacks one);
+ * generated for every function of the WebGPU headers (cmake/webgpu_forward.cmake). */
+void wgprof__webgpu_procs_logging(const struct wgprof__webgpu_procs *real,
+                                  void (*report)(const char *name, void *user), void *user,
+                                  struct wgprof__webgpu_procs *out);
 
 #endif

@@ -1,10 +1,14 @@
 /*
- * The WebGPU implementation in the process and how it differs (see webgpu_ext.h). wgprof never
+ * The WebGPU implementation in the process and how it differs (see webgpu_ext.h), and the table
+ * of its functions that every WebGPU call of libwgprof goes through (wgprof__wgpu()). wgprof never
  * loads an implementation: it uses the one whose wgpu* symbols the process already has, found
- * through the dynamic linker (the library that wgpuCreateInstance resolves to), and tells which
- * it is from the entry points only one of them exports (wgpuGetVersion: wgpu-native;
- * wgpuDeviceTick: Dawn), looked up in that library only: where another implementation is also
- * loaded (preloaded over it, say), its extensions must not be mixed in.
+ * through the dynamic linker (the library that wgpuCreateInstance resolves to), fills the table
+ * from that library by name, and tells which implementation it is from the entry points only one
+ * of them exports (wgpuGetVersion: wgpu-native; wgpuDeviceTick: Dawn), looked up in that library
+ * only: where another implementation is also loaded (preloaded over it, say), its functions must
+ * not be mixed in. A library that stands in front of the implementation (wgprof record's preload,
+ * which exports every wgpu* name itself) installs the implementation's own table instead, so that
+ * libwgprof's calls never come back to it; the tests install one that logs every call.
  *
  * Lookup uses the dynamic linker rather than wgpuGetProcAddress: wgpu-native 29 does not
  * implement wgpuGetProcAddress (it aborts the process), while every implementation exports its
@@ -54,30 +58,60 @@ static const char *const DAWN_DISABLED_TOGGLES[] = {"timestamp_quantization"};
 #endif
 
 static wgprof__ext g_ext;
-static once_flag g_ext_once = ONCE_FLAG_INIT;
+static wgprof__webgpu_procs g_procs;
+static once_flag g_once = ONCE_FLAG_INIT;
 
-static void *g_library = RTLD_DEFAULT; /* the implementation's own handle, once found */
+static bool g_found;                     /* an implementation is in the process */
+static void *g_library;                  /* its own handle (RTLD_DEFAULT where none can be had) */
+static wgprof__webgpu_procs g_installed; /* wgprof__webgpu_install's */
+static bool g_has_installed;
+static void *g_installed_library;
 
-static void *lookup(const char *name) { return dlsym(g_library, name); }
-
-static void *g_given_library; /* wgprof__ext_use_library's */
-
-void wgprof__ext_use_library(void *handle)
+void wgprof__webgpu_install(const wgprof__webgpu_procs *procs, void *library)
 {
-    g_given_library = handle;
+    g_installed = *procs;
+    g_installed_library = library;
+    g_has_installed = true;
 }
 
-static void load_ext(void)
+bool wgprof__webgpu_find_library(void **library)
+{
+    Dl_info where = {0};
+    void *create = dlsym(RTLD_DEFAULT, "wgpuCreateInstance");
+    /* Already loaded: this takes a reference to it and loads nothing. */
+    void *own = create && dladdr(create, &where) && where.dli_fname
+                    ? dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD)
+                    : NULL;
+    *library = own ? own : RTLD_DEFAULT;
+    return create != NULL;
+}
+
+/* An extension entry point: the table's entry where the headers declare the function (so that an
+ * installed table sees its calls), else the library's own symbol. */
+static void *lookup(const char *name)
+{
+    void *fn = NULL;
+    if (!wgprof__webgpu_procs_get(&g_procs, name, &fn) && g_found) {
+        fn = dlsym(g_library, name);
+    }
+    return fn;
+}
+
+static void load(void)
 {
     g_ext.no_adapter_hint = "on Linux without a GPU, install Mesa's lavapipe: apt-get install mesa-vulkan-drivers";
+    if (g_has_installed) {
+        /* Used as it is: dlopen may be a preload library's, answering with itself. */
+        g_found = true;
+        g_library = g_installed_library;
+        g_procs = g_installed;
+    } else if ((g_found = wgprof__webgpu_find_library(&g_library))) {
+        wgprof__webgpu_procs_load(g_library, &g_procs);
+    }
     Dl_info where = {0};
-    void *create = dlsym(g_given_library ? g_given_library : RTLD_DEFAULT, "wgpuCreateInstance");
+    void *create = g_found ? dlsym(g_library, "wgpuCreateInstance") : NULL;
     if (create && dladdr(create, &where) && where.dli_fname) {
         snprintf(g_ext.path, sizeof g_ext.path, "%s", where.dli_fname);
-        /* Already loaded: this takes a reference to it and loads nothing. A given handle is
-         * used as it is: dlopen may be a preload library's, answering with itself. */
-        void *own = g_given_library ? g_given_library : dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-        g_library = own ? own : RTLD_DEFAULT;
     }
     /* Casting from void * to a function pointer is how dlsym is meant to be used (POSIX). */
     *(void **)&g_ext.device_poll = lookup("wgpuDevicePoll");
@@ -115,8 +149,14 @@ static void load_ext(void)
 
 const wgprof__ext *wgprof__ext_get(void)
 {
-    call_once(&g_ext_once, load_ext);
+    call_once(&g_once, load);
     return &g_ext;
+}
+
+const wgprof__webgpu_procs *wgprof__wgpu(void)
+{
+    call_once(&g_once, load);
+    return &g_procs;
 }
 
 /* wgprof's toggles, and those WGPROF_DAWN_TOGGLES adds (comma-separated; read per device, as

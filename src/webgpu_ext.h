@@ -2,8 +2,9 @@
  * What wgprof does differently per WebGPU implementation, in one place: which implementation
  * is in the process (wgpu-native, Dawn, or another), its name and version, the extension entry
  * points found at run time, its timestamp features, and what it needs chained on the instance,
- * adapter request and device descriptors. wgpu-native's own header is used where it is at hand
- * (the only place that looks for it); Dawn's few extension values are declared here.
+ * adapter request and device descriptors; and the table of its functions that libwgprof calls
+ * WebGPU through. wgpu-native's own header is used where it is at hand (here, and in the table
+ * where configure found it); Dawn's few extension values are declared here.
  */
 #ifndef WGPROF_WEBGPU_EXT_H
 #define WGPROF_WEBGPU_EXT_H
@@ -13,6 +14,8 @@
 #include <stdint.h>
 
 #include <webgpu/webgpu.h>
+
+#include "webgpu_procs.h" /* generated from the WebGPU headers (cmake/webgpu_forward.cmake) */
 
 #if defined(__has_include)
 #if __has_include(<webgpu/wgpu.h>)
@@ -56,11 +59,19 @@ typedef struct wgprof__ext {
 } wgprof__ext;
 
 const wgprof__ext *wgprof__ext_get(void);
+
+/* The table every WebGPU call of libwgprof goes through: filled at the first use, by name, from
+ * the library wgpuCreateInstance resolves to (or the installed one); NULL where the
+ * implementation lacks a function (wgpu.h's extensions, on Dawn). */
+const wgprof__webgpu_procs *wgprof__wgpu(void);
+/* Sets *library to the handle of the library wgpuCreateInstance resolves to (RTLD_DEFAULT where
+ * it cannot be had); false where the process has no wgpuCreateInstance. */
+bool wgprof__webgpu_find_library(void **library);
 /* For a library that stands between a program and its implementation (wgprof record's preload
- * library, which exports every wgpu* function itself): the implementation's own dlopen handle,
- * to be looked at instead of whatever wgpuCreateInstance resolves to. Call before anything of
- * wgprof's runs. */
-void wgprof__ext_use_library(void *handle);
+ * library, which exports every wgpu* function itself), and for tests: the table libwgprof calls
+ * through (copied) and the implementation's own dlopen handle, looked at for its extensions and
+ * path instead of whatever wgpuCreateInstance resolves to. Call before anything of wgprof's runs. */
+void wgprof__webgpu_install(const wgprof__webgpu_procs *procs, void *library);
 
 /* wgprof's own Dawn toggle and up to 7 from WGPROF_DAWN_TOGGLES. */
 enum { WGPROF__DAWN_TOGGLES_MAX = 8 };
