@@ -14,6 +14,9 @@
  * own and its pass's boundary, never a copy's. The chain itself starts at the beginning of the
  * lane's first pass. Where the program gives a pass timestamp writes of its own, wgprof's go
  * inside that pass instead.
+ *
+ * Which of these applies is decided by record_chain_plan.c from the lane's chain state alone;
+ * here the plans are carried out on the lane's pool, by the lane's holder, without a lock.
  */
 #include <stdio.h>
 
@@ -21,28 +24,37 @@
 #include "record_lib.h"
 #include "recorder.h"
 
-static const char *const WORK_NAMES[] = {"copy", "clear", "render pass", "query resolve", "timestamp"};
+static const char *const WORK_NAMES[WGPROF_REC_WORK_KINDS] = {"copy", "clear", "render pass", "query resolve",
+                                                              "timestamp"};
 
 /* The encoder work since the last dispatch's end becomes a record of its own, its end owed. */
 static void close_work(wgprof_rec_lane *lane)
 {
-    if (!lane->work_kinds) {
-        return;
-    }
     char name[96];
     size_t n = 0;
-    for (unsigned k = 0; k < sizeof WORK_NAMES / sizeof WORK_NAMES[0]; k++) {
-        if (lane->work_kinds & (1u << k)) {
+    for (unsigned k = 0; k < WGPROF_REC_WORK_KINDS; k++) {
+        if (lane->chain.work_kinds & (1u << k)) {
             int w = snprintf(name + n, sizeof name - n, "%s%s", n ? ", " : "(", WORK_NAMES[k]);
             n += w > 0 && (size_t)w < sizeof name - n ? (size_t)w : 0;
         }
     }
     snprintf(name + n, sizeof name - n, ")");
-    lane->work_kinds = 0;
     wgprof_dispatch_desc d = {.kernel = name};
     uint32_t site;
-    lane->end_owed = wgprof__store_site(wgprof__pool_store(lane->pool), &d, &site) == WGPROF_OK &&
-                     wgprof__pool_chain_add_site(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
+    bool ok = wgprof__store_site(wgprof__pool_store(lane->pool), &d, &site) == WGPROF_OK &&
+              wgprof__pool_chain_add_site(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
+    wgprof_rec_chain_advance(&lane->chain, WGPROF_REC_CHAIN_CLOSE_WORK, ok, WGPROF_REC_WORK_COPY);
+}
+
+/* The plan for `event`, the encoder's work since the last dispatch closed first where it asks. */
+static wgprof_rec_chain_plan plan_for(wgprof_rec_lane *lane, wgprof_rec_chain_event event)
+{
+    wgprof_rec_chain_plan plan = wgprof_rec_chain_decide(&lane->chain, event);
+    while (plan == WGPROF_REC_CHAIN_CLOSE_WORK) {
+        close_work(lane);
+        plan = wgprof_rec_chain_decide(&lane->chain, event);
+    }
+    return plan;
 }
 
 wgprof_rec_chain_plan wgprof_rec_chain_before_pass(wgprof_rec_lane *lane, bool theirs, WGPUPassTimestampWrites *writes)
@@ -50,54 +62,52 @@ wgprof_rec_chain_plan wgprof_rec_chain_before_pass(wgprof_rec_lane *lane, bool t
     if (!lane || !lane->pool) {
         return WGPROF_REC_CHAIN_NOTHING;
     }
-    close_work(lane);
-    if (theirs) {
-        return !lane->chain_begun ? WGPROF_REC_CHAIN_START_INSIDE
-               : lane->end_owed   ? WGPROF_REC_CHAIN_END_INSIDE
-                                  : WGPROF_REC_CHAIN_NOTHING;
+    wgprof_rec_chain_plan plan = plan_for(lane, theirs ? WGPROF_REC_AT_PASS_THEIRS : WGPROF_REC_AT_PASS);
+    if (plan == WGPROF_REC_CHAIN_WRITES) {
+        bool ok = wgprof__pool_chain_begin_writes(lane->pool, writes) == WGPROF_OK;
+        wgprof_rec_chain_advance(&lane->chain, plan, ok, WGPROF_REC_WORK_COPY);
+        return ok ? plan : WGPROF_REC_CHAIN_NOTHING;
     }
-    if (!lane->chain_begun) {
-        lane->chain_begun = wgprof__pool_chain_begin_writes(lane->pool, writes) == WGPROF_OK;
-        return lane->chain_begun ? WGPROF_REC_CHAIN_WRITES : WGPROF_REC_CHAIN_NOTHING;
-    }
-    if (lane->end_owed) {
+    if (plan == WGPROF_REC_CHAIN_END_WRITES) {
         wgprof__pool_chain_end_writes(lane->pool, lane->owed_end, writes);
-        return WGPROF_REC_CHAIN_END_WRITES;
     }
-    return WGPROF_REC_CHAIN_NOTHING; /* the last end was written and no dispatch came since */
+    return plan;
 }
 
 void wgprof_rec_chain_after_pass(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, wgprof_rec_chain_plan plan)
 {
+    bool ok = true;
     switch (plan) {
     case WGPROF_REC_CHAIN_START_INSIDE:
-        lane->chain_begun = wgprof_pool_chain_begin(lane->pool, pass) == WGPROF_OK;
+        ok = wgprof_pool_chain_begin(lane->pool, pass) == WGPROF_OK;
         break;
     case WGPROF_REC_CHAIN_END_INSIDE:
         wgprof__pool_chain_end_in_pass(lane->pool, pass, lane->owed_end);
-        lane->end_owed = false;
         break;
     case WGPROF_REC_CHAIN_END_WRITES:
         wgprof__pool_chain_carry(lane->pool, pass, lane->owed_end);
-        lane->end_owed = false;
         break;
-    case WGPROF_REC_CHAIN_NOTHING:
-    case WGPROF_REC_CHAIN_WRITES:
-        break;
+    default:
+        return; /* NOTHING, or WRITES (told before the pass) */
     }
+    wgprof_rec_chain_advance(&lane->chain, plan, ok, WGPROF_REC_WORK_COPY);
 }
 
 void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, uint32_t site)
 {
-    if (!lane->chain_begun) {
-        lane->chain_begun = wgprof_pool_chain_begin(lane->pool, pass) == WGPROF_OK;
-    } else if (lane->end_owed) {
+    wgprof_rec_chain_plan plan = wgprof_rec_chain_decide(&lane->chain, WGPROF_REC_AT_DISPATCH);
+    if (plan == WGPROF_REC_CHAIN_DISPATCH_START) {
+        bool ok = wgprof_pool_chain_begin(lane->pool, pass) == WGPROF_OK;
+        wgprof_rec_chain_advance(&lane->chain, plan, ok, WGPROF_REC_WORK_COPY);
+        if (!ok) {
+            return;
+        }
+    } else if (plan == WGPROF_REC_CHAIN_DISPATCH_END) {
         wgprof__pool_chain_end_in_pass(lane->pool, pass, lane->owed_end);
-        lane->end_owed = false;
+        wgprof_rec_chain_advance(&lane->chain, plan, true, WGPROF_REC_WORK_COPY);
     }
-    if (lane->chain_begun) {
-        lane->end_owed = wgprof__pool_chain_add_site(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
-    }
+    bool added = wgprof__pool_chain_add_site(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
+    wgprof_rec_chain_advance(&lane->chain, WGPROF_REC_CHAIN_DISPATCH_ADD, added, WGPROF_REC_WORK_COPY);
 }
 
 /* Writes the owed end at the beginning of an empty compute pass of wgprof's. */
@@ -114,18 +124,22 @@ static void end_in_empty_pass(wgprof_rec_lane *lane, WGPUCommandEncoder enc)
         real->wgpuComputePassEncoderEnd(pass);
         real->wgpuComputePassEncoderRelease(pass);
     }
-    lane->end_owed = false;
+    wgprof_rec_chain_advance(&lane->chain, WGPROF_REC_CHAIN_EMPTY_PASS, true, WGPROF_REC_WORK_COPY);
 }
 
 void wgprof_rec_chain_work(wgprof_rec_lane *lane, WGPUCommandEncoder enc, wgprof_rec_work kind)
 {
-    if (!lane || !lane->pool || !lane->chain_begun) {
-        return; /* work before the chain's first pass is nobody's */
+    if (!lane || !lane->pool) {
+        return;
     }
-    if (lane->end_owed) {
+    wgprof_rec_chain_plan plan = wgprof_rec_chain_decide(&lane->chain, WGPROF_REC_AT_WORK);
+    if (plan == WGPROF_REC_CHAIN_NOTHING) {
+        return;
+    }
+    if (plan == WGPROF_REC_CHAIN_EMPTY_PASS) {
         end_in_empty_pass(lane, enc);
     }
-    lane->work_kinds |= (uint8_t)(1u << kind);
+    wgprof_rec_chain_advance(&lane->chain, WGPROF_REC_CHAIN_NOTE_WORK, true, kind);
 }
 
 void wgprof_rec_chain_finish(wgprof_rec_lane *lane, WGPUCommandEncoder enc)
@@ -133,15 +147,12 @@ void wgprof_rec_chain_finish(wgprof_rec_lane *lane, WGPUCommandEncoder enc)
     if (!lane || !lane->pool) {
         return;
     }
-    close_work(lane);
-    if (lane->end_owed) {
+    if (plan_for(lane, WGPROF_REC_AT_FINISH) == WGPROF_REC_CHAIN_EMPTY_PASS) {
         end_in_empty_pass(lane, enc);
     }
 }
 
 void wgprof_rec_chain_forget(wgprof_rec_lane *lane)
 {
-    lane->chain_begun = false;
-    lane->end_owed = false;
-    lane->work_kinds = 0;
+    lane->chain = (wgprof_rec_chain_state){0};
 }

@@ -10,9 +10,9 @@
 static void settle(WGPUCommandEncoder enc, wgprof_rec_work kind)
 {
     if (wgprof_rec_active() && !wgprof_rec_settings_get()->inside) {
-        wgprof_rec_lock();
-        wgprof_rec_chain_work(wgprof_rec_encoder_lane(enc), enc, kind);
-        wgprof_rec_unlock();
+        wgprof_rec_lane *lane = wgprof_rec_lane_enter(wgprof_rec_encoder_lane(enc));
+        wgprof_rec_chain_work(lane, enc, kind);
+        wgprof_rec_lane_leave(lane);
     }
 }
 

@@ -5,7 +5,12 @@
  * written when the program lets go of the device (its last release, or destroy) and at exit,
  * and a snapshot of them at most once a second while it runs, so that a crash loses at most
  * the last second.
+ *
+ * Each session has a mutex of its own (record_lib.h says what it guards and what may not be
+ * done under it): who holds each lane changes under it; the holder works on the lane's pool
+ * outside it.
  */
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,30 +26,16 @@ enum { SNAPSHOT_EVERY_NS = 1000000000 };
  * own pace and a full ring drops a batch rather than wait. */
 enum { LANE_FRAMES = 8 };
 
-static wgprof_rec_map g_sessions; /* WGPUDevice -> wgprof_rec_session */
-/* Every session ever made, in creation order (they are never freed): walked by the hooks the
- * program's polling calls over and over, where a walk of the map's slots showed. */
-static wgprof_rec_session **g_session_list;
-static uint32_t g_session_count, g_session_cap;
+static atomic_uint g_devices;
+static atomic_bool g_atexit;
 
-static void each_session(void (*fn)(void *session, void *user), void *user)
-{
-    for (uint32_t i = 0; i < g_session_count; i++) {
-        fn(g_session_list[i], user);
-    }
-}
-static wgprof_rec_map g_features; /* WGPUFeatureName arrays handed out -> themselves */
-static wgprof_rec_map g_adapters; /* WGPUAdapter -> the WGPUInstance it came from */
-static unsigned g_devices;
-static bool g_atexit;
-
-static void finish_session(void *value, void *user);
+static void finish_session(wgprof_rec_session *s);
 
 static void at_exit(void)
 {
-    wgprof_rec_lock();
-    each_session(finish_session, NULL);
-    wgprof_rec_unlock();
+    for (size_t i = 0; wgprof_rec_session_at(i); i++) {
+        finish_session(wgprof_rec_session_at(i));
+    }
 }
 
 /* ---- instances and adapters ---- */
@@ -86,9 +77,7 @@ static void on_adapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGP
     (void)userdata2;
     adapter_request *req = userdata1;
     if (status == WGPURequestAdapterStatus_Success && adapter) {
-        wgprof_rec_lock();
-        wgprof_rec_map_put(&g_adapters, adapter, req->instance);
-        wgprof_rec_unlock();
+        wgprof_rec_adapter_put(adapter, req->instance);
     }
     if (req->theirs.callback) {
         req->theirs.callback(status, adapter, message, req->theirs.userdata1, req->theirs.userdata2);
@@ -137,32 +126,31 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
     device_request *req = userdata1;
     if (status == WGPURequestDeviceStatus_Success && device) {
         wgprof_rec_session *s = wgprof__calloc(1, sizeof *s);
-        wgprof_rec_lock();
-        WGPUInstance instance = wgprof_rec_map_get(&g_adapters, req->adapter);
-        bool listed = s && wgprof__reserve((void **)&g_session_list, &g_session_cap, g_session_count + 1,
-                                           sizeof *g_session_list, 4) == WGPROF_OK;
-        if (listed && instance && wgprof_rec_map_put(&g_sessions, device, s)) {
-            g_session_list[g_session_count++] = s;
-            const wgprof__webgpu_procs *real = wgprof_rec_real();
+        WGPUInstance instance = wgprof_rec_adapter_get(req->adapter);
+        if (s && instance) {
+            pthread_mutex_init(&s->lock, NULL);
+            pthread_cond_init(&s->changed, NULL);
             s->device = device;
             s->adapter = req->adapter;
             s->instance = instance;
-            real->wgpuAdapterAddRef(s->adapter);
-            real->wgpuInstanceAddRef(s->instance);
             s->pid = (long)getpid();
-            s->index = g_devices++;
+            s->index = atomic_fetch_add(&g_devices, 1);
             s->app_refs = 1;
             memcpy(s->added, req->added, sizeof s->added);
             s->added_count = req->added_count;
-            if (!g_atexit) {
-                g_atexit = atexit(at_exit) == 0;
+        }
+        if (s && instance && wgprof_rec_session_put(device, s)) {
+            const wgprof__webgpu_procs *real = wgprof_rec_real();
+            real->wgpuAdapterAddRef(s->adapter);
+            real->wgpuInstanceAddRef(s->instance);
+            if (!atomic_exchange(&g_atexit, true)) {
+                atexit(at_exit);
             }
         } else {
             wgprof__free(s);
             wgprof_rec_say(instance ? "out of memory: a device runs unprofiled"
                                     : "a device of an adapter wgprof did not see requested runs unprofiled");
         }
-        wgprof_rec_unlock();
     }
     if (req->theirs.callback) {
         req->theirs.callback(status, device, message, req->theirs.userdata1, req->theirs.userdata2);
@@ -248,12 +236,10 @@ WGPROF_REC_EXPORT WGPUBool wgpuDeviceHasFeature(WGPUDevice device, WGPUFeatureNa
 {
     WGPUBool has = wgprof_rec_real()->wgpuDeviceHasFeature(device, feature);
     if (has && wgprof_rec_active()) {
-        wgprof_rec_lock();
-        const wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
+        const wgprof_rec_session *s = wgprof_rec_session_get(device);
         if (s && added(s, feature)) {
             has = 0;
         }
-        wgprof_rec_unlock();
     }
     return has;
 }
@@ -265,12 +251,11 @@ WGPROF_REC_EXPORT void wgpuDeviceGetFeatures(WGPUDevice device, WGPUSupportedFea
     if (!features || !wgprof_rec_active()) {
         return;
     }
-    wgprof_rec_lock();
-    const wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
+    const wgprof_rec_session *s = wgprof_rec_session_get(device);
     /* The implementation's array goes back to it now; the program gets a copy without the
      * added features, which wgpuSupportedFeaturesFreeMembers below recognises. */
     WGPUFeatureName *kept = s ? wgprof__calloc(features->featureCount + 1, sizeof *kept) : NULL;
-    if (kept && wgprof_rec_map_put(&g_features, kept, kept)) {
+    if (kept && wgprof_rec_features_put(kept)) {
         size_t n = 0;
         for (size_t i = 0; i < features->featureCount; i++) {
             if (!added(s, features->features[i])) {
@@ -283,14 +268,11 @@ WGPROF_REC_EXPORT void wgpuDeviceGetFeatures(WGPUDevice device, WGPUSupportedFea
     } else {
         wgprof__free(kept);
     }
-    wgprof_rec_unlock();
 }
 
 WGPROF_REC_EXPORT void wgpuSupportedFeaturesFreeMembers(WGPUSupportedFeatures supportedFeatures)
 {
-    wgprof_rec_lock();
-    void *ours = wgprof_rec_map_take(&g_features, supportedFeatures.features);
-    wgprof_rec_unlock();
+    void *ours = wgprof_rec_features_take(supportedFeatures.features);
     if (ours) {
         wgprof__free(ours);
     } else {
@@ -298,8 +280,11 @@ WGPROF_REC_EXPORT void wgpuSupportedFeaturesFreeMembers(WGPUSupportedFeatures su
     }
 }
 
+/* Wraps the device and makes its first lane; outside the lock (it calls the implementation),
+ * on the one thread whose set-up it is (session_of). */
 static void setup(wgprof_rec_session *s)
 {
+    wgprof_rec_enter();
     wgprof_status st = wgprof_device_wrap(s->instance, s->adapter, s->device, &s->wdev);
     /* The wrap holds its own references now (or failed): ours go. */
     wgprof_rec_real()->wgpuAdapterRelease(s->adapter);
@@ -307,6 +292,7 @@ static void setup(wgprof_rec_session *s)
     s->adapter = NULL;
     s->instance = NULL;
     const wgprof_device_info *info = st == WGPROF_OK ? wgprof_device_describe(s->wdev) : NULL;
+    bool ok = false;
     if (!info) {
         wgprof_rec_say("device %u: wgprof cannot use it (%s): it runs unprofiled", s->index, wgprof_status_str(st));
     } else if (!info->profiling_available || !info->timestamp_inside_passes) {
@@ -315,159 +301,368 @@ static void setup(wgprof_rec_session *s)
                                                   : "no timestamps inside compute passes on this device");
     } else if (!wgprof_rec_lane_take(s, NULL)) {
         wgprof_rec_say("device %u: no query pool: it runs unprofiled", s->index);
+    } else {
+        ok = true;
     }
-    s->broken = !s->lane_count;
+    wgprof_rec_leave();
+    pthread_mutex_lock(&s->lock);
+    s->broken = !ok;
+    s->setup = 2;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- lanes ---- */
+
+/* Readback batches in flight on every lane, as their holders last counted them: read without a
+ * lock by the program's poll hooks, which have nothing to take at 0. */
+static atomic_int g_in_flight;
+
+bool wgprof_rec_any_in_flight(void) { return atomic_load(&g_in_flight) > 0; }
+
+void wgprof_rec_lane_recount(wgprof_rec_lane *lane)
+{
+    unsigned now = lane->pool ? (unsigned)wgprof_pool_in_flight(lane->pool) : 0;
+    unsigned before = atomic_exchange(&lane->counted, now);
+    atomic_fetch_add(&g_in_flight, (int)now - (int)before);
+}
+
+bool wgprof_rec_lane_pass_on(wgprof_rec_lane *lane, wgprof_rec_lane_user user, const void *holder,
+                             wgprof_rec_lane_user to, const void *to_holder)
+{
+    wgprof_rec_session *s = lane->session;
+    pthread_mutex_lock(&s->lock);
+    bool held = lane->user == user && lane->holder == holder;
+    if (held) {
+        lane->user = to;
+        lane->holder = to_holder;
+        if (to == WGPROF_REC_LANE_FREE) {
+            pthread_cond_broadcast(&s->changed); /* a finish may wait for it */
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return held;
 }
 
 wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *s, WGPUCommandEncoder enc)
 {
+    wgprof_rec_lane_user as = enc ? WGPROF_REC_LANE_ENCODER : WGPROF_REC_LANE_FREE;
+    pthread_mutex_lock(&s->lock);
+    if (atomic_load(&s->finished)) {
+        pthread_mutex_unlock(&s->lock);
+        return NULL;
+    }
+    /* The free lane with the fewest batches in flight, so that threads submitting side by side
+     * spread their batches over the lanes' rings; where its ring is nearly full (its next batch
+     * would be dropped) and there is room, a new lane instead. */
+    wgprof_rec_lane *lane = NULL;
     for (unsigned i = 0; i < s->lane_count; i++) {
-        if (!s->lanes[i].owner) {
-            s->lanes[i].owner = enc;
-            wgprof_rec_chain_forget(&s->lanes[i]);
-            return &s->lanes[i];
+        if (s->lanes[i].user == WGPROF_REC_LANE_FREE && s->lanes[i].pool &&
+            (!lane || atomic_load(&s->lanes[i].counted) < atomic_load(&lane->counted))) {
+            lane = &s->lanes[i];
         }
     }
-    if (s->lane_count == WGPROF_REC_LANES) {
+    if (lane && atomic_load(&lane->counted) + 1 >= LANE_FRAMES && enc && s->lane_count < WGPROF_REC_LANES) {
+        lane = NULL;
+    }
+    if (lane) {
+        lane->user = as;
+        lane->holder = enc;
+        pthread_mutex_unlock(&s->lock);
+        wgprof_rec_chain_forget(lane); /* its holder's now */
+        return lane;
+    }
+    /* A new pool: made outside the lock (it calls the implementation), in a lane held
+     * meanwhile; a lane whose pool could not be made is tried again. */
+    for (unsigned i = 0; i < s->lane_count && !lane; i++) {
+        if (s->lanes[i].user == WGPROF_REC_LANE_FREE && !s->lanes[i].pool) {
+            lane = &s->lanes[i];
+        }
+    }
+    if (!lane && s->lane_count < WGPROF_REC_LANES) {
+        lane = &s->lanes[s->lane_count++];
+    }
+    if (!lane) {
+        pthread_mutex_unlock(&s->lock);
         return NULL;
     }
-    wgprof_rec_lane *lane = &s->lanes[s->lane_count];
-    wgprof_pool_desc pd = {.readback_frames = LANE_FRAMES};
-    wgprof_status st = wgprof_pool_create(s->wdev, &pd, &lane->pool);
-    if (st != WGPROF_OK) {
-        wgprof__log(WGPROF_LOG_WARN, "wgprof record: device %u: no query pool for lane %u (%s)", s->index,
-                    s->lane_count, wgprof_status_str(st));
-        return NULL;
-    }
-    static uint64_t serials;
-    lane->serial = ++serials;
     lane->session = s;
-    lane->owner = enc;
-    wgprof_rec_chain_forget(lane);
-    s->lane_count++;
+    lane->user = WGPROF_REC_LANE_WORKER;
+    lane->holder = wgprof_rec_thread();
+    unsigned number = (unsigned)(lane - s->lanes);
+    pthread_mutex_unlock(&s->lock);
+    wgprof_pool_desc pd = {.readback_frames = LANE_FRAMES};
+    wgprof_pool *pool = NULL;
+    wgprof_status st = wgprof_pool_create(s->wdev, &pd, &pool);
+    if (st != WGPROF_OK) {
+        wgprof__log(WGPROF_LOG_WARN, "wgprof record: device %u: no query pool for lane %u (%s)", s->index, number,
+                    wgprof_status_str(st));
+    } else {
+        static _Atomic uint64_t serials;
+        lane->serial = atomic_fetch_add(&serials, 1) + 1;
+        memset(lane->sites, 0, sizeof lane->sites);
+        wgprof_rec_chain_forget(lane);
+    }
+    pthread_mutex_lock(&s->lock);
+    lane->pool = pool;
+    bool usable = pool && !atomic_load(&s->finished);
+    lane->user = usable ? as : WGPROF_REC_LANE_FREE;
+    lane->holder = usable ? enc : NULL;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+    return usable ? lane : NULL;
+}
+
+wgprof_rec_lane *wgprof_rec_lane_enter(wgprof_rec_lane *lane)
+{
+    if (!lane) {
+        return NULL;
+    }
+    /* Busy first, then the finish looked at: a finish sets `finished` first, then waits for
+     * `busy` to clear, so that one of the two sees the other. */
+    atomic_store(&lane->busy, true);
+    if (atomic_load(&lane->session->finished)) {
+        atomic_store(&lane->busy, false);
+        return NULL;
+    }
+    wgprof_rec_enter(); /* a callback of the program's inside these calls must not finish it */
     return lane;
 }
 
-wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device)
+void wgprof_rec_lane_leave(wgprof_rec_lane *lane)
 {
-    wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
-    if (s && s->pid != (long)getpid()) {
-        return NULL; /* a forked child: the device is the parent's */
+    if (lane) {
+        wgprof_rec_leave();
+        atomic_store(&lane->busy, false);
     }
-    if (s && !s->wdev && !s->broken && !s->finished) {
-        setup(s);
-    }
-    return s && !s->broken && !s->finished ? s : NULL;
 }
 
-void wgprof_rec_lane_abandon(wgprof_rec_lane *lane)
+void wgprof_rec_lane_discard(wgprof_rec_lane *lane)
 {
     size_t before = wgprof_pool_count(lane->pool);
     if (wgprof_pool_discard(lane->pool) == WGPROF_OK) {
-        lane->session->discarded += before - wgprof_pool_count(lane->pool);
+        atomic_fetch_add(&lane->session->discarded, before - wgprof_pool_count(lane->pool));
     }
-    lane->owner = NULL;
-    lane->owner_buffer = NULL;
     wgprof_rec_chain_forget(lane);
 }
 
-/* Batches in flight on every lane of every session, counted again (under the lock) after each
- * change; read without the lock by the program's poll hooks, which have nothing to take at 0. */
-static atomic_uint g_in_flight;
+/* ---- sessions ---- */
 
-static void count_session(void *value, void *user)
+wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device)
 {
-    const wgprof_rec_session *s = value;
-    unsigned *n = user;
-    for (unsigned i = 0; !s->finished && s->pid == (long)getpid() && i < s->lane_count; i++) {
-        *n += wgprof_pool_in_flight(s->lanes[i].pool);
+    wgprof_rec_session *s = wgprof_rec_session_get(device);
+    if (!s || s->pid != (long)getpid()) {
+        return NULL; /* none, or a forked child's: the device is the parent's */
     }
+    const void *me = wgprof_rec_thread();
+    pthread_mutex_lock(&s->lock);
+    while (s->setup == 1 && s->setup_thread != me) {
+        pthread_cond_wait(&s->changed, &s->lock);
+    }
+    bool mine = s->setup == 0 && !atomic_load(&s->finished);
+    if (mine) {
+        s->setup = 1;
+        s->setup_thread = me;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (mine) {
+        setup(s);
+    }
+    pthread_mutex_lock(&s->lock);
+    /* On the set-up's own thread (a callback inside it), the device is not ready yet. */
+    bool ready = s->setup == 2 && !s->broken && !atomic_load(&s->finished);
+    pthread_mutex_unlock(&s->lock);
+    return ready ? s : NULL;
 }
 
-static void recount(void)
+/* Writes a snapshot where one is due, a second has passed since the last, and no lane is in
+ * use (record_output.c copies them). Under the session's lock. */
+static void snapshot_if_due(wgprof_rec_session *s)
 {
-    unsigned n = 0;
-    each_session(count_session, &n);
-    atomic_store(&g_in_flight, n);
-}
-
-bool wgprof_rec_any_in_flight(void) { return atomic_load(&g_in_flight) != 0; }
-
-/* Takes the lanes' finished readbacks. The program has just let the implementation run its
- * callbacks (a poll or a submit), wgprof's among them, so nothing is driven again, unless
- * `drive` and a lane's ring is nearly full (a program that waits only on its own futures runs
- * none of wgprof's callbacks): then that lane's maps are polled, through their futures alone
- * where the implementation can. */
-static void collect_session(void *value, void *user)
-{
-    const bool *drive = user;
-    wgprof_rec_session *s = value;
-    if (s->finished || s->pid != (long)getpid()) {
+    uint64_t now = wgprof_cpu_now_ns(), wait = 100 * s->snapshot_cost_ns;
+    if (!s->snapshot_due || atomic_load(&s->finished) ||
+        now - s->last_snapshot_ns < (wait > SNAPSHOT_EVERY_NS ? wait : SNAPSHOT_EVERY_NS)) {
         return;
     }
-    uint32_t taken = 0;
     for (unsigned i = 0; i < s->lane_count; i++) {
-        wgprof_pool *pool = s->lanes[i].pool;
-        uint32_t lane_taken = 0, more = 0;
-        if (wgprof_pool_in_flight(pool)) {
-            wgprof__pool_take_ready(pool, &lane_taken);
+        wgprof_rec_lane_user u = s->lanes[i].user;
+        if (s->lanes[i].pool && u != WGPROF_REC_LANE_FREE && u != WGPROF_REC_LANE_BUFFER) {
+            return; /* being recorded into or worked on: at a later collect */
         }
-        if (*drive && wgprof_pool_in_flight(pool) + 1 >= LANE_FRAMES) {
-            wgprof_pool_collect_ready(pool, &more);
-        }
-        taken += lane_taken + more;
     }
     /* A snapshot at most once a second, and never more than a hundredth of the time: each one
      * copies every record so far here (the writing is on a thread of its own). */
-    uint64_t now = wgprof_cpu_now_ns(), wait = 100 * s->snapshot_cost_ns;
-    if (taken && now - s->last_snapshot_ns >= (wait > SNAPSHOT_EVERY_NS ? wait : SNAPSHOT_EVERY_NS)) {
-        wgprof_rec_output_snapshot(s);
-        s->last_snapshot_ns = wgprof_cpu_now_ns();
-        s->snapshot_cost_ns = s->last_snapshot_ns - now;
+    s->snapshot_due = false;
+    wgprof_rec_output_snapshot(s);
+    s->last_snapshot_ns = wgprof_cpu_now_ns();
+    s->snapshot_cost_ns = s->last_snapshot_ns - now;
+}
+
+/* Takes the finished readbacks of the lane its thread holds; where `drive` and its ring is
+ * nearly full, its maps are polled, through their futures alone where the implementation can.
+ * Returns how many batches it took. */
+static uint32_t collect_lane(wgprof_rec_lane *lane, bool drive)
+{
+    uint32_t taken = 0, more = 0;
+    if (wgprof_pool_in_flight(lane->pool)) {
+        wgprof__pool_take_ready(lane->pool, &taken);
     }
+    if (drive && wgprof_pool_in_flight(lane->pool) + 1 >= LANE_FRAMES) {
+        wgprof_pool_collect_ready(lane->pool, &more);
+    }
+    wgprof_rec_lane_recount(lane);
+    return taken + more;
+}
+
+/* The session's free lanes with batches in flight, one at a time (so that an encoder wanting a
+ * lane meanwhile finds the others free): each taken, collected outside the lock (polled where
+ * `drive`, see collect_lane), given back. */
+static void collect_session(wgprof_rec_session *s, bool drive)
+{
+    if (atomic_load(&s->finished) || s->pid != (long)getpid()) {
+        return;
+    }
+    const void *me = wgprof_rec_thread();
+    uint32_t taken = 0;
+    for (unsigned i = 0; i < WGPROF_REC_LANES; i++) {
+        wgprof_rec_lane *lane = &s->lanes[i];
+        pthread_mutex_lock(&s->lock);
+        bool mine = i < s->lane_count && lane->user == WGPROF_REC_LANE_FREE && lane->pool &&
+                    atomic_load(&lane->counted) && !atomic_load(&s->finished);
+        if (mine) {
+            lane->user = WGPROF_REC_LANE_WORKER;
+            lane->holder = me;
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (mine) {
+            taken += collect_lane(lane, drive);
+            wgprof_rec_lane_pass_on(lane, WGPROF_REC_LANE_WORKER, me, WGPROF_REC_LANE_FREE, NULL);
+        }
+    }
+    pthread_mutex_lock(&s->lock);
+    s->snapshot_due |= taken > 0;
+    snapshot_if_due(s);
+    pthread_mutex_unlock(&s->lock);
 }
 
 static void release_session(wgprof_rec_session *s);
 
-static void release_if_pending(void *value, void *user)
+void wgprof_rec_collect_ready(bool drive)
 {
-    (void)user;
-    wgprof_rec_session *s = value;
-    if (s->release_pending) {
+    wgprof_rec_enter(); /* a poll of wgprof's may run the program's callbacks */
+    for (size_t i = 0; wgprof_rec_session_at(i); i++) {
+        collect_session(wgprof_rec_session_at(i), drive);
+    }
+    wgprof_rec_leave();
+    if (wgprof_rec_nested()) {
+        return;
+    }
+    for (size_t i = 0; wgprof_rec_session_at(i); i++) {
+        wgprof_rec_session *s = wgprof_rec_session_at(i);
+        pthread_mutex_lock(&s->lock);
+        bool pending = s->release_pending;
         s->release_pending = false;
-        release_session(s);
+        pthread_mutex_unlock(&s->lock);
+        if (pending) {
+            release_session(s);
+        }
     }
 }
 
-void wgprof_rec_collect_ready(bool drive)
+void wgprof_rec_lane_submitted(wgprof_rec_lane *lane)
 {
-    each_session(collect_session, &drive);
-    if (!wgprof_rec_nested()) {
-        each_session(release_if_pending, NULL);
+    wgprof_pool_read_async(lane->pool);
+    uint32_t taken = collect_lane(lane, true);
+    if (taken) {
+        pthread_mutex_lock(&lane->session->lock);
+        lane->session->snapshot_due = true;
+        pthread_mutex_unlock(&lane->session->lock);
     }
-    recount();
+}
+
+/* Takes every lane of the session for its finish: free ones and those held by a command
+ * buffer at once, one held by an encoder once the encoder's hook using it (if any) returned,
+ * one a thread works on once it is given back (unless this thread is inside a hook's call,
+ * where that thread may be this one: such a lane is left out). Under the session's lock. */
+static void take_every_lane(wgprof_rec_session *s, const void *me)
+{
+    bool wait = !wgprof_rec_nested();
+    for (unsigned i = 0; i < s->lane_count; i++) {
+        wgprof_rec_lane *lane = &s->lanes[i];
+        while (wait && lane->user == WGPROF_REC_LANE_WORKER && lane->holder != me) {
+            pthread_cond_wait(&s->changed, &s->lock);
+        }
+        while (wait && lane->user == WGPROF_REC_LANE_ENCODER && atomic_load(&lane->busy)) {
+            /* One encoding call of another thread's: no callback of the program's can make it
+             * wait for this one (those run in submits and polls, not while encoding). */
+            pthread_mutex_unlock(&s->lock);
+            sched_yield();
+            pthread_mutex_lock(&s->lock);
+        }
+        if (lane->user == WGPROF_REC_LANE_ENCODER && atomic_load(&lane->busy)) {
+            continue; /* in use by a hook of this thread's, which a callback interrupted: left out */
+        }
+        if (lane->user != WGPROF_REC_LANE_WORKER) {
+            if (lane->user == WGPROF_REC_LANE_ENCODER || lane->user == WGPROF_REC_LANE_BUFFER) {
+                lane->user = WGPROF_REC_LANE_DONE; /* encoded, never submitted: discarded below */
+                lane->holder = NULL;
+            } else {
+                lane->user = WGPROF_REC_LANE_WORKER;
+                lane->holder = me;
+            }
+        }
+    }
 }
 
 /* Takes what is still in flight (waiting at most the device's time-out), then writes every
- * report asked for. The session stays, finished: its device may still be in use (at exit). */
-static void finish_session(void *value, void *user)
+ * report asked for. The session stays, finished: its device may still be in use (at exit).
+ * A finish another thread is doing is waited for. */
+static void finish_session(wgprof_rec_session *s)
 {
-    (void)user;
-    wgprof_rec_session *s = value;
-    if (s->finished || !s->lane_count || s->pid != (long)getpid()) {
+    if (s->pid != (long)getpid()) {
         return;
     }
-    for (unsigned i = 0; i < s->lane_count; i++) {
+    const void *me = wgprof_rec_thread();
+    pthread_mutex_lock(&s->lock);
+    if (atomic_load(&s->finished)) {
+        while (!s->final_written && s->finisher != me && !wgprof_rec_nested()) {
+            pthread_cond_wait(&s->changed, &s->lock);
+        }
+        pthread_mutex_unlock(&s->lock);
+        return;
+    }
+    atomic_store(&s->finished, true);
+    s->finisher = me;
+    take_every_lane(s, me);
+    unsigned count = s->lane_count;
+    pthread_mutex_unlock(&s->lock);
+    wgprof_rec_enter();
+    for (unsigned i = 0; i < count; i++) {
         wgprof_rec_lane *lane = &s->lanes[i];
-        if (lane->owner) {
-            wgprof_rec_lane_abandon(lane); /* encoded, never submitted */
+        bool ours = lane->holder == me || lane->user == WGPROF_REC_LANE_DONE;
+        if (!ours || !lane->pool) {
+            continue;
+        }
+        if (lane->user == WGPROF_REC_LANE_DONE) {
+            wgprof_rec_lane_discard(lane); /* encoded, never submitted */
         }
         if (wgprof_pool_in_flight(lane->pool)) {
             wgprof_pool_collect(lane->pool);
         }
+        wgprof_rec_lane_recount(lane);
     }
     wgprof_rec_output_write(s);
-    s->finished = true;
+    wgprof_rec_leave();
+    pthread_mutex_lock(&s->lock);
+    for (unsigned i = 0; i < count; i++) {
+        if (s->lanes[i].holder == me || s->lanes[i].user == WGPROF_REC_LANE_DONE) {
+            s->lanes[i].user = WGPROF_REC_LANE_DONE;
+            s->lanes[i].holder = NULL;
+        }
+    }
+    s->final_written = true;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
 }
 
 /* The program's last reference gone: results written, then wgprof's pools and its references to
@@ -475,14 +670,24 @@ static void finish_session(void *value, void *user)
  * still point at it and at its lanes), finished and released. */
 static void release_session(wgprof_rec_session *s)
 {
-    finish_session(s, NULL);
-    s->finished = true;
-    if (s->released || s->pid != (long)getpid()) {
+    finish_session(s);
+    if (s->pid != (long)getpid()) {
         return;
     }
-    for (unsigned i = 0; i < s->lane_count; i++) {
-        wgprof_pool_destroy(s->lanes[i].pool);
-        s->lanes[i].pool = NULL;
+    pthread_mutex_lock(&s->lock);
+    bool first = !s->released;
+    s->released = true;
+    unsigned count = s->lane_count;
+    pthread_mutex_unlock(&s->lock);
+    if (!first) {
+        return;
+    }
+    for (unsigned i = 0; i < count; i++) {
+        if (s->lanes[i].user == WGPROF_REC_LANE_DONE) { /* not one a hook's call still works on */
+            wgprof_pool_destroy(s->lanes[i].pool);
+            s->lanes[i].pool = NULL;
+            wgprof_rec_lane_recount(&s->lanes[i]);
+        }
     }
     wgprof_device_destroy(s->wdev);
     s->wdev = NULL;
@@ -492,50 +697,49 @@ static void release_session(wgprof_rec_session *s)
         s->adapter = NULL;
         s->instance = NULL;
     }
-    s->released = true;
 }
 
 WGPROF_REC_EXPORT void wgpuDeviceAddRef(WGPUDevice device)
 {
     wgprof_rec_real()->wgpuDeviceAddRef(device);
-    if (wgprof_rec_active()) {
-        wgprof_rec_lock();
-        wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
-        if (s) {
-            s->app_refs++;
-        }
-        wgprof_rec_unlock();
+    wgprof_rec_session *s = wgprof_rec_active() ? wgprof_rec_session_get(device) : NULL;
+    if (s) {
+        pthread_mutex_lock(&s->lock);
+        s->app_refs++;
+        pthread_mutex_unlock(&s->lock);
     }
 }
 
 WGPROF_REC_EXPORT void wgpuDeviceRelease(WGPUDevice device)
 {
-    if (wgprof_rec_active()) {
-        wgprof_rec_lock();
-        wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
-        if (s && !s->released && --s->app_refs == 0) {
-            /* Inside a callback (the implementation busy in a call of a hook's), writing the
-             * results would wait on it: later, at the next safe point, or at exit. */
-            if (wgprof_rec_nested()) {
-                s->release_pending = true;
-            } else {
-                release_session(s);
-            }
+    wgprof_rec_session *s = wgprof_rec_active() ? wgprof_rec_session_get(device) : NULL;
+    if (s) {
+        pthread_mutex_lock(&s->lock);
+        bool last = !s->released && --s->app_refs == 0;
+        /* Inside a callback (the implementation busy in a call of a hook's), writing the
+         * results would wait on it: later, at the next safe point, or at exit. */
+        if (last && wgprof_rec_nested()) {
+            s->release_pending = true;
+            last = false;
         }
-        wgprof_rec_unlock();
+        pthread_mutex_unlock(&s->lock);
+        if (last) {
+            release_session(s);
+        }
     }
     wgprof_rec_real()->wgpuDeviceRelease(device);
 }
 
 WGPROF_REC_EXPORT void wgpuDeviceDestroy(WGPUDevice device)
 {
-    if (wgprof_rec_active()) {
-        wgprof_rec_lock();
-        wgprof_rec_session *s = wgprof_rec_map_get(&g_sessions, device);
-        if (s) {
-            finish_session(s, NULL);
-        }
-        wgprof_rec_unlock();
+    wgprof_rec_session *s = wgprof_rec_active() ? wgprof_rec_session_get(device) : NULL;
+    if (s && wgprof_rec_nested()) {
+        /* As a release inside a callback: at the next safe point. */
+        pthread_mutex_lock(&s->lock);
+        s->release_pending = true;
+        pthread_mutex_unlock(&s->lock);
+    } else if (s) {
+        finish_session(s);
     }
     wgprof_rec_real()->wgpuDeviceDestroy(device);
 }
@@ -546,9 +750,7 @@ WGPROF_REC_EXPORT void wgpuInstanceProcessEvents(WGPUInstance instance)
 {
     wgprof_rec_real()->wgpuInstanceProcessEvents(instance);
     if (wgprof_rec_active() && wgprof_rec_any_in_flight()) {
-        wgprof_rec_lock();
         wgprof_rec_collect_ready(false);
-        wgprof_rec_unlock();
     }
 }
 
@@ -562,9 +764,7 @@ WGPROF_REC_EXPORT WGPUBool wgpuDevicePoll(WGPUDevice device, WGPUBool wait,
     }
     WGPUBool r = real->wgpuDevicePoll(device, wait, submissionIndex);
     if (wgprof_rec_active() && wgprof_rec_any_in_flight()) {
-        wgprof_rec_lock();
         wgprof_rec_collect_ready(false);
-        wgprof_rec_unlock();
     }
     return r;
 }

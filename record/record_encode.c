@@ -6,7 +6,12 @@
  * buffer, then read back without blocking. Each encoder holds a lane (a pool) of its device's
  * session from its first timed work to its submit; encoders recorded side by side hold one
  * each. Work encoded and never submitted is forgotten.
+ *
+ * The objects are the registry's (record_registry.c). An encoder's and its passes' state is
+ * used by the one thread recording them (WebGPU's rule), without a lock; so is the lane the
+ * encoder holds, between wgprof_rec_lane_enter and _leave (record_device.c).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,17 +20,12 @@
 #include "recorder.h"
 #include "common.h"
 
-typedef struct pipeline_info {
+typedef struct wgprof_rec_pipeline_info {
     char *name;
     uint32_t workgroup_size[3]; /* read from the WGSL; 0,0,0 when it cannot be told */
-    /* The site of its last timed dispatch, so that the next one like it (same pool, same
-     * counts, direct) records without forming and interning its name again. */
-    uint64_t site_pool; /* the pool's wgprof_rec_lane.serial; 0: none */
-    uint32_t site_workgroups[3];
-    uint32_t site;
 } pipeline_info;
 
-typedef struct encoder_state {
+typedef struct wgprof_rec_encoder {
     wgprof_rec_session *session;
     wgprof_rec_lane *lane; /* the lane it holds; NULL before its first timed work, or none free */
     bool sampled;     /* --sample-every chose it */
@@ -33,38 +33,30 @@ typedef struct encoder_state {
     unsigned debug_depth; /* scopes of its own debug groups open */
 } encoder_state;
 
-typedef struct pass_state {
+typedef struct wgprof_rec_pass {
     WGPUCommandEncoder encoder;
     wgprof_rec_session *session;
     wgprof_rec_lane *lane; /* its encoder's: NULL where its dispatches are not timed */
     pipeline_info *pipeline; /* set last */
+    bool sampled;     /* its encoder's */
     bool label_scope; /* a scope named by its label is open */
     unsigned debug_depth;
 } pass_state;
 
-typedef struct module_info {
+typedef struct wgprof_rec_module {
     char *label;  /* "" when none */
     char *source; /* its WGSL; NULL for other sources */
 } module_info;
 
-/* What the program holds for each compute pipeline it creates: Dawn hands out one object for
- * pipelines that differ only in their labels (its cache), so the program's handle must be
- * wgprof's own to tell them apart. The proxy holds one reference to the implementation's
- * pipeline and counts the program's; its info outlives it (a pass set to it before its release
- * still names its dispatches). Every hook that takes a compute pipeline translates it, also
- * for libwgprof's own calls (a graph made with the program's pipelines). */
-typedef struct pipeline_proxy {
-    WGPUComputePipeline real;
-    pipeline_info *info;
-    long refs;
-} pipeline_proxy;
+/* What the program holds for each compute pipeline it creates (wgprof_rec_pipeline): Dawn
+ * hands out one object for pipelines that differ only in their labels (its cache), so the
+ * program's handle must be wgprof's own to tell them apart. The proxy holds one reference to
+ * the implementation's pipeline and counts the program's; its info outlives it (a pass set to
+ * it before its release still names its dispatches). Every hook that takes a compute pipeline
+ * translates it, also for libwgprof's own calls (a graph made with the program's pipelines). */
+typedef wgprof_rec_pipeline pipeline_proxy;
 
-static wgprof_rec_map g_pipelines; /* the program's WGPUComputePipeline -> pipeline_proxy */
-static wgprof_rec_map g_modules;   /* WGPUShaderModule -> module_info */
-static wgprof_rec_map g_encoders;  /* WGPUCommandEncoder -> encoder_state */
-static wgprof_rec_map g_passes;    /* WGPUComputePassEncoder -> pass_state */
-static wgprof_rec_map g_buffers;   /* WGPUCommandBuffer holding a batch -> its lane */
-static unsigned g_pipeline_count;
+static atomic_uint g_pipeline_count;
 
 static bool hooks_on(void) { return wgprof_rec_active(); }
 
@@ -125,25 +117,21 @@ WGPROF_REC_EXPORT WGPUShaderModule wgpuDeviceCreateShaderModule(WGPUDevice devic
         return module;
     }
     const WGPUShaderSourceWGSL *wgsl = wgsl_of(descriptor);
-    wgprof_rec_lock();
     module_info *m = wgprof__calloc(1, sizeof *m);
     if (m) {
         m->label = copy_view(descriptor->label);
         m->source = wgsl ? copy_view(wgsl->code) : NULL;
-        if (!m->label || !wgprof_rec_map_put(&g_modules, module, m)) {
+        if (!m->label || !wgprof_rec_module_put(module, m)) {
             free_module(m);
         }
     }
-    wgprof_rec_unlock();
     return module;
 }
 
 WGPROF_REC_EXPORT void wgpuShaderModuleRelease(WGPUShaderModule module)
 {
     if (hooks_on()) {
-        wgprof_rec_lock();
-        free_module(wgprof_rec_map_take(&g_modules, module));
-        wgprof_rec_unlock();
+        free_module(wgprof_rec_module_take(module));
     }
     wgprof_rec_real()->wgpuShaderModuleRelease(module);
 }
@@ -203,7 +191,7 @@ static pipeline_info *describe(WGPUComputePipelineDescriptor const *d)
     if (!p) {
         return NULL;
     }
-    const module_info *m = d->compute.module ? wgprof_rec_map_get(&g_modules, d->compute.module) : NULL;
+    const module_info *m = d->compute.module ? wgprof_rec_module_get(d->compute.module) : NULL;
     char label[256], entry[256], name[600];
     size_t n = view_length(d->label);
     if (n) {
@@ -211,9 +199,9 @@ static pipeline_info *describe(WGPUComputePipelineDescriptor const *d)
     } else if (m && m->label[0]) {
         snprintf(label, sizeof label, "%s", m->label);
     } else {
-        snprintf(label, sizeof label, "pipeline%u", g_pipeline_count);
+        snprintf(label, sizeof label, "pipeline%u", atomic_load(&g_pipeline_count));
     }
-    g_pipeline_count++;
+    atomic_fetch_add(&g_pipeline_count, 1);
     bool has_entry = entry_point(d, m, entry, sizeof entry);
     if (has_entry) {
         snprintf(name, sizeof name, "%s:%s", label, entry);
@@ -234,28 +222,23 @@ static pipeline_info *describe(WGPUComputePipelineDescriptor const *d)
 static WGPUComputePipeline proxy_for(WGPUComputePipeline real, pipeline_info *info)
 {
     pipeline_proxy *x = info ? wgprof__calloc(1, sizeof *x) : NULL;
-    if (!x || !wgprof_rec_map_put(&g_pipelines, x, x)) {
+    if (x) {
+        x->real = real;
+        x->info = info;
+        x->refs = 1;
+    }
+    if (!x || !wgprof_rec_pipeline_put(x)) {
         wgprof__free(x);
         free_pipeline(info);
         return real;
     }
-    x->real = real;
-    x->info = info;
-    x->refs = 1;
     return (WGPUComputePipeline)(void *)x;
 }
 
 /* The implementation's pipeline for the program's handle (and its info, where it is a proxy). */
 static WGPUComputePipeline real_pipeline(WGPUComputePipeline handle, pipeline_info **info)
 {
-    wgprof_rec_lock();
-    pipeline_proxy *x = wgprof_rec_map_get(&g_pipelines, handle);
-    WGPUComputePipeline real = x ? x->real : handle;
-    if (info) {
-        *info = x ? x->info : NULL;
-    }
-    wgprof_rec_unlock();
-    return real;
+    return wgprof_rec_pipeline_real(handle, info);
 }
 
 WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice device,
@@ -263,9 +246,7 @@ WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice
 {
     WGPUComputePipeline p = wgprof_rec_real()->wgpuDeviceCreateComputePipeline(device, descriptor);
     if (p && descriptor && hooks_on()) {
-        wgprof_rec_lock();
         p = proxy_for(p, describe(descriptor));
-        wgprof_rec_unlock();
     }
     return p;
 }
@@ -280,13 +261,11 @@ static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipelin
 {
     (void)userdata2;
     pipeline_request *req = userdata1;
-    wgprof_rec_lock();
     if (status == WGPUCreatePipelineAsyncStatus_Success && pipeline) {
         pipeline = proxy_for(pipeline, req->info);
     } else {
         free_pipeline(req->info);
     }
-    wgprof_rec_unlock();
     if (req->theirs.callback) {
         req->theirs.callback(status, pipeline, message, req->theirs.userdata1, req->theirs.userdata2);
     }
@@ -303,9 +282,7 @@ WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice dev
     if (!req) {
         return real->wgpuDeviceCreateComputePipelineAsync(device, descriptor, callbackInfo);
     }
-    wgprof_rec_lock();
     req->info = describe(descriptor);
-    wgprof_rec_unlock();
     req->theirs = callbackInfo;
     WGPUCreateComputePipelineAsyncCallbackInfo ours = callbackInfo;
     ours.callback = on_pipeline;
@@ -316,30 +293,14 @@ WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice dev
 
 WGPROF_REC_EXPORT void wgpuComputePipelineAddRef(WGPUComputePipeline pipeline)
 {
-    wgprof_rec_lock();
-    pipeline_proxy *x = wgprof_rec_map_get(&g_pipelines, pipeline);
-    if (x) {
-        x->refs++;
-    }
-    wgprof_rec_unlock();
-    if (!x) {
+    if (!wgprof_rec_pipeline_add_ref(pipeline)) {
         wgprof_rec_real()->wgpuComputePipelineAddRef(pipeline);
     }
 }
 
 WGPROF_REC_EXPORT void wgpuComputePipelineRelease(WGPUComputePipeline pipeline)
 {
-    WGPUComputePipeline real = pipeline;
-    wgprof_rec_lock();
-    pipeline_proxy *x = wgprof_rec_map_get(&g_pipelines, pipeline);
-    if (x && --x->refs > 0) {
-        real = NULL;
-    } else if (x) {
-        real = x->real;
-        wgprof_rec_map_take(&g_pipelines, pipeline);
-        wgprof__free(x); /* its info stays: see pipeline_proxy */
-    }
-    wgprof_rec_unlock();
+    WGPUComputePipeline real = wgprof_rec_pipeline_release(pipeline);
     if (real) {
         wgprof_rec_real()->wgpuComputePipelineRelease(real);
     }
@@ -365,34 +326,33 @@ WGPROF_REC_EXPORT WGPUCommandEncoder wgpuDeviceCreateCommandEncoder(
     if (!enc || !hooks_on()) {
         return enc;
     }
-    wgprof_rec_lock();
     wgprof_rec_session *s = wgprof_rec_session_of(device);
     encoder_state *e = s ? wgprof__calloc(1, sizeof *e) : NULL;
     if (e) {
         e->session = s;
-        e->sampled = s->encoders++ % wgprof_rec_settings_get()->sample_every == 0;
-        if (!wgprof_rec_map_put(&g_encoders, enc, e)) {
+        e->sampled = atomic_fetch_add(&s->encoders, 1) % wgprof_rec_settings_get()->sample_every == 0;
+        if (!wgprof_rec_encoder_put(enc, e)) {
             wgprof__free(e);
         }
     }
-    wgprof_rec_unlock();
     return enc;
 }
 
 /* The lane encoder `e` holds, taking a free one at its first timed work; NULL where it is not
- * timed (not sampled, finished, or every lane held). */
+ * timed (not sampled, finished, or every lane held). Not yet entered. */
 static wgprof_rec_lane *lane_of(WGPUCommandEncoder enc, encoder_state *e)
 {
-    if (!e->lane && e->sampled && !e->finished && !e->session->finished) {
+    if (!e->lane && e->sampled && !e->finished && !atomic_load(&e->session->finished)) {
         e->lane = wgprof_rec_lane_take(e->session, enc);
     }
     return e->lane;
 }
 
-/* Scopes on a lane whose device the program has let go of are not kept (no pool). */
+/* Scopes on a lane whose device the program has let go of are not kept (no pool). The lane is
+ * entered. */
 static void scope_begin(wgprof_rec_lane *lane, WGPUStringView label)
 {
-    if (!lane->pool) {
+    if (!lane || !lane->pool) {
         return;
     }
     char name[256];
@@ -403,7 +363,7 @@ static void scope_begin(wgprof_rec_lane *lane, WGPUStringView label)
 
 static void scope_end(wgprof_rec_lane *lane)
 {
-    if (!lane->pool) {
+    if (!lane || !lane->pool) {
         return;
     }
     wgprof_pool_scope_end(lane->pool);
@@ -412,16 +372,20 @@ static void scope_end(wgprof_rec_lane *lane)
 /* A debug group is a scope where its encoder is timed; *depth counts those open. */
 static void debug_group_push(wgprof_rec_lane *lane, unsigned *depth, WGPUStringView label)
 {
+    lane = wgprof_rec_lane_enter(lane);
     if (lane) {
         scope_begin(lane, label);
         (*depth)++;
     }
+    wgprof_rec_lane_leave(lane);
 }
 
 static void debug_group_pop(wgprof_rec_lane *lane, unsigned *depth)
 {
     if (*depth) {
+        lane = wgprof_rec_lane_enter(lane);
         scope_end(lane);
+        wgprof_rec_lane_leave(lane);
         (*depth)--;
     }
 }
@@ -429,38 +393,30 @@ static void debug_group_pop(wgprof_rec_lane *lane, unsigned *depth)
 WGPROF_REC_EXPORT void wgpuCommandEncoderPushDebugGroup(WGPUCommandEncoder enc, WGPUStringView groupLabel)
 {
     wgprof_rec_real()->wgpuCommandEncoderPushDebugGroup(enc, groupLabel);
-    if (hooks_on()) {
-        wgprof_rec_lock();
-        encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
-        if (e) {
-            debug_group_push(lane_of(enc, e), &e->debug_depth, groupLabel);
-        }
-        wgprof_rec_unlock();
+    encoder_state *e = hooks_on() ? wgprof_rec_encoder_get(enc) : NULL;
+    if (e) {
+        debug_group_push(lane_of(enc, e), &e->debug_depth, groupLabel);
     }
 }
 
 WGPROF_REC_EXPORT void wgpuCommandEncoderPopDebugGroup(WGPUCommandEncoder enc)
 {
     wgprof_rec_real()->wgpuCommandEncoderPopDebugGroup(enc);
-    if (hooks_on()) {
-        wgprof_rec_lock();
-        encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
-        if (e) {
-            debug_group_pop(e->lane, &e->debug_depth);
-        }
-        wgprof_rec_unlock();
+    encoder_state *e = hooks_on() ? wgprof_rec_encoder_get(enc) : NULL;
+    if (e) {
+        debug_group_pop(e->lane, &e->debug_depth);
     }
 }
 
 /* ---- passes and dispatches ---- */
 
-/* Begins the program's pass with the chain's timestamp where its lane has one for it
- * (record_chain.c). Under the lock. */
+/* Begins the program's pass with the chain's timestamp where its lane (entered, or NULL) has
+ * one for it (record_chain.c). */
 static WGPUComputePassEncoder begin_pass(WGPUCommandEncoder enc, WGPUComputePassDescriptor const *descriptor,
                                          wgprof_rec_lane *lane)
 {
     const wgprof__webgpu_procs *real = wgprof_rec_real();
-    if (!lane || wgprof_rec_settings_get()->inside || lane->session->finished) {
+    if (!lane || wgprof_rec_settings_get()->inside) {
         return real->wgpuCommandEncoderBeginComputePass(enc, descriptor);
     }
     WGPUPassTimestampWrites writes;
@@ -487,27 +443,28 @@ WGPROF_REC_EXPORT WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(
     if (!hooks_on()) {
         return wgprof_rec_real()->wgpuCommandEncoderBeginComputePass(enc, descriptor);
     }
-    wgprof_rec_lock();
-    encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
-    wgprof_rec_lane *lane = e ? lane_of(enc, e) : NULL;
+    encoder_state *e = wgprof_rec_encoder_get(enc);
+    wgprof_rec_lane *held = e ? lane_of(enc, e) : NULL;
+    wgprof_rec_lane *lane = wgprof_rec_lane_enter(held);
     WGPUComputePassEncoder pass = begin_pass(enc, descriptor, lane);
     pass_state *p = e && pass ? wgprof__calloc(1, sizeof *p) : NULL;
     if (p) {
         p->encoder = enc;
         p->session = e->session;
-        p->lane = lane;
-        if (p->lane && descriptor && view_length(descriptor->label)) {
-            scope_begin(p->lane, descriptor->label);
+        p->lane = held;
+        p->sampled = e->sampled;
+        if (lane && descriptor && view_length(descriptor->label)) {
+            scope_begin(lane, descriptor->label);
             p->label_scope = true;
         }
-        if (!wgprof_rec_map_put(&g_passes, pass, p)) {
+        if (!wgprof_rec_pass_put(pass, p)) {
             if (p->label_scope) {
-                scope_end(p->lane);
+                scope_end(lane);
             }
             wgprof__free(p);
         }
     }
-    wgprof_rec_unlock();
+    wgprof_rec_lane_leave(lane);
     return pass;
 }
 
@@ -515,53 +472,41 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderSetPipeline(WGPUComputePassEncoder 
 {
     pipeline_info *info = NULL;
     wgprof_rec_real()->wgpuComputePassEncoderSetPipeline(pass, real_pipeline(pipeline, &info));
-    if (hooks_on()) {
-        wgprof_rec_lock();
-        pass_state *p = wgprof_rec_map_get(&g_passes, pass);
-        if (p) {
-            p->pipeline = info;
-        }
-        wgprof_rec_unlock();
+    pass_state *p = hooks_on() ? wgprof_rec_pass_get(pass) : NULL;
+    if (p) {
+        p->pipeline = info;
     }
 }
 
 WGPROF_REC_EXPORT void wgpuComputePassEncoderPushDebugGroup(WGPUComputePassEncoder pass, WGPUStringView groupLabel)
 {
     wgprof_rec_real()->wgpuComputePassEncoderPushDebugGroup(pass, groupLabel);
-    if (hooks_on()) {
-        wgprof_rec_lock();
-        pass_state *p = wgprof_rec_map_get(&g_passes, pass);
-        if (p) {
-            debug_group_push(p->lane, &p->debug_depth, groupLabel);
-        }
-        wgprof_rec_unlock();
+    pass_state *p = hooks_on() ? wgprof_rec_pass_get(pass) : NULL;
+    if (p) {
+        debug_group_push(p->lane, &p->debug_depth, groupLabel);
     }
 }
 
 WGPROF_REC_EXPORT void wgpuComputePassEncoderPopDebugGroup(WGPUComputePassEncoder pass)
 {
     wgprof_rec_real()->wgpuComputePassEncoderPopDebugGroup(pass);
-    if (hooks_on()) {
-        wgprof_rec_lock();
-        pass_state *p = wgprof_rec_map_get(&g_passes, pass);
-        if (p) {
-            debug_group_pop(p->lane, &p->debug_depth);
-        }
-        wgprof_rec_unlock();
+    pass_state *p = hooks_on() ? wgprof_rec_pass_get(pass) : NULL;
+    if (p) {
+        debug_group_pop(p->lane, &p->debug_depth);
     }
 }
 
 typedef void (*dispatch_fn)(WGPUComputePassEncoder pass, const void *args);
 
 /* The site of a dispatch of `info`'s pipeline (NULL: unknown) with these counts, in the store
- * of the lane's pool: the pipeline's cached one where it matches. False when out of memory. */
-static bool site_of(const wgprof_rec_lane *lane, pipeline_info *info, const uint32_t workgroups[3], bool indirect,
+ * of the lane's pool: the lane's cached one where it matches. False when out of memory. */
+static bool site_of(wgprof_rec_lane *lane, const pipeline_info *info, const uint32_t workgroups[3], bool indirect,
                     uint32_t *site)
 {
-    wgprof__store *store = wgprof__pool_store(lane->pool);
-    if (info && !indirect && info->site_pool == lane->serial &&
-        !memcmp(info->site_workgroups, workgroups, sizeof info->site_workgroups)) {
-        *site = info->site;
+    size_t slot = ((uintptr_t)info >> 4) % WGPROF_REC_SITE_CACHE;
+    if (info && !indirect && lane->sites[slot].info == info &&
+        !memcmp(lane->sites[slot].workgroups, workgroups, sizeof lane->sites[slot].workgroups)) {
+        *site = lane->sites[slot].site;
         return true;
     }
     char kernel[640];
@@ -571,13 +516,13 @@ static bool site_of(const wgprof_rec_lane *lane, pipeline_info *info, const uint
     if (info) {
         memcpy(d.workgroup_size, info->workgroup_size, sizeof d.workgroup_size);
     }
-    if (wgprof__store_site(store, &d, site) != WGPROF_OK) {
+    if (wgprof__store_site(wgprof__pool_store(lane->pool), &d, site) != WGPROF_OK) {
         return false;
     }
     if (info && !indirect) {
-        info->site_pool = lane->serial;
-        memcpy(info->site_workgroups, workgroups, sizeof info->site_workgroups);
-        info->site = *site;
+        lane->sites[slot].info = info;
+        memcpy(lane->sites[slot].workgroups, workgroups, sizeof lane->sites[slot].workgroups);
+        lane->sites[slot].site = *site;
     }
     return true;
 }
@@ -586,42 +531,28 @@ static bool site_of(const wgprof_rec_lane *lane, pipeline_info *info, const uint
 static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroups[3], bool indirect, dispatch_fn run,
                            const void *args)
 {
-    if (!hooks_on()) {
+    pass_state *p = hooks_on() ? wgprof_rec_pass_get(pass) : NULL;
+    if (!p) {
         run(pass, args);
         return;
     }
-    wgprof_rec_lock();
-    pass_state *p = wgprof_rec_map_get(&g_passes, pass);
-    if (!p || !p->lane || p->session->finished) {
-        if (p) {
-            p->session->dispatches++;
-            encoder_state *e = wgprof_rec_map_get(&g_encoders, p->encoder);
-            if (e && !e->sampled) {
-                p->session->untimed_sampled++;
-            } else {
-                p->session->untimed_overlap++;
-            }
-        }
-        run(pass, args);
-        wgprof_rec_unlock();
-        return;
-    }
-    wgprof_rec_lane *lane = p->lane;
-    p->session->dispatches++;
+    atomic_fetch_add(&p->session->dispatches, 1);
+    wgprof_rec_lane *lane = wgprof_rec_lane_enter(p->lane);
     uint32_t site;
-    if (site_of(lane, p->pipeline, workgroups, indirect, &site)) {
-        if (wgprof_rec_settings_get()->inside) {
-            wgprof__pool_begin_site(lane->pool, pass, site, 0);
-            run(pass, args);
-            wgprof_pool_end(lane->pool, pass);
-        } else {
-            wgprof_rec_chain_dispatch(lane, pass, site);
-            run(pass, args);
-        }
-    } else {
+    if (!lane || !lane->pool) {
+        atomic_fetch_add(p->sampled ? &p->session->untimed_overlap : &p->session->untimed_sampled, 1);
+        run(pass, args);
+    } else if (!site_of(lane, p->pipeline, workgroups, indirect, &site)) {
         run(pass, args); /* out of memory for its name: not timed */
+    } else if (wgprof_rec_settings_get()->inside) {
+        wgprof__pool_begin_site(lane->pool, pass, site, 0);
+        run(pass, args);
+        wgprof_pool_end(lane->pool, pass);
+    } else {
+        wgprof_rec_chain_dispatch(lane, pass, site);
+        run(pass, args);
     }
-    wgprof_rec_unlock();
+    wgprof_rec_lane_leave(lane);
 }
 
 typedef struct direct_args {
@@ -663,27 +594,34 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderDispatchWorkgroupsIndirect(WGPUComp
     timed_dispatch(pass, wg, true, run_indirect, &a);
 }
 
-static void end_pass_scopes(pass_state *p)
+/* Closes the scopes the pass left open, on its lane (entered, or NULL: its session finished,
+ * nothing of the lane's is touched then). */
+static void end_pass_scopes(pass_state *p, wgprof_rec_lane *lane)
 {
     for (; p->debug_depth; p->debug_depth--) {
-        scope_end(p->lane);
+        scope_end(lane);
     }
     if (p->label_scope) {
-        scope_end(p->lane);
+        scope_end(lane);
         p->label_scope = false;
+    }
+}
+
+static void forget_pass(WGPUComputePassEncoder pass)
+{
+    pass_state *p = wgprof_rec_pass_take(pass);
+    if (p) {
+        wgprof_rec_lane *lane = wgprof_rec_lane_enter(p->lane);
+        end_pass_scopes(p, lane);
+        wgprof_rec_lane_leave(lane);
+        wgprof__free(p);
     }
 }
 
 WGPROF_REC_EXPORT void wgpuComputePassEncoderEnd(WGPUComputePassEncoder pass)
 {
     if (hooks_on()) {
-        wgprof_rec_lock();
-        pass_state *p = wgprof_rec_map_take(&g_passes, pass);
-        if (p) {
-            end_pass_scopes(p);
-            wgprof__free(p);
-        }
-        wgprof_rec_unlock();
+        forget_pass(pass);
     }
     wgprof_rec_real()->wgpuComputePassEncoderEnd(pass);
 }
@@ -691,13 +629,7 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderEnd(WGPUComputePassEncoder pass)
 WGPROF_REC_EXPORT void wgpuComputePassEncoderRelease(WGPUComputePassEncoder pass)
 {
     if (hooks_on()) {
-        wgprof_rec_lock();
-        pass_state *p = wgprof_rec_map_take(&g_passes, pass); /* released without End */
-        if (p) {
-            end_pass_scopes(p);
-            wgprof__free(p);
-        }
-        wgprof_rec_unlock();
+        forget_pass(pass); /* released without End */
     }
     wgprof_rec_real()->wgpuComputePassEncoderRelease(pass);
 }
@@ -706,89 +638,113 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderRelease(WGPUComputePassEncoder pass
 
 wgprof_rec_lane *wgprof_rec_encoder_lane(WGPUCommandEncoder enc)
 {
-    encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
-    return e && e->lane && !e->session->finished ? e->lane : NULL;
+    encoder_state *e = wgprof_rec_encoder_get(enc);
+    return e && e->lane && !atomic_load(&e->session->finished) ? e->lane : NULL;
 }
 
 WGPROF_REC_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder enc,
                                                             WGPU_NULLABLE WGPUCommandBufferDescriptor const *descriptor)
 {
-    if (!hooks_on()) {
-        return wgprof_rec_real()->wgpuCommandEncoderFinish(enc, descriptor);
-    }
-    wgprof_rec_lock();
-    if (!wgprof_rec_settings_get()->inside) {
-        wgprof_rec_chain_finish(wgprof_rec_encoder_lane(enc), enc);
+    encoder_state *e = hooks_on() ? wgprof_rec_encoder_get(enc) : NULL;
+    wgprof_rec_lane *lane = e ? wgprof_rec_lane_enter(e->lane) : NULL;
+    if (lane && !wgprof_rec_settings_get()->inside) {
+        wgprof_rec_chain_finish(lane, enc);
     }
     WGPUCommandBuffer cb = wgprof_rec_real()->wgpuCommandEncoderFinish(enc, descriptor);
-    encoder_state *e = wgprof_rec_map_get(&g_encoders, enc);
     if (e) {
         e->finished = true;
-        wgprof_rec_lane *lane = e->lane;
-        if (lane && !e->session->finished) {
-            for (; e->debug_depth; e->debug_depth--) {
-                scope_end(lane);
-            }
-            if (cb && wgprof_rec_map_put(&g_buffers, cb, lane)) {
-                lane->owner_buffer = cb;
-            } else {
-                wgprof_rec_lane_abandon(lane);
+        for (; lane && e->debug_depth; e->debug_depth--) {
+            scope_end(lane);
+        }
+        bool kept = lane && cb && wgprof_rec_buffer_put(cb, lane);
+        if (lane && !kept) {
+            wgprof_rec_lane_discard(lane);
+        }
+        wgprof_rec_lane_leave(lane);
+        if (e->lane) {
+            /* The buffer holds the lane now (unless the session's finish took it meanwhile). */
+            if (!kept || !wgprof_rec_lane_pass_on(e->lane, WGPROF_REC_LANE_ENCODER, enc, WGPROF_REC_LANE_BUFFER, cb)) {
+                wgprof_rec_lane_pass_on(e->lane, WGPROF_REC_LANE_ENCODER, enc, WGPROF_REC_LANE_FREE, NULL);
+                if (kept) {
+                    wgprof_rec_buffer_take(cb);
+                }
             }
         }
-        e->lane = NULL; /* the buffer holds the lane now */
+        e->lane = NULL;
     }
-    wgprof_rec_unlock();
     return cb;
 }
 
-/* The scopes a pass of encoder `user` left open are closed, and the pass is timed no more. */
-static void close_pass_of(void *value, void *user)
+/* The scopes a pass of encoder `user` left open are closed, and the pass is timed no more: the
+ * encoder's lane is entered by the caller. */
+typedef struct closing {
+    WGPUCommandEncoder enc;
+    wgprof_rec_lane *lane;
+} closing;
+
+static void close_pass_of(wgprof_rec_pass *p, void *user)
 {
-    pass_state *p = value;
-    if (p->encoder == (WGPUCommandEncoder)user && p->lane) {
-        end_pass_scopes(p);
+    closing *c = user;
+    if (p->encoder == c->enc && p->lane) {
+        end_pass_scopes(p, c->lane);
         p->lane = NULL;
     }
 }
 
 WGPROF_REC_EXPORT void wgpuCommandEncoderRelease(WGPUCommandEncoder enc)
 {
-    if (hooks_on()) {
-        wgprof_rec_lock();
-        encoder_state *e = wgprof_rec_map_take(&g_encoders, enc);
-        if (e) {
-            if (e->lane && !e->session->finished) {
-                /* Released before finish: its open scopes close (so that later encoders on the
-                 * lane are not nested in them), then its batch is forgotten. */
-                wgprof_rec_map_each(&g_passes, close_pass_of, (void *)enc);
-                for (; e->debug_depth; e->debug_depth--) {
-                    scope_end(e->lane);
-                }
-                wgprof_rec_lane_abandon(e->lane);
+    encoder_state *e = hooks_on() ? wgprof_rec_encoder_take(enc) : NULL;
+    if (e) {
+        wgprof_rec_lane *lane = wgprof_rec_lane_enter(e->lane);
+        if (lane) {
+            /* Released before finish: its open scopes close (so that later encoders on the
+             * lane are not nested in them), then its batch is forgotten. */
+            closing c = {enc, lane};
+            wgprof_rec_pass_each(close_pass_of, &c);
+            for (; e->debug_depth; e->debug_depth--) {
+                scope_end(lane);
             }
-            wgprof__free(e);
+            wgprof_rec_lane_discard(lane);
         }
-        wgprof_rec_unlock();
+        wgprof_rec_lane_leave(lane);
+        if (e->lane) {
+            wgprof_rec_lane_pass_on(e->lane, WGPROF_REC_LANE_ENCODER, enc, WGPROF_REC_LANE_FREE, NULL);
+        }
+        wgprof__free(e);
     }
     wgprof_rec_real()->wgpuCommandEncoderRelease(enc);
 }
 
+/* The lane of a command buffer that carries a batch, now held by this thread (NULL where the
+ * buffer carries none, or the session's finish took its lane). */
+static wgprof_rec_lane *take_buffer_lane(WGPUCommandBuffer buffer)
+{
+    wgprof_rec_lane *lane = wgprof_rec_buffer_take(buffer);
+    bool mine = lane && wgprof_rec_lane_pass_on(lane, WGPROF_REC_LANE_BUFFER, buffer, WGPROF_REC_LANE_WORKER,
+                                                 wgprof_rec_thread());
+    return mine ? lane : NULL;
+}
+
+static void give_back(wgprof_rec_lane *lane)
+{
+    wgprof_rec_chain_forget(lane);
+    wgprof_rec_lane_pass_on(lane, WGPROF_REC_LANE_WORKER, wgprof_rec_thread(), WGPROF_REC_LANE_FREE, NULL);
+}
+
 WGPROF_REC_EXPORT void wgpuCommandBufferRelease(WGPUCommandBuffer buffer)
 {
-    if (hooks_on()) {
-        wgprof_rec_lock();
-        wgprof_rec_lane *lane = wgprof_rec_map_take(&g_buffers, buffer);
-        if (lane && lane->owner_buffer == buffer && !lane->session->finished) {
-            wgprof_rec_lane_abandon(lane); /* released unsubmitted */
-        }
-        wgprof_rec_unlock();
+    wgprof_rec_lane *lane = hooks_on() ? take_buffer_lane(buffer) : NULL;
+    if (lane) {
+        wgprof_rec_lane_discard(lane); /* released unsubmitted */
+        give_back(lane);
     }
     wgprof_rec_real()->wgpuCommandBufferRelease(buffer);
 }
 
 enum { MAX_RESOLVES = 16 };
 
-/* The lanes whose batches a submit carries, and wgprof's command buffer resolving each. */
+/* The lanes whose batches a submit carries, held by the submitting thread, and wgprof's
+ * command buffer resolving each. */
 typedef struct resolve_set {
     wgprof_rec_lane *lanes[MAX_RESOLVES];
     WGPUCommandBuffer buffers[MAX_RESOLVES];
@@ -801,8 +757,8 @@ static void prepare_resolves(size_t n, WGPUCommandBuffer const *commands, resolv
 {
     const wgprof__webgpu_procs *real = wgprof_rec_real();
     for (size_t i = 0; i < n && rs->count < MAX_RESOLVES; i++) {
-        wgprof_rec_lane *lane = wgprof_rec_map_take(&g_buffers, commands[i]);
-        if (!lane || lane->owner_buffer != commands[i] || lane->session->finished) {
+        wgprof_rec_lane *lane = take_buffer_lane(commands[i]);
+        if (!lane) {
             continue;
         }
         WGPUCommandEncoder enc = real->wgpuDeviceCreateCommandEncoder(lane->session->device, NULL);
@@ -817,7 +773,8 @@ static void prepare_resolves(size_t n, WGPUCommandBuffer const *commands, resolv
             rs->lanes[rs->count] = lane;
             rs->buffers[rs->count++] = cb;
         } else {
-            wgprof_rec_lane_abandon(lane);
+            wgprof_rec_lane_discard(lane);
+            give_back(lane);
         }
     }
 }
@@ -828,16 +785,12 @@ static void after_submit(resolve_set *rs)
     const wgprof__webgpu_procs *real = wgprof_rec_real();
     for (size_t i = 0; i < rs->count; i++) {
         wgprof_rec_lane *lane = rs->lanes[i];
-        /* The program may have let go of the device inside the submit (a callback). */
-        if (!lane->session->finished) {
-            wgprof_pool_read_async(lane->pool);
-        }
+        /* Held by this thread: a release of the device inside the submit (a callback) waits
+         * for the next safe point, so the pool is still there. */
+        wgprof_rec_lane_submitted(lane);
         real->wgpuCommandBufferRelease(rs->buffers[i]);
-        lane->owner = NULL;
-        lane->owner_buffer = NULL;
-        wgprof_rec_chain_forget(lane);
+        give_back(lane);
     }
-    wgprof_rec_collect_ready(true);
 }
 
 /* Submits the program's buffers with wgprof's resolves after them; the submission index where
@@ -845,6 +798,7 @@ static void after_submit(resolve_set *rs)
 static WGPUSubmissionIndex submit(WGPUQueue queue, size_t n, WGPUCommandBuffer const *commands, bool for_index)
 {
     const wgprof__webgpu_procs *real = wgprof_rec_real();
+    wgprof_rec_enter(); /* the program's callbacks may run inside the submit */
     resolve_set rs = {0};
     prepare_resolves(n, commands, &rs);
     WGPUCommandBuffer *all = rs.count ? wgprof__calloc(n + rs.count, sizeof *all) : NULL;
@@ -868,6 +822,8 @@ static WGPUSubmissionIndex submit(WGPUQueue queue, size_t n, WGPUCommandBuffer c
     }
     wgprof__free(all);
     after_submit(&rs);
+    wgprof_rec_leave();
+    wgprof_rec_collect_ready(true);
     return index;
 }
 
@@ -877,9 +833,7 @@ WGPROF_REC_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, WGP
         wgprof_rec_real()->wgpuQueueSubmit(queue, commandCount, commands);
         return;
     }
-    wgprof_rec_lock();
     submit(queue, commandCount, commands, false);
-    wgprof_rec_unlock();
 }
 
 WGPROF_REC_EXPORT WGPUSubmissionIndex wgpuQueueSubmitForIndex(WGPUQueue queue, size_t commandCount,
@@ -893,8 +847,5 @@ WGPROF_REC_EXPORT WGPUSubmissionIndex wgpuQueueSubmitForIndex(WGPUQueue queue, s
     if (!hooks_on() || !commands) {
         return real->wgpuQueueSubmitForIndex(queue, commandCount, commands);
     }
-    wgprof_rec_lock();
-    WGPUSubmissionIndex index = submit(queue, commandCount, commands, true);
-    wgprof_rec_unlock();
-    return index;
+    return submit(queue, commandCount, commands, true);
 }

@@ -7,9 +7,13 @@
  *
  * The files, from the bottom: record_load.c finds the implementation and the settings the CLI
  * passed in the environment, and interposes dlopen for programs that load their implementation
- * themselves (wgpu-py); record_map.c maps WebGPU handles to what the hooks know of them;
- * record_output.c writes a session's reports; record_device.c holds the sessions (one per
- * device the program creates); record_encode.c the encoding hooks.
+ * themselves (wgpu-py); record_map.c is the handle map; record_registry.c the registry of the
+ * program's objects (a map per kind: devices, adapters, shader modules, pipelines, encoders,
+ * passes, command buffers); record_output.c writes a session's reports; record_device.c holds
+ * the sessions (one per device the program creates) and their lanes; record_chain_plan.c
+ * decides where a lane's chain of timestamps goes (plain data, a library of its own that
+ * tests/test_record_chain.c tests), record_chain.c carries that out; record_commands.c and
+ * record_encode.c are the encoding hooks.
  *
  * The implementation's functions are one table (libwgprof's wgprof__webgpu_procs, filled by
  * name from the implementation's handle, as a Vulkan layer keeps the next layer's functions):
@@ -17,11 +21,41 @@
  * of libwgprof linked in here before that copy runs (record_load.c), so that libwgprof's own
  * WebGPU calls go straight to the implementation and never reach a hook.
  *
- * Threads: the hooks' state is guarded by one mutex (wgprof_rec_lock).
+ * Threads. The rule: no lock of this library is held while it calls into the implementation
+ * (wgprof_rec_real()->..., or a libwgprof call that reaches it): the implementation may run a
+ * callback of the program's inside that call, and the callback may call any hook, or wait for
+ * another thread of the program that does. So:
+ *   - The registry (record_registry.c) maps the program's handles to what the hooks know of
+ *     them, a mutex per kind of object held only for the lookup, insertion or removal.
+ *   - A session (a device) has a mutex of its own for its state: who holds each of its lanes,
+ *     its flags, its program's references, its snapshot. Nothing of one device waits for
+ *     another. Its counts are atomic.
+ *   - A lane is held by one user at a time: the command encoder that records into it (from
+ *     its first timed work to its finish), then that encoder's command buffer (until it is
+ *     submitted or released), or a thread working on it (a submit resolving its batch and
+ *     starting the readback, a poll taking finished readbacks, the session's finish). Changing
+ *     hands takes the session's mutex; the holder uses the lane's pool without a lock. A
+ *     command encoder and its passes are used by one thread at a time (WebGPU's rule), so
+ *     their own state needs no lock either.
+ *   - The snapshot is copied under the session's mutex from lanes that nobody is using (free,
+ *     or held by a command buffer waiting for its submit); where one is in use it waits for a
+ *     later collect. The copy calls nothing of the implementation's.
+ *   - What still waits on another thread: the first use of a device waits for its set-up (on
+ *     the thread that began it, wgprof_device_wrap); the session's finish (the program's last
+ *     release of the device, its destroy, exit) waits for the threads working on a lane to give
+ *     it back and for an encoder's hook using its lane to return (wgprof_rec_lane_enter). A
+ *     program that finishes a device while another of its threads waits for the finishing one
+ *     inside a call of the device's would hang there, as it would on a device it destroys
+ *     under its own use.
+ *   - wgprof_rec_nested tells a hook that its thread is inside a call a hook made into the
+ *     implementation (a callback of the program's runs there): the device's release is put off
+ *     to the next safe point then, since writing results waits on the implementation. It is
+ *     the thread's own count, not a lock.
  */
 #ifndef WGPROF_RECORD_LIB_H
 #define WGPROF_RECORD_LIB_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,6 +64,7 @@
 
 #include <wgprof/wgprof.h>
 
+#include "record_chain_plan.h"
 #include "webgpu_procs.h"
 
 #define WGPROF_REC_EXPORT __attribute__((visibility("default")))
@@ -55,11 +90,13 @@ void wgprof_rec_missing(const char *name);
 /* A line on stderr, prefixed "wgprof record: ". */
 void wgprof_rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-void wgprof_rec_lock(void);
-void wgprof_rec_unlock(void);
-/* Under the lock, taken again: a hook called from inside another hook's call into the
- * implementation (a callback of the program's fired there). Nothing may block then. */
+/* Around a hook's own call into the implementation during which the program's callbacks may
+ * run (a submit, a poll of wgprof's, a set-up, a finish): inside, wgprof_rec_nested is true. */
+void wgprof_rec_enter(void);
+void wgprof_rec_leave(void);
 bool wgprof_rec_nested(void);
+/* This thread, as the holder of a lane it works on (a token, unique among live threads). */
+const void *wgprof_rec_thread(void);
 
 /* ---- record_map.c: handle -> value, open addressing, no removal of keys in use ---- */
 
@@ -77,9 +114,63 @@ void *wgprof_rec_map_take(wgprof_rec_map *map, const void *key);
 /* Calls fn for every value. */
 void wgprof_rec_map_each(const wgprof_rec_map *map, void (*fn)(void *value, void *user), void *user);
 
-/* ---- record_output.c ---- */
+/* ---- record_registry.c: the program's objects, by handle ---- */
 
 typedef struct wgprof_rec_session wgprof_rec_session;
+typedef struct wgprof_rec_lane wgprof_rec_lane;
+typedef struct wgprof_rec_encoder wgprof_rec_encoder;             /* record_encode.c */
+typedef struct wgprof_rec_pass wgprof_rec_pass;                   /* record_encode.c */
+typedef struct wgprof_rec_module wgprof_rec_module;               /* record_encode.c */
+typedef struct wgprof_rec_pipeline_info wgprof_rec_pipeline_info; /* record_encode.c */
+
+/* What the program holds for each compute pipeline it creates (see record_encode.c): the
+ * implementation's pipeline, its description (which outlives the proxy) and the program's
+ * references. */
+typedef struct wgprof_rec_pipeline {
+    WGPUComputePipeline real;
+    wgprof_rec_pipeline_info *info;
+    long refs;
+} wgprof_rec_pipeline;
+
+/* Each put is false when out of memory (nothing stored); each take removes and returns the
+ * object (NULL when absent). What a get returns stays valid while its handle is the
+ * program's: encoders and passes are used by one thread at a time, sessions are never freed. */
+bool wgprof_rec_session_put(WGPUDevice device, wgprof_rec_session *session); /* also listed */
+wgprof_rec_session *wgprof_rec_session_get(WGPUDevice device);
+/* The sessions in creation order: the i-th, NULL past the last. */
+wgprof_rec_session *wgprof_rec_session_at(size_t i);
+bool wgprof_rec_adapter_put(WGPUAdapter adapter, WGPUInstance instance);
+WGPUInstance wgprof_rec_adapter_get(WGPUAdapter adapter);
+/* Feature arrays handed out to the program (wgpuDeviceGetFeatures). */
+bool wgprof_rec_features_put(void *array);
+void *wgprof_rec_features_take(const void *array);
+bool wgprof_rec_module_put(WGPUShaderModule module, wgprof_rec_module *m);
+wgprof_rec_module *wgprof_rec_module_get(WGPUShaderModule module);
+wgprof_rec_module *wgprof_rec_module_take(WGPUShaderModule module);
+bool wgprof_rec_encoder_put(WGPUCommandEncoder enc, wgprof_rec_encoder *e);
+wgprof_rec_encoder *wgprof_rec_encoder_get(WGPUCommandEncoder enc);
+wgprof_rec_encoder *wgprof_rec_encoder_take(WGPUCommandEncoder enc);
+bool wgprof_rec_pass_put(WGPUComputePassEncoder pass, wgprof_rec_pass *p);
+wgprof_rec_pass *wgprof_rec_pass_get(WGPUComputePassEncoder pass);
+wgprof_rec_pass *wgprof_rec_pass_take(WGPUComputePassEncoder pass);
+/* Calls fn for every pass, under the passes' lock: fn calls nothing of the implementation's. */
+void wgprof_rec_pass_each(void (*fn)(wgprof_rec_pass *p, void *user), void *user);
+/* The program's command buffers that carry a batch, and the lane it is in. */
+bool wgprof_rec_buffer_put(WGPUCommandBuffer buffer, wgprof_rec_lane *lane);
+wgprof_rec_lane *wgprof_rec_buffer_take(WGPUCommandBuffer buffer);
+/* Pipeline proxies, by the program's handle (the proxy's own address). */
+bool wgprof_rec_pipeline_put(wgprof_rec_pipeline *x);
+/* The implementation's pipeline for the program's handle (the handle itself where it is no
+ * proxy), and its description where `info`. */
+WGPUComputePipeline wgprof_rec_pipeline_real(WGPUComputePipeline handle, wgprof_rec_pipeline_info **info);
+/* A reference more for a proxy; false where the handle is none. */
+bool wgprof_rec_pipeline_add_ref(WGPUComputePipeline handle);
+/* A reference less: the pipeline the implementation must release (the handle itself where it
+ * is no proxy, NULL while the program still holds the proxy); the last one frees the proxy. */
+WGPUComputePipeline wgprof_rec_pipeline_release(WGPUComputePipeline handle);
+
+/* ---- record_output.c ---- */
+
 typedef struct output_job output_job;
 
 /* A session's snapshot being written on a thread of wgprof's. */
@@ -94,121 +185,146 @@ typedef struct wgprof_rec_writer {
 /* Writes the session's JSON report and table into the results folder as PID.N.json and
  * PID.N.txt (replacing the previous ones whole, by rename), from a copy of its results: here
  * when the last one was quick to write, else on a thread of wgprof's; nothing when the previous
- * snapshot is still being written. Under the lock. */
+ * snapshot is still being written. Under the session's lock, every lane with a pool unused
+ * (free, or held by a command buffer). */
 void wgprof_rec_output_snapshot(wgprof_rec_session *session);
 /* Whether the session's snapshot is still being written (joining the thread if it is done). */
 bool wgprof_rec_output_busy(wgprof_rec_session *session);
 /* Waits for the session's snapshot in progress. */
 void wgprof_rec_output_wait(wgprof_rec_session *session);
 /* After the snapshot in progress: the JSON report and table, the other formats asked for, and
- * PID.N.done, written here. Under the lock. */
+ * PID.N.done, written here. By the session's finish, which holds every lane. */
 void wgprof_rec_output_write(wgprof_rec_session *session);
 
 /* ---- record_device.c ---- */
 
+/* Who holds a lane (see the top of this file). */
+typedef enum wgprof_rec_lane_user {
+    WGPROF_REC_LANE_FREE,
+    WGPROF_REC_LANE_ENCODER, /* holder: the command encoder recording into it */
+    WGPROF_REC_LANE_BUFFER,  /* holder: that encoder's command buffer, not yet submitted */
+    WGPROF_REC_LANE_WORKER,  /* holder: the thread working on it (wgprof_rec_thread) */
+    WGPROF_REC_LANE_DONE,    /* its session finished: nobody uses it again */
+} wgprof_rec_lane_user;
+
+enum { WGPROF_REC_SITE_CACHE = 16 };
+
 /* One pool of a session, held by one command encoder at a time: the batch it records is
  * resolved at the submit of that encoder's buffer. Encoders recorded side by side take a lane
  * each; the session's reports merge the lanes (wgprof_pool_merge). */
-typedef struct wgprof_rec_lane {
+struct wgprof_rec_lane {
     wgprof_rec_session *session;
-    wgprof_pool *pool;
-    WGPUCommandEncoder owner;        /* NULL: free */
-    WGPUCommandBuffer owner_buffer;  /* once the owner is finished */
-    bool chain_begun;                /* the batch's chain has started (record_chain.c) */
-    bool end_owed;                   /* the last record's end is not written yet */
-    uint32_t owed_end;               /* that end (its record's place in the batch) */
-    uint8_t work_kinds;              /* encoder work since the last dispatch (1 << wgprof_rec_work) */
-    uint64_t serial;                 /* its pool's, unique in the process (from 1) */
-} wgprof_rec_lane;
+    wgprof_pool *pool;                /* NULL: being made, or could not be */
+    wgprof_rec_lane_user user;        /* under the session's lock */
+    const void *holder;               /* the same */
+    atomic_bool busy;                 /* its encoder's thread is using it (wgprof_rec_lane_enter) */
+    /* The rest is its holder's, used without a lock. */
+    wgprof_rec_chain_state chain;     /* where its chain stands (record_chain_plan.c) */
+    uint32_t owed_end;                /* the record whose end the chain owes (its place in the batch) */
+    atomic_uint counted;              /* its batches in flight, as last counted */
+    uint64_t serial;                  /* its pool's, unique in the process (from 1) */
+    /* Sites of its last dispatches by pipeline description and counts, so that the next one
+     * like it records without forming and interning its name again. */
+    struct {
+        const wgprof_rec_pipeline_info *info; /* NULL: empty */
+        uint32_t workgroups[3];
+        uint32_t site;
+    } sites[WGPROF_REC_SITE_CACHE];
+};
 
 enum { WGPROF_REC_LANES = 8 };
 
-/* ---- record_chain.c: where a lane's chain of timestamps goes ---- */
-
-/* What a compute pass about to begin on a lane's encoder gets of the chain. */
-typedef enum wgprof_rec_chain_plan {
-    WGPROF_REC_CHAIN_NOTHING,      /* no timestamp */
-    WGPROF_REC_CHAIN_WRITES,       /* the chain's start, as the pass's beginning write */
-    WGPROF_REC_CHAIN_END_WRITES,   /* the owed end, as the pass's beginning write */
-    WGPROF_REC_CHAIN_START_INSIDE, /* the chain's start, inside the pass (it has writes of its own) */
-    WGPROF_REC_CHAIN_END_INSIDE,   /* the owed end, inside the pass (the same) */
-} wgprof_rec_chain_plan;
+/* ---- record_chain.c: where a lane's chain of timestamps goes (the decisions are
+ * record_chain_plan.c's); every function here is called by the lane's holder ---- */
 
 /* Before a pass begins on the lane's encoder (NULL lane: an untimed one): `theirs`, the program
- * gave the pass timestamp writes; *writes receives wgprof's where the plan says _WRITES. Under
- * the lock. */
+ * gave the pass timestamp writes; *writes receives wgprof's where the plan says _WRITES. */
 wgprof_rec_chain_plan wgprof_rec_chain_before_pass(wgprof_rec_lane *lane, bool theirs, WGPUPassTimestampWrites *writes);
-/* Right after that pass began. Under the lock. */
+/* Right after that pass began. */
 void wgprof_rec_chain_after_pass(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, wgprof_rec_chain_plan plan);
 /* Before a dispatch in `pass` of `site` (interned in the lane's pool's store): the owed end
- * written, the dispatch's record added. Under the lock. */
+ * written, the dispatch's record added. */
 void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, uint32_t site);
-/* The encoder's own GPU work between compute passes, timed as one record until the next pass. */
-typedef enum wgprof_rec_work {
-    WGPROF_REC_WORK_COPY,
-    WGPROF_REC_WORK_CLEAR,
-    WGPROF_REC_WORK_RENDER_PASS,
-    WGPROF_REC_WORK_RESOLVE,
-    WGPROF_REC_WORK_TIMESTAMP,
-} wgprof_rec_work;
 /* Before work `kind` on the lane's encoder `enc` (NULL lane: untimed): the owed end written at
- * the beginning of an empty compute pass, the work's record begun. Under the lock. */
+ * the beginning of an empty compute pass, the work's record begun. */
 void wgprof_rec_chain_work(wgprof_rec_lane *lane, WGPUCommandEncoder enc, wgprof_rec_work kind);
 /* Before the encoder's finish: the work since the last dispatch recorded, the owed end written
- * (an empty compute pass). Under the lock. */
+ * (an empty compute pass). */
 void wgprof_rec_chain_finish(wgprof_rec_lane *lane, WGPUCommandEncoder enc);
 /* The lane's batch is gone (submitted or abandoned): its next chain starts anew. */
 void wgprof_rec_chain_forget(wgprof_rec_lane *lane);
 
 /* ---- record_encode.c ---- */
 
-/* The lane encoder `enc` holds; NULL where it is not timed. Under the lock. */
+/* The lane encoder `enc` holds; NULL where it is not timed. Its thread's, without a lock. */
 wgprof_rec_lane *wgprof_rec_encoder_lane(WGPUCommandEncoder enc);
 
 struct wgprof_rec_session {
+    pthread_mutex_t lock;     /* guards what is marked "locked" */
+    pthread_cond_t changed;   /* a lane given back, the set-up or the finish done */
     WGPUDevice device;        /* the program's */
     WGPUAdapter adapter;      /* and its instance: wgprof holds a reference to each until the */
     WGPUInstance instance;    /* device is wrapped (the program may release them first) */
     long pid;                 /* the process that created it: a forked child leaves it alone */
     wgprof_device *wdev;      /* wgprof's view of it, made on first use */
     wgprof_rec_lane lanes[WGPROF_REC_LANES];
-    unsigned lane_count;      /* lanes with a pool */
+    unsigned lane_count;      /* lanes in use or made (locked) */
     unsigned index;           /* the process's devices in creation order, from 0 */
-    long app_refs;            /* the program's references to the device */
+    long app_refs;            /* the program's references to the device (locked) */
     WGPUFeatureName added[4]; /* features the program did not ask for, hidden from it */
     unsigned added_count;
-    bool broken;              /* wgprof could not set up: the device runs unprofiled */
-    bool finished;            /* results written for good; the lanes are left alone */
-    bool release_pending;     /* let go of inside a callback: released at the next safe point */
+    int setup;                /* 0: not yet, 1: under way on `setup_thread`, 2: done (locked) */
+    const void *setup_thread;
+    bool broken;              /* wgprof could not set up: the device runs unprofiled (locked) */
+    atomic_bool finished;     /* results written (or being written) for good; the lanes are the finish's */
+    const void *finisher;     /* the thread finishing it (locked) */
+    bool final_written;       /* the finish is over (locked) */
+    bool release_pending;     /* let go of inside a callback: released at the next safe point (locked) */
     bool released;            /* the program let go of the device: the pools and wgprof's view
                                  of it are gone (the session stays, for the state that points
-                                 at it) */
-    uint64_t encoders;        /* command encoders created */
-    uint64_t dispatches;      /* dispatches encoded, timed or not */
-    uint64_t untimed_overlap; /* dispatches in an encoder recorded while every lane was held */
-    uint64_t untimed_sampled; /* dispatches in encoders --sample-every skipped */
-    uint64_t discarded;       /* dispatches in encoders never submitted */
-    uint64_t last_snapshot_ns;
+                                 at it) (locked) */
+    bool snapshot_due;        /* readbacks taken since the last snapshot (locked) */
+    _Atomic uint64_t encoders;        /* command encoders created */
+    _Atomic uint64_t dispatches;      /* dispatches encoded, timed or not */
+    _Atomic uint64_t untimed_overlap; /* dispatches in an encoder recorded while every lane was held */
+    _Atomic uint64_t untimed_sampled; /* dispatches in encoders --sample-every skipped */
+    _Atomic uint64_t discarded;       /* dispatches in encoders never submitted */
+    uint64_t last_snapshot_ns; /* locked, as the two below */
     uint64_t snapshot_cost_ns; /* how long the last snapshot's copy took: the next waits 100
                                   times that */
     wgprof_rec_writer writer;  /* the snapshot being written */
 };
 
-/* The session of `device`, set up on first use; NULL when it is not profiled. Under the lock. */
+/* The session of `device`, set up on first use (waiting for a set-up another thread began);
+ * NULL when it is not profiled. */
 wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device);
 /* A free lane of the session for encoder `enc` to hold (a new one where all are held and there
- * is room); NULL when there is none. Under the lock. */
+ * is room); NULL when there is none. */
 wgprof_rec_lane *wgprof_rec_lane_take(wgprof_rec_session *session, WGPUCommandEncoder enc);
+/* The encoder's thread begins using the lane it holds: NULL where the session finished (the
+ * lane is the finish's then), else the lane, marked busy until wgprof_rec_lane_leave. */
+wgprof_rec_lane *wgprof_rec_lane_enter(wgprof_rec_lane *lane);
+void wgprof_rec_lane_leave(wgprof_rec_lane *lane);
 /* The lane's batch is forgotten (its encoder or buffer went unsubmitted; counted in the
- * session's `discarded`), and the lane is free. Under the lock. */
-void wgprof_rec_lane_abandon(wgprof_rec_lane *lane);
+ * session's `discarded`). By its holder. */
+void wgprof_rec_lane_discard(wgprof_rec_lane *lane);
+/* Hands the lane from (`user`, `holder`) to (`to`, `to_holder`); false where it is not so held
+ * (the session's finish took it). */
+bool wgprof_rec_lane_pass_on(wgprof_rec_lane *lane, wgprof_rec_lane_user user, const void *holder,
+                             wgprof_rec_lane_user to, const void *to_holder);
+/* Counts the lane's batches in flight again (after its holder changed them). */
+void wgprof_rec_lane_recount(wgprof_rec_lane *lane);
 /* Takes every finished readback of every session, without blocking, after the program let the
  * implementation run its callbacks (`drive`: a submit, after which a lane whose ring is nearly
- * full is polled; see collect_session); writes a snapshot of the results at most once a
- * second; releases the sessions whose release waited for this (a safe point: no callback of
- * the implementation's running). Under the lock. */
+ * full is polled); writes a snapshot of the results at most once a second;
+ * releases the sessions whose release waited for this (a safe point: no callback of the
+ * implementation's running), unless nested. */
 void wgprof_rec_collect_ready(bool drive);
-/* Whether any lane has a batch in flight (without the lock: a hint for the poll hooks). */
+/* After a submit, on a lane the submitting thread holds: its batch starts reading back, the
+ * readbacks that are done are taken, and its maps are polled where its ring is nearly full
+ * (a program that waits only on its own futures runs none of wgprof's callbacks). */
+void wgprof_rec_lane_submitted(wgprof_rec_lane *lane);
+/* Whether any lane has a batch in flight (without a lock: a hint for the poll hooks). */
 bool wgprof_rec_any_in_flight(void);
 
 #endif

@@ -22,9 +22,8 @@
 #include "internal.h"
 #include "webgpu_ext.h"
 
-static pthread_mutex_t g_lock;
-static pthread_once_t g_lock_once = PTHREAD_ONCE_INIT;
-static _Thread_local int g_lock_depth; /* this thread's holds of g_lock */
+static _Thread_local int g_inside; /* this thread's hooks' calls into the implementation, open */
+static _Thread_local char g_thread_token;
 
 static pthread_once_t g_load_once = PTHREAD_ONCE_INIT;
 static wgprof__webgpu_procs g_real;
@@ -32,31 +31,10 @@ static void *g_handle;           /* the implementation's, once known */
 static bool g_active;
 static wgprof_rec_settings g_settings;
 
-static void init_lock(void)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    /* Recursive: the implementation may call the program's callbacks from inside a hook
-     * (a poll wgprof makes), and those may call hooks. */
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&g_lock, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
-void wgprof_rec_lock(void)
-{
-    pthread_once(&g_lock_once, init_lock);
-    pthread_mutex_lock(&g_lock);
-    g_lock_depth++;
-}
-
-void wgprof_rec_unlock(void)
-{
-    g_lock_depth--;
-    pthread_mutex_unlock(&g_lock);
-}
-
-bool wgprof_rec_nested(void) { return g_lock_depth > 1; }
+void wgprof_rec_enter(void) { g_inside++; }
+void wgprof_rec_leave(void) { g_inside--; }
+bool wgprof_rec_nested(void) { return g_inside > 0; }
+const void *wgprof_rec_thread(void) { return &g_thread_token; }
 
 void wgprof_rec_say(const char *fmt, ...)
 {

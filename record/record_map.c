@@ -1,5 +1,5 @@
 /*
- * Handle -> value maps for the hooks (pipelines to names, encoders and passes to their state):
+ * Handle -> value maps, those of the registry (record_registry.c, which locks them):
  * open addressing with linear probing, removal by shifting back the run after the hole, so
  * that no tombstones pile up in a program that makes millions of encoders. Grown at 1/2 full.
  */

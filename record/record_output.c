@@ -7,7 +7,8 @@
  * after the program crashed mid-write.
  *
  * The reports are written from a copy of the results (the lanes merged, the counts): a
- * snapshot's copy is taken on the program's thread, under the lock, and written on a thread of
+ * snapshot's copy is taken on the program's thread, under the session's lock (from lanes
+ * nobody is using: record_device.c), and written on a thread of
  * wgprof's, so that the program pays for the copy alone; the final reports are written where
  * they are asked for, after the snapshot in progress.
  */
@@ -85,16 +86,31 @@ static void write_meta(const output_job *job, const char *path)
     commit(f, tmp, path);
 }
 
-/* The session's results now, in a job; NULL (said why) when out of memory. Under the lock. */
+/* Whether the lane's pool may be read here: nobody records into it or works on it but this
+ * thread (the snapshot's lanes are free or wait for their submit; the finish's are its own). */
+static bool readable(const wgprof_rec_lane *lane)
+{
+    return lane->pool && lane->user != WGPROF_REC_LANE_ENCODER &&
+           (lane->user != WGPROF_REC_LANE_WORKER || lane->holder == wgprof_rec_thread());
+}
+
+/* The session's results now, in a job; NULL (said why) when out of memory. */
 static output_job *job_of(const wgprof_rec_session *s, bool final)
 {
     output_job *job = wgprof__calloc(1, sizeof *job);
     const wgprof_pool *pools[WGPROF_REC_LANES];
+    size_t count = 0;
     for (unsigned i = 0; i < s->lane_count; i++) {
-        pools[i] = s->lanes[i].pool;
+        if (readable(&s->lanes[i])) {
+            pools[count++] = s->lanes[i].pool;
+        }
     }
     const wgprof_device_info *info = wgprof_device_describe(s->wdev);
-    if (!job || !info || wgprof_pool_merge(pools, s->lane_count, &job->pool) != WGPROF_OK) {
+    if (!count) {
+        wgprof__free(job);
+        return NULL;
+    }
+    if (!job || !info || wgprof_pool_merge(pools, count, &job->pool) != WGPROF_OK) {
         wgprof_rec_say("device %u: out of memory copying the results", s->index);
         wgprof__free(job);
         return NULL;
@@ -103,10 +119,10 @@ static output_job *job_of(const wgprof_rec_session *s, bool final)
     snprintf(job->base, sizeof job->base, "%s/%ld.%u", wgprof_rec_settings_get()->dir, (long)getpid(), s->index);
     job->index = s->index;
     job->pid = (long)getpid();
-    job->dispatches = s->dispatches;
-    job->untimed_overlap = s->untimed_overlap;
-    job->untimed_sampled = s->untimed_sampled;
-    job->discarded = s->discarded;
+    job->dispatches = atomic_load(&s->dispatches);
+    job->untimed_overlap = atomic_load(&s->untimed_overlap);
+    job->untimed_sampled = atomic_load(&s->untimed_sampled);
+    job->discarded = atomic_load(&s->discarded);
     job->final = final;
     return job;
 }

@@ -225,6 +225,30 @@ if [ -f callback-release.out ] && "$app" callback-release >cbplain.out 2>cbplain
   [ "$under" = "$without" ] && ok || bad "$impl_kind callback-release: '$under' under record, '$without' without"
 fi
 
+# ---- threads: 8 threads encode and submit on one device at once; every dispatch timed ----
+if ! timeout -k 5 120 "$wgprof" --webgpu "$impl" record --json threads.json -- "$app" threads8 >threads.out 2>threads.err; then
+  bad "$impl_kind threads8: failed under record (124: it hung): $(tail_of threads.err)"
+else
+  grep -q '^result: ok' threads.out && ok || bad "$impl_kind threads8: its results are wrong: $(tail_of threads.err)"
+  check exact threads.out -- "$(report_of threads.json)" --stderr threads.err >threads.check 2>&1 && ok \
+    || bad "$impl_kind threads8: $(cat threads.check)"
+fi
+# A callback of the program's, run inside one of its calls, waits (at most 10 s) for another
+# thread to encode and submit a timed dispatch: no lock of wgprof's may be held across the
+# call. On wgpu-native the callback runs inside wgpuQueueSubmit (where wgprof does its own
+# work around the call); on Dawn inside wgpuInstanceProcessEvents.
+if ! timeout -k 5 120 "$wgprof" --webgpu "$impl" record --json handoff.json -- "$app" callback-thread \
+     >handoff.out 2>handoff.err; then
+  bad "$impl_kind callback-thread: failed under record (124: it hung): $(tail_of handoff.err)"
+else
+  check exact handoff.out -- "$(report_of handoff.json)" --stderr handoff.err >handoff.check 2>&1 && ok \
+    || bad "$impl_kind callback-thread: $(cat handoff.check)"
+  if [ "$impl_kind" = wgpu-native ]; then
+    grep -q 'callback ran in wgpuQueueSubmit' handoff.out && ok \
+      || bad "wgpu-native callback-thread: the callback did not run inside wgpuQueueSubmit: $(grep 'callback ran' handoff.out)"
+  fi
+fi
+
 # ---- an encoder released unfinished inside a debug group: its scope ends with it ----
 if ! record --json orphan.json -- "$app" orphan-scope >orphan.out 2>orphan.err; then
   bad "$impl_kind orphan-scope: failed under record: $(tail_of orphan.err)"

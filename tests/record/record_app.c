@@ -51,11 +51,21 @@
  *   long-chain      a fill, then 8,200 one-workgroup dispatches of one kernel, each in a pass of
  *                   its own, all in one encoder and one submit: more passes than one query set
  *                   of 4,096 timestamps can time
+ *   threads8        8 threads started together, each with its own buffer, pipeline (labelled
+ *                   "thread0" ... "thread7") and encoders, submitting its own steps to the
+ *                   one queue and checking its own results
+ *   callback-thread a mapping callback (AllowProcessEvents) of the main thread waits, at most
+ *                   10 s, for a second thread to encode a dispatch (pass "other thread") and
+ *                   submit it; it prints where the callback ran ("callback ran in
+ *                   wgpuQueueSubmit" or "... in wgpuInstanceProcessEvents"), and fails where
+ *                   the second thread could not submit meanwhile
  * Exit status: STATUS (default 0) where every check passed, 1 where one failed, 77 where the
  * device lacks what the mode needs.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -1120,12 +1130,221 @@ static int mode_long_chain(app *a)
     return failed;
 }
 
+/* ---- threads ---- */
+
+enum { THREADS = 8, THREAD_STEPS = 6, THREAD_DISPATCHES = 3 };
+
+static const char *const thread_labels[THREADS] = {"thread0", "thread1", "thread2", "thread3",
+                                                   "thread4", "thread5", "thread6", "thread7"};
+static const char *const thread_names[THREADS] = {"thread0:add_one", "thread1:add_one", "thread2:add_one",
+                                                  "thread3:add_one", "thread4:add_one", "thread5:add_one",
+                                                  "thread6:add_one", "thread7:add_one"};
+
+typedef struct {
+    app *a;
+    unsigned index;
+    kernel *k;
+    pthread_barrier_t *start;
+    int failed;
+} worker;
+
+/* One thread's work, on objects of its own but the device and queue: THREAD_STEPS submits of
+ * THREAD_DISPATCHES add_one each over its own zeroed buffer, then its own readback. */
+static void *thread_main(void *arg)
+{
+    worker *w = arg;
+    app *a = w->a;
+    WGPUBufferDescriptor bd = {.size = N * sizeof(float),
+                               .usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc};
+    WGPUBuffer data = wgpuDeviceCreateBuffer(a->device, &bd);
+    WGPUBufferDescriptor rbd = {.size = N * sizeof(float), .usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst};
+    WGPUBuffer readback = wgpuDeviceCreateBuffer(a->device, &rbd);
+    WGPUBindGroupEntry entry = {.binding = 0, .buffer = data, .size = N * sizeof(float)};
+    WGPUBindGroupDescriptor bgd = {.layout = a->bgl, .entryCount = 1, .entries = &entry};
+    WGPUBindGroup group = wgpuDeviceCreateBindGroup(a->device, &bgd);
+    WGPUComputePipelineDescriptor pd = pipeline_desc(a, thread_labels[w->index], a->arith, "add_one");
+    w->k->pipeline = wgpuDeviceCreateComputePipeline(a->device, &pd);
+    pthread_barrier_wait(w->start);
+    const uint32_t wg[3] = {ALL, 1, 1};
+    for (int s = 0; s < THREAD_STEPS; s++) {
+        WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(a->device, NULL);
+        WGPUComputePassDescriptor pass_desc = {.label = view(thread_labels[w->index])};
+        WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, &pass_desc);
+        wgpuComputePassEncoderSetBindGroup(pass, 0, group, 0, NULL);
+        wgpuComputePassEncoderSetPipeline(pass, w->k->pipeline);
+        for (int d = 0; d < THREAD_DISPATCHES; d++) {
+            wgpuComputePassEncoderDispatchWorkgroups(pass, wg[0], wg[1], wg[2]);
+        }
+        wgpuComputePassEncoderEnd(pass);
+        wgpuComputePassEncoderRelease(pass);
+        WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
+        wgpuCommandEncoderRelease(enc);
+        wgpuQueueSubmit(a->queue, 1, &cb);
+        wgpuCommandBufferRelease(cb);
+        for (int d = 0; d < THREAD_DISPATCHES; d++) {
+            count(w->k, wg, false, false);
+        }
+    }
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(a->device, NULL);
+    wgpuCommandEncoderCopyBufferToBuffer(enc, data, 0, readback, 0, N * sizeof(float));
+    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
+    wgpuCommandEncoderRelease(enc);
+    wgpuQueueSubmit(a->queue, 1, &cb);
+    wgpuCommandBufferRelease(cb);
+    const float *out = map_read(a, readback, N * sizeof(float));
+    const float want = THREAD_STEPS * THREAD_DISPATCHES;
+    int wrong = 0;
+    for (int i = 0; out && i < N; i++) {
+        if (out[i] != want && wrong++ == 0) {
+            fail("thread %u: v[%d] is %g, expected %g", w->index, i, (double)out[i], (double)want);
+        }
+    }
+    w->failed = !out || wrong;
+    if (out) {
+        wgpuBufferUnmap(readback);
+    }
+    wgpuBindGroupRelease(group);
+    wgpuBufferRelease(readback);
+    wgpuBufferRelease(data);
+    return NULL;
+}
+
+static int mode_threads8(app *a)
+{
+    worker workers[THREADS];
+    pthread_t threads[THREADS];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, THREADS);
+    for (unsigned i = 0; i < THREADS; i++) {
+        kernel *k = add_kernel(a, NULL, OP_ADD_ONE, thread_names[i], thread_names[i]);
+        workers[i] = (worker){.a = a, .index = i, .k = k, .start = &start};
+    }
+    int failed = 0;
+    for (unsigned i = 0; i < THREADS; i++) {
+        if (pthread_create(&threads[i], NULL, thread_main, &workers[i]) != 0) {
+            return fail("cannot start thread %u", i); /* the others wait at the barrier: exit */
+        }
+    }
+    for (unsigned i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        failed |= workers[i].failed;
+    }
+    pthread_barrier_destroy(&start);
+    printf("result: %s\n", failed ? "WRONG" : "ok");
+    print_manifest(a);
+    return failed;
+}
+
+/* A callback of the main thread's that waits for another thread's submit. */
+typedef struct {
+    app *a;
+    kernel *k;
+    atomic_int stage; /* 0: waiting; 1: the callback asks; 2: the other thread submitted */
+    bool done;        /* the callback ran (whatever it found) */
+    bool in_time;     /* the other thread submitted within the time */
+} handoff;
+
+static void *other_thread(void *arg)
+{
+    handoff *h = arg;
+    struct timespec nap = {0, 1000000};
+    while (atomic_load(&h->stage) == 0) {
+        nanosleep(&nap, NULL);
+    }
+    if (atomic_load(&h->stage) < 0) {
+        return NULL;
+    }
+    recording r;
+    begin(h->a, &r);
+    pass_begin(h->a, &r, "other thread", NULL);
+    dispatch(&r, h->k, ALL, 1, 1);
+    pass_end(&r);
+    WGPUCommandBuffer cb = finish(&r);
+    wgpuQueueSubmit(h->a->queue, 1, &cb);
+    wgpuCommandBufferRelease(cb);
+    atomic_store(&h->stage, 2);
+    return NULL;
+}
+
+static void on_map_handoff(WGPUMapAsyncStatus status, WGPUStringView msg, void *h_, void *unused)
+{
+    (void)status;
+    (void)msg;
+    (void)unused;
+    handoff *h = h_;
+    atomic_store(&h->stage, 1);
+    struct timespec nap = {0, 1000000};
+    for (int i = 0; i < 10000 && atomic_load(&h->stage) != 2; i++) { /* 10 s */
+        nanosleep(&nap, NULL);
+    }
+    h->in_time = atomic_load(&h->stage) == 2;
+    h->done = true;
+}
+
+/* The main thread's submit runs its mapping callback (wgpu-native; on Dawn its later
+ * wgpuInstanceProcessEvents does), which lets a second thread encode and submit a dispatch and
+ * waits for that: a lock a profiler held across the main thread's call would keep the second
+ * thread out until the wait gave up. */
+static int mode_callback_thread(app *a)
+{
+    kernel_set k = make_kernels(a);
+    recording first, next;
+    begin(a, &first);
+    pass_begin(a, &first, "first", NULL);
+    dispatch(&first, k.fill, ALL, 1, 1);
+    pass_end(&first);
+    submit_one(a, &first);
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+
+    handoff h = {.a = a, .k = k.adder};
+    pthread_t other;
+    if (pthread_create(&other, NULL, other_thread, &h) != 0) {
+        return fail("cannot start a thread");
+    }
+    WGPUBufferDescriptor bd = {.size = 16, .usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst};
+    WGPUBuffer small = wgpuDeviceCreateBuffer(a->device, &bd);
+    WGPUBufferMapCallbackInfo cb = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = on_map_handoff,
+                                    .userdata1 = &h};
+    wgpuBufferMapAsync(small, WGPUMapMode_Read, 0, 16, cb);
+    struct timespec nap = {0, 100000000}; /* the mapping is ready well before the next submit */
+    nanosleep(&nap, NULL);
+    begin(a, &next);
+    pass_begin(a, &next, "next", NULL);
+    dispatch(&next, k.doubler, ALL, 1, 1);
+    pass_end(&next);
+    submit_one(a, &next);
+    const char *where = h.done ? "wgpuQueueSubmit" : "wgpuInstanceProcessEvents";
+    if (!wait_for(a, &h.done)) {
+        failed = fail("the mapping callback never ran");
+        atomic_store(&h.stage, -1);
+    }
+    pthread_join(other, NULL);
+    if (h.done && !h.in_time) {
+        failed = fail("the second thread did not encode and submit within 10 s while a callback of the main "
+                      "thread's waited for it");
+    }
+    printf("callback ran in %s\n", where);
+    if (atomic_load(&h.stage) == 2) {
+        /* On the queue after the main thread's doubling, whichever call the callback ran in. */
+        const uint32_t wg[3] = {ALL, 1, 1};
+        count(k.adder, wg, false, false);
+        apply(a, k.adder, wg);
+    }
+    wgpuBufferUnmap(small);
+    wgpuBufferRelease(small);
+    failed |= check_data(a);
+    wgpuBufferUnmap(a->readback);
+    print_manifest(a);
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     static const char *const modes[] = {"basic",        "own-timestamps", "unsubmitted",      "no-release",
                                         "crash",        "indirect",       "early-release",    "device-first",
                                         "callback-release", "orphan-scope", "two-devices", "fork",
-                                        "copies",       "long-chain"};
+                                        "copies",       "long-chain",     "threads8",         "callback-thread"};
     const char *mode = argc > 1 ? argv[1] : "";
     int known = 0;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
@@ -1173,6 +1392,10 @@ int main(int argc, char **argv)
         failed = mode_copies(&a);
     } else if (!strcmp(mode, "long-chain")) {
         failed = mode_long_chain(&a);
+    } else if (!strcmp(mode, "threads8")) {
+        failed = mode_threads8(&a);
+    } else if (!strcmp(mode, "callback-thread")) {
+        failed = mode_callback_thread(&a);
     } else {
         failed = mode_fork(&a);
     }
