@@ -449,8 +449,7 @@ static void test_placed_chain(wgprof_device *dev, const ts_busy *shorter, const 
     CHECK_OK(wgprof_pool_chain_start_writes(pool, &tw));
     CHECK(tw.endOfPassWriteIndex == WGPU_QUERY_SET_INDEX_UNDEFINED);
     pass = begin_pass(enc, &tw);
-    wgprof_chain_end owed = 0;
-    bool have_owed = false;
+    wgprof_chain_end owed = 0; /* from the second record on, the previous record's */
     size_t at_pass_beginning = 0, in_pass = 0;
     for (uint32_t i = 0; i < PLACED; i++) {
         /* A new pass every 7 dispatches, and at the first record of the second set, so that the
@@ -462,11 +461,9 @@ static void test_placed_chain(wgprof_device *dev, const ts_busy *shorter, const 
             pass = begin_pass(enc, &tw);
             CHECK_OK(wgprof_pool_chain_carry(pool, pass, owed));
             at_pass_beginning++;
-            have_owed = false;
-        } else if (have_owed) {
+        } else if (i > 0) {
             CHECK_OK(wgprof_pool_chain_end_in_pass(pool, pass, owed));
             in_pass++;
-            have_owed = false;
         }
         bool is_long = i % LONG_EVERY == LONG_EVERY / 2;
         const ts_busy *b = is_long ? longer : shorter;
@@ -476,7 +473,6 @@ static void test_placed_chain(wgprof_device *dev, const ts_busy *shorter, const 
             test_owed_refusals(pool, pass, sites[0], end);
         }
         owed = end;
-        have_owed = true;
         dispatch(pass, b);
     }
     end_pass(pass);
