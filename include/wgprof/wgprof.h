@@ -373,21 +373,30 @@ typedef uint32_t wgprof_chain_end;
  *        once that pass has begun and before anything else is encoded in it,
  *        wgprof_pool_chain_carry() with the pass. The end is owed until the carry.
  *   Then 2 again, or wgprof_pool_resolve() (an end still owed then reads not-written).
+ * The chain's timestamps run in the order of these calls: its passes are encoded in that order,
+ * in encoders submitted in that order, the resolve's last.
+ *
  * One end is owed at a time: wgprof_pool_chain_add(), wgprof_pool_chain_next() and
- * wgprof_pool_chain_pass_writes() return WGPROF_ERR_STATE while one is. The carry: a query set
- * holds 4,095 ends after its start; the end that fills one must also be the start of the next
- * set's chain, a second write that a pass's beginning has no room for. end_in_pass makes it at
- * once; after end_writes, the carry makes it (for the other ends it only settles the end).
- * Skipping the carry loses every record after that end (they read zero or not-written).
- * The query set that *writes points at is the pool's, borrowed: valid until
+ * wgprof_pool_chain_pass_writes() return WGPROF_ERR_STATE while one is, as the add does before
+ * the chain's start and the start does once the batch holds records (or pairs). The carry: a
+ * query set holds its start and 4,095 ends; the end that fills one must also be written as the
+ * start of the next set's chain, a second write that a pass's beginning has no room for.
+ * end_in_pass writes both; after end_writes, the carry writes the second in the pass (for the
+ * other ends it writes nothing and only settles the end, so that it is always called).
+ *
+ * Ownership: the query set that *writes points at is the pool's, borrowed, valid until
  * wgprof_pool_destroy(); the filled struct must outlive wgpuCommandEncoderBeginComputePass.
- * The writes must be given to that pass, and the pass begun, on the encoder that holds the
- * chain's work so far, in queue order. A call that returns an error writes nothing into the
- * pass or *writes, and leaves the end owed as it was; an `end` that is not the one owed is
- * WGPROF_ERR_INVALID_ARGUMENT. */
+ * Sites and ends are plain values, and these are pool calls under the pool's threading rule
+ * (one thread at a time, above). Cost: a call by site hashes nothing and copies no string;
+ * the add grows the pool's records and query sets as wgprof_pool_reserve() does (it may
+ * allocate: WGPROF_ERR_OUT_OF_MEMORY, or WGPROF_ERR_CAPACITY with a fixed capacity); the start,
+ * the end calls and the carry never allocate.
+ *
+ * Errors: NULL arguments, a site that is not the pool's, an `end` that is not the one owed:
+ * WGPROF_ERR_INVALID_ARGUMENT. A call that returns an error writes nothing into the pass or
+ * *writes or *end, records nothing, and leaves the owed end as it was. */
 WGPROF_API wgprof_status wgprof_pool_chain_start_writes(wgprof_pool *pool, WGPUPassTimestampWrites *writes);
-/* Step 2 for an interned site; `dispatch_id` as wgprof_dispatch_desc's. Grows the pool's
- * query sets and records as wgprof_pool_reserve() does (an allocation that can fail). */
+/* Step 2, for an interned site; `dispatch_id` as wgprof_dispatch_desc's. */
 WGPROF_API wgprof_status wgprof_pool_chain_add(wgprof_pool *pool, wgprof_site site, uint64_t dispatch_id,
                                                wgprof_chain_end *end);
 WGPROF_API wgprof_status wgprof_pool_chain_end_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pass,
