@@ -528,9 +528,11 @@ static void test_placed_chain(wgprof_device *dev, const ts_busy *shorter, const 
               PLACED, wrong);
     CHECK_MSG(empty == 0 && out_of_order == 0, "placed chain: %zu records of zero length, %zu out of order", empty,
               out_of_order);
-    /* An end one dispatch off would give the long kernel's time to a short record. */
+    /* An end one dispatch off would give the long kernel's time to a short record and a short
+     * one's to the long record: with 1000 times the work, the long ones stay above twice the
+     * short ones' mean however busy the machine. */
     double short_mean = short_sum / (double)(PLACED - longs);
-    CHECK_MSG(longs == (PLACED + LONG_EVERY / 2) / LONG_EVERY && long_min > 4 * short_mean,
+    CHECK_MSG(longs == (PLACED + LONG_EVERY / 2) / LONG_EVERY && long_min > 2 * short_mean,
               "placed chain: %zu long records, the shortest %.0f ns; short ones %.0f ns on average", longs, long_min,
               short_mean);
     printf("placed chain: %d records, %zu ends at a pass's beginning, %zu inside a pass\n", PLACED, at_pass_beginning,
