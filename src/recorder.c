@@ -10,6 +10,7 @@
  * writes. Only the readback buffers, mapped while a batch is in flight, come one per frame of
  * the ring (recorder_frames.c).
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "config.h"
@@ -95,6 +96,20 @@ wgprof_status wgprof_pool_reserve(wgprof_pool *pool, uint32_t count)
     return WGPROF_OK;
 }
 
+/* A tag tells a pool's sites from another pool's, and from its own before a reset: one count
+ * for the process, since pools are made on any thread. 0 is never a tag, so that a zeroed
+ * wgprof_site is refused. */
+static atomic_uint g_site_tags;
+
+static uint32_t new_site_tag(void)
+{
+    uint32_t tag;
+    do {
+        tag = (uint32_t)atomic_fetch_add(&g_site_tags, 1u) + 1u;
+    } while (tag == 0);
+    return tag;
+}
+
 wgprof_status wgprof_pool_create(wgprof_device *device, const wgprof_pool_desc *desc, wgprof_pool **out)
 {
     if (!device || !out) {
@@ -110,6 +125,7 @@ wgprof_status wgprof_pool_create(wgprof_device *device, const wgprof_pool_desc *
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
     pool->device = device;
+    pool->site_tag = new_site_tag();
     pool->settings = wgprof__pool_desc_defaults(desc);
     pool->frames = wgprof__calloc(pool->settings.readback_frames, sizeof *pool->frames);
     pool->store = wgprof__store_create();
@@ -156,8 +172,10 @@ void wgprof_pool_reset(wgprof_pool *pool)
     pool->resolved = false;
     pool->open_record = false;
     pool->chain_open = false;
+    pool->chain_end_owed = false;
     pool->batch_chained = false;
     pool->batch_strategies = 0;
+    pool->site_tag = pool->device ? new_site_tag() : 0; /* the store forgot its sites */
 }
 
 void wgprof__pool_unresolve(wgprof_pool *pool)
@@ -183,6 +201,7 @@ void wgprof__pool_discard_batch(wgprof_pool *pool)
     wgprof__store_truncate(pool->store, pool->batch_first);
     pool->open_record = false;
     pool->chain_open = false;
+    pool->chain_end_owed = false;
     pool->batch_chained = false;
     pool->batch_strategies = 0;
 }
@@ -316,6 +335,44 @@ wgprof_status wgprof_pool_begin(wgprof_pool *pool, WGPUComputePassEncoder pass,
     return record_in_pass(pool, pass, dispatch, wgprof__pool_begin_site);
 }
 
+/* ---- sites ---- */
+
+static wgprof_status check_site(const wgprof_pool *pool, wgprof_site site, const char *call)
+{
+    if (site.tag == 0 || site.tag != pool->site_tag || site.id >= wgprof__store_site_count(pool->store)) {
+        wgprof__log(WGPROF_LOG_ERROR, "%s: site %u is not this pool's: another pool's, or interned before its last reset",
+                    call, site.id);
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    return WGPROF_OK;
+}
+
+wgprof_status wgprof_pool_site(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch, wgprof_site *out)
+{
+    if (!pool || !dispatch || !out) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    uint32_t id;
+    wgprof_status s = need_recorder(pool, "wgprof_pool_site");
+    s = s == WGPROF_OK ? wgprof__store_site(pool->store, dispatch, &id) : s;
+    if (s == WGPROF_OK) {
+        out->id = id;
+        out->tag = pool->site_tag;
+    }
+    return s;
+}
+
+wgprof_status wgprof_pool_begin_site(wgprof_pool *pool, WGPUComputePassEncoder pass, wgprof_site site,
+                                     uint64_t dispatch_id)
+{
+    if (!pool || !pass) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = need_recorder(pool, "wgprof_pool_begin_site");
+    s = s == WGPROF_OK ? check_site(pool, site, "wgprof_pool_begin_site") : s;
+    return s != WGPROF_OK ? s : wgprof__pool_begin_site(pool, pass, site.id, dispatch_id);
+}
+
 wgprof_status wgprof_pool_end(wgprof_pool *pool, WGPUComputePassEncoder pass)
 {
     if (!pool || !pass) {
@@ -360,6 +417,30 @@ wgprof_status wgprof_pool_chain_begin(wgprof_pool *pool, WGPUComputePassEncoder 
     return s;
 }
 
+static void chain_carry(const wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end)
+{
+    uint32_t set = end / WGPROF__CHAIN_PER_SET, query = end % WGPROF__CHAIN_PER_SET + 1;
+    if (query == WGPROF__QUERIES_PER_SET - 1) {
+        /* The set is full: the next set's chain starts where this one ends. */
+        write_timestamp(pass, pool->sets[set + 1].set, 0);
+    }
+}
+
+static void chain_end_in_pass(const wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end)
+{
+    uint32_t set = end / WGPROF__CHAIN_PER_SET, query = end % WGPROF__CHAIN_PER_SET + 1;
+    write_timestamp(pass, pool->sets[set].set, query);
+    chain_carry(pool, pass, end);
+}
+
+static void chain_end_writes(const wgprof_pool *pool, uint32_t end, WGPUPassTimestampWrites *writes)
+{
+    memset(writes, 0, sizeof *writes);
+    writes->querySet = pool->sets[end / WGPROF__CHAIN_PER_SET].set;
+    writes->beginningOfPassWriteIndex = end % WGPROF__CHAIN_PER_SET + 1;
+    writes->endOfPassWriteIndex = WGPU_QUERY_SET_INDEX_UNDEFINED;
+}
+
 wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t site,
                                            uint64_t dispatch_id)
 {
@@ -367,18 +448,26 @@ wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEnc
         wgprof__log(WGPROF_LOG_ERROR, "wgprof_pool_chain_next without wgprof_pool_chain_begin");
         return WGPROF_ERR_STATE;
     }
+    if (pool->chain_end_owed) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof_pool_chain_next: the chain still owes end %u", pool->chain_owed);
+        return WGPROF_ERR_STATE;
+    }
     uint32_t r;
     wgprof_status s = add_record(pool, site, dispatch_id, WGPROF_STRATEGY_CHAIN, &r);
     if (s != WGPROF_OK) {
         return s;
     }
-    wgprof__pool_chain_end_in_pass(pool, pass, r);
+    chain_end_in_pass(pool, pass, r);
     return WGPROF_OK;
 }
 
 wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id,
                                                   WGPUPassTimestampWrites *writes)
 {
+    if (pool->chain_end_owed) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof_pool_chain_pass_writes: the chain still owes end %u", pool->chain_owed);
+        return WGPROF_ERR_STATE;
+    }
     uint32_t r;
     wgprof_status s = add_record(pool, site, dispatch_id, WGPROF_STRATEGY_CHAIN, &r);
     if (s != WGPROF_OK) {
@@ -398,7 +487,7 @@ wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t si
 
 /* ---- a chain whose ends the caller places ---- */
 
-wgprof_status wgprof__pool_chain_begin_writes(wgprof_pool *pool, WGPUPassTimestampWrites *writes)
+static wgprof_status chain_start_writes(wgprof_pool *pool, WGPUPassTimestampWrites *writes)
 {
     wgprof_status s = chain_open(pool);
     if (s == WGPROF_OK) {
@@ -410,7 +499,7 @@ wgprof_status wgprof__pool_chain_begin_writes(wgprof_pool *pool, WGPUPassTimesta
     return s;
 }
 
-wgprof_status wgprof__pool_chain_add_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, uint32_t *end)
+static wgprof_status chain_add(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, uint32_t *end)
 {
     if (!pool->chain_open) {
         wgprof__log(WGPROF_LOG_ERROR, "a record of a chain added before the chain began");
@@ -419,28 +508,115 @@ wgprof_status wgprof__pool_chain_add_site(wgprof_pool *pool, uint32_t site, uint
     return add_record(pool, site, dispatch_id, WGPROF_STRATEGY_CHAIN, end);
 }
 
+/* Only the end owed can be written: any other would land on a query that a record already
+ * read, or one that no record has yet. */
+static wgprof_status need_owed(const wgprof_pool *pool, wgprof_chain_end end, const char *call)
+{
+    wgprof_status s = need_recorder(pool, call);
+    if (s == WGPROF_OK && (!pool->chain_end_owed || end != pool->chain_owed)) {
+        if (pool->chain_end_owed) {
+            wgprof__log(WGPROF_LOG_ERROR, "%s: end %u is not the one the chain owes (%u)", call, end, pool->chain_owed);
+        } else {
+            wgprof__log(WGPROF_LOG_ERROR, "%s: end %u is not owed: the chain owes no end", call, end);
+        }
+        s = WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    return s;
+}
+
+wgprof_status wgprof_pool_chain_start_writes(wgprof_pool *pool, WGPUPassTimestampWrites *writes)
+{
+    if (!pool || !writes) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    return chain_start_writes(pool, writes);
+}
+
+wgprof_status wgprof_pool_chain_add(wgprof_pool *pool, wgprof_site site, uint64_t dispatch_id, wgprof_chain_end *end)
+{
+    if (!pool || !end) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = need_recorder(pool, "wgprof_pool_chain_add");
+    s = s == WGPROF_OK ? check_site(pool, site, "wgprof_pool_chain_add") : s;
+    if (s != WGPROF_OK) {
+        return s;
+    }
+    if (pool->chain_end_owed) {
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof_pool_chain_add: the chain still owes end %u; write it first",
+                    pool->chain_owed);
+        return WGPROF_ERR_STATE;
+    }
+    uint32_t r;
+    s = chain_add(pool, site.id, dispatch_id, &r);
+    if (s == WGPROF_OK) {
+        pool->chain_end_owed = true;
+        pool->chain_owed = r;
+        *end = r;
+    }
+    return s;
+}
+
+wgprof_status wgprof_pool_chain_end_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pass, wgprof_chain_end end)
+{
+    if (!pool || !pass) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = need_owed(pool, end, "wgprof_pool_chain_end_in_pass");
+    if (s == WGPROF_OK) {
+        chain_end_in_pass(pool, pass, end);
+        pool->chain_end_owed = false;
+    }
+    return s;
+}
+
+wgprof_status wgprof_pool_chain_end_writes(const wgprof_pool *pool, wgprof_chain_end end,
+                                           WGPUPassTimestampWrites *writes)
+{
+    if (!pool || !writes) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = need_owed(pool, end, "wgprof_pool_chain_end_writes");
+    if (s == WGPROF_OK) {
+        chain_end_writes(pool, end, writes);
+    }
+    return s;
+}
+
+wgprof_status wgprof_pool_chain_carry(wgprof_pool *pool, WGPUComputePassEncoder pass, wgprof_chain_end end)
+{
+    if (!pool || !pass) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = need_owed(pool, end, "wgprof_pool_chain_carry");
+    if (s == WGPROF_OK) {
+        chain_carry(pool, pass, end);
+        pool->chain_end_owed = false;
+    }
+    return s;
+}
+
+/* The placed chain without the public calls' checks, for record/ until it moves to them.
+ * TO BE REMOVED with their declarations in recorder.h once record/ calls the public ones. */
+wgprof_status wgprof__pool_chain_begin_writes(wgprof_pool *pool, WGPUPassTimestampWrites *writes)
+{
+    return chain_start_writes(pool, writes);
+}
+wgprof_status wgprof__pool_chain_add_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, uint32_t *end)
+{
+    return chain_add(pool, site, dispatch_id, end);
+}
 void wgprof__pool_chain_end_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end)
 {
-    uint32_t set = end / WGPROF__CHAIN_PER_SET, query = end % WGPROF__CHAIN_PER_SET + 1;
-    write_timestamp(pass, pool->sets[set].set, query);
-    wgprof__pool_chain_carry(pool, pass, end);
+    chain_end_in_pass(pool, pass, end);
 }
-
 void wgprof__pool_chain_end_writes(const wgprof_pool *pool, uint32_t end, WGPUPassTimestampWrites *writes)
 {
-    memset(writes, 0, sizeof *writes);
-    writes->querySet = pool->sets[end / WGPROF__CHAIN_PER_SET].set;
-    writes->beginningOfPassWriteIndex = end % WGPROF__CHAIN_PER_SET + 1;
-    writes->endOfPassWriteIndex = WGPU_QUERY_SET_INDEX_UNDEFINED;
+    chain_end_writes(pool, end, writes);
 }
-
 void wgprof__pool_chain_carry(const wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end)
 {
-    uint32_t set = end / WGPROF__CHAIN_PER_SET, query = end % WGPROF__CHAIN_PER_SET + 1;
-    if (query == WGPROF__QUERIES_PER_SET - 1) {
-        /* The set is full: the next set's chain starts where this one ends. */
-        write_timestamp(pass, pool->sets[set + 1].set, 0);
-    }
+    chain_carry(pool, pass, end);
 }
 
 wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
@@ -510,7 +686,7 @@ wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
     b.count = (uint32_t)records;
     b.chained = chained;
     b.strategies = (uint8_t)(pool->batch_strategies | (chained ? 1u << WGPROF_STRATEGY_CHAIN : 0));
-    b.end_missing = pool->open_record;
+    b.end_missing = pool->open_record || pool->chain_end_owed; /* either is the batch's last record */
     b.cpu_encode_ns = records || chained ? pool->batch_cpu_encode_ns : now;
     b.cpu_submit_ns = now; /* the submit comes later: an early but safe bound */
     uint32_t index = 0;
@@ -537,6 +713,7 @@ wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
     pool->batch_first = wgprof__store_count(pool->store);
     pool->open_record = false;
     pool->chain_open = false;
+    pool->chain_end_owed = false;
     pool->batch_chained = false;
     pool->batch_strategies = 0;
     return WGPROF_OK;

@@ -23,13 +23,9 @@ wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEnc
 wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id,
                                                   WGPUPassTimestampWrites *writes);
 
-/* A chain whose timestamps the caller places, for one that cannot know at a pass's beginning
- * how many dispatches the pass will hold (wgprof record): the chain starts at a pass's
- * beginning (begin_writes; or in a pass, wgprof_pool_chain_begin); each record is added before
- * its dispatch (chain_add_site; *end receives the record's place, which names its end), and its end
- * is written later, either inside a pass before the next dispatch (end_in_pass) or at the
- * beginning of the next pass (end_writes, then chain_carry once the pass has begun: where the
- * end fills its query set, the next set's start is written in the pass at once). */
+/* The placed chain of wgprof.h (wgprof_pool_chain_start_writes, _add, _end_in_pass,
+ * _end_writes, _carry) without its checks, for record/ alone until it calls the public ones:
+ * TO BE REMOVED then, with their definitions at the end of recorder.c's placed chain. */
 wgprof_status wgprof__pool_chain_begin_writes(wgprof_pool *pool, WGPUPassTimestampWrites *writes);
 wgprof_status wgprof__pool_chain_add_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, uint32_t *end);
 void wgprof__pool_chain_end_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end);

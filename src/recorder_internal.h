@@ -61,6 +61,10 @@ struct wgprof_pool {
     bool open_record;      /* inside strategy: begin written, end not yet */
     bool chain_open;       /* chain strategy: the start timestamp is written */
     bool batch_chained;    /* the batch being recorded is a chain */
+    bool chain_end_owed;   /* a placed chain's record added, its end not yet written */
+    uint32_t chain_owed;   /* that record's place in the batch: the end it owes */
+    uint32_t site_tag;     /* in every wgprof_site interned since creation or the last reset;
+                              0 for a pool that records nothing */
     uint8_t batch_strategies; /* its strategies so far: bit (1 << wgprof_strategy) */
     uint64_t batch_cpu_encode_ns;
 

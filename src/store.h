@@ -81,6 +81,8 @@ uint32_t wgprof__store_generation(const wgprof__store *store);
 /* ---- dictionary (store_intern.c) ---- */
 wgprof_status wgprof__store_site(wgprof__store *store, const wgprof_dispatch_desc *dispatch, uint32_t *site);
 const wgprof__site *wgprof__store_site_at(const wgprof__store *store, uint32_t site);
+/* Sites interned since the last reset: [0, this) are valid indexes. */
+uint32_t wgprof__store_site_count(const wgprof__store *store);
 /* All sites, indexed by site: for loops over every result. */
 const wgprof__site *wgprof__store_sites(const wgprof__store *store);
 uint32_t wgprof__store_name_count(const wgprof__store *store);

@@ -245,5 +245,6 @@ void wgprof__free_interned(wgprof__store *store)
 
 const wgprof__site *wgprof__store_site_at(const wgprof__store *store, uint32_t site) { return &store->sites[site]; }
 const wgprof__site *wgprof__store_sites(const wgprof__store *store) { return store->sites; }
+uint32_t wgprof__store_site_count(const wgprof__store *store) { return store->site_count; }
 uint32_t wgprof__store_name_count(const wgprof__store *store) { return store->name_count; }
 const char *wgprof__store_name(const wgprof__store *store, uint32_t name) { return store->names[name]; }

@@ -342,6 +342,253 @@ static void test_long_chain(wgprof_device *dev, const ts_busy *b, bool in_pass)
     wgprof_pool_destroy(pool);
 }
 
+/* Sites, refused where they are not the pool's: NULLs, a zeroed site, another pool's, one
+ * from before a reset; the pool records nothing for any of them. */
+static void test_site_refusals(wgprof_device *dev, wgprof_pool *pool, WGPUComputePassEncoder pass)
+{
+    wgprof_dispatch_desc d = {.kernel = "refused", .workgroups = {1, 1, 1}};
+    wgprof_site site = {7, 7}, untouched = site;
+    CHECK(wgprof_pool_site(NULL, &d, &site) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_site(pool, NULL, &site) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_site(pool, &d, NULL) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(site.id == untouched.id && site.tag == untouched.tag);
+
+    wgprof_pool *other = NULL;
+    CHECK_OK(wgprof_pool_create(dev, NULL, &other));
+    wgprof_site foreign = {0}, zeroed = {0}, stale = {0}, fresh = {0};
+    CHECK_OK(wgprof_pool_site(other, &d, &foreign));
+    CHECK_OK(wgprof_pool_site(pool, &d, &stale));
+    wgprof_pool_reset(pool);
+    CHECK_OK(wgprof_pool_site(pool, &d, &fresh));
+    /* The same index in each, told apart by the tag alone. */
+    CHECK(foreign.id == 0 && stale.id == 0 && fresh.id == 0 && fresh.tag != foreign.tag && fresh.tag != stale.tag);
+    const wgprof_site bad[] = {foreign, zeroed, stale, {fresh.id + 1, fresh.tag}};
+    wgprof_chain_end end = 12345;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_MSG(wgprof_pool_begin_site(pool, pass, bad[i], 1) == WGPROF_ERR_INVALID_ARGUMENT, "begin_site, bad site %zu", i);
+        CHECK_MSG(wgprof_pool_chain_add(pool, bad[i], 1, &end) == WGPROF_ERR_INVALID_ARGUMENT && end == 12345,
+                  "chain_add, bad site %zu", i);
+    }
+    CHECK(wgprof_pool_begin_site(NULL, pass, fresh, 1) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_begin_site(pool, NULL, fresh, 1) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_chain_add(NULL, fresh, 1, &end) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_chain_add(pool, fresh, 1, NULL) == WGPROF_ERR_INVALID_ARGUMENT);
+    /* A chain's record before the chain began. */
+    CHECK(wgprof_pool_chain_add(pool, fresh, 1, &end) == WGPROF_ERR_STATE && end == 12345);
+    CHECK(wgprof_pool_count(pool) == 0 && wgprof_pool_count(other) == 0);
+    wgprof_pool_destroy(other);
+}
+
+static bool same_writes(const WGPUPassTimestampWrites *a, const WGPUPassTimestampWrites *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* While `owed` is owed: every call that would write another end, or add a record, refuses, and
+ * nothing is recorded or filled in. */
+static void test_owed_refusals(wgprof_pool *pool, WGPUComputePassEncoder pass, wgprof_site site, wgprof_chain_end owed)
+{
+    size_t count = wgprof_pool_count(pool);
+    WGPUPassTimestampWrites w, before;
+    memset(&w, 0xab, sizeof w);
+    before = w;
+    wgprof_chain_end end = 777;
+    CHECK(wgprof_pool_chain_add(pool, site, 1, &end) == WGPROF_ERR_STATE && end == 777);
+    wgprof_dispatch_desc d = {.kernel = "refused"};
+    CHECK(wgprof_pool_chain_next(pool, pass, &d) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_pass_writes(pool, &d, &w) == WGPROF_ERR_STATE && same_writes(&w, &before));
+    CHECK(wgprof_pool_chain_start_writes(pool, &w) == WGPROF_ERR_STATE && same_writes(&w, &before));
+    CHECK(wgprof_pool_chain_end_writes(pool, owed + 1, &w) == WGPROF_ERR_INVALID_ARGUMENT && same_writes(&w, &before));
+    CHECK(wgprof_pool_chain_end_writes(pool, owed - 1, &w) == WGPROF_ERR_INVALID_ARGUMENT && same_writes(&w, &before));
+    CHECK(wgprof_pool_chain_end_writes(NULL, owed, &w) == WGPROF_ERR_INVALID_ARGUMENT && same_writes(&w, &before));
+    CHECK(wgprof_pool_chain_end_writes(pool, owed, NULL) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_chain_end_in_pass(pool, pass, owed + 1) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_chain_end_in_pass(NULL, pass, owed) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_chain_end_in_pass(pool, NULL, owed) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_chain_carry(pool, pass, owed + 1) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_chain_carry(NULL, pass, owed) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_chain_carry(pool, NULL, owed) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_chain_start_writes(NULL, &w) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_chain_start_writes(pool, NULL) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_count(pool) == count);
+}
+
+/* The chain whose timestamps the caller places, as an interceptor uses it: sites interned once,
+ * passes of a few dispatches, each dispatch's record added before it, its end written inside
+ * the pass before the next dispatch, or at the beginning of the next pass (end_writes, then
+ * the carry once the pass has begun), the last one in an empty pass of its own. Long enough
+ * to fill two query sets: the end that fills the first comes at a pass's beginning (the carry
+ * starts the next set), the one that fills the second inside a pass. Every record valid, in
+ * order, each starting at the previous end, the long kernel's records long; and every
+ * refusal. */
+static void test_placed_chain(wgprof_device *dev, const ts_busy *shorter, const ts_busy *longer)
+{
+    enum { PLACED = 2 * 4095 + 10, LONG_EVERY = 500 };
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create(dev, NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(wgprof_device_webgpu(dev), NULL);
+    WGPUComputePassEncoder pass = begin_pass(enc, NULL);
+    test_site_refusals(dev, pool, pass);
+    end_pass(pass);
+
+    wgprof_site sites[2];
+    wgprof_dispatch_desc sd = {.kernel = "placed short", .workgroups = {shorter->workgroups, 1, 1},
+                               .workgroup_size = {64, 1, 1}};
+    wgprof_dispatch_desc ld = {.kernel = "placed long", .workgroups = {longer->workgroups, 1, 1},
+                               .workgroup_size = {64, 1, 1}};
+    CHECK_OK(wgprof_pool_site(pool, &sd, &sites[0]));
+    CHECK_OK(wgprof_pool_site(pool, &ld, &sites[1]));
+    wgprof_site again;
+    CHECK_OK(wgprof_pool_site(pool, &sd, &again));
+    CHECK(again.id == sites[0].id && again.tag == sites[0].tag && sites[1].id != sites[0].id);
+
+    WGPUPassTimestampWrites tw;
+    CHECK_OK(wgprof_pool_chain_start_writes(pool, &tw));
+    CHECK(tw.endOfPassWriteIndex == WGPU_QUERY_SET_INDEX_UNDEFINED);
+    pass = begin_pass(enc, &tw);
+    wgprof_chain_end owed = 0; /* from the second record on, the previous record's */
+    size_t at_pass_beginning = 0, in_pass = 0;
+    for (uint32_t i = 0; i < PLACED; i++) {
+        /* A new pass every 7 dispatches, and at the first record of the second set, so that the
+         * end filling the first set is written by a pass's beginning and the carry. */
+        if (i > 0 && (i % 7 == 3 || i == 4095)) {
+            end_pass(pass);
+            CHECK_OK(wgprof_pool_chain_end_writes(pool, owed, &tw));
+            CHECK(tw.endOfPassWriteIndex == WGPU_QUERY_SET_INDEX_UNDEFINED);
+            pass = begin_pass(enc, &tw);
+            CHECK_OK(wgprof_pool_chain_carry(pool, pass, owed));
+            at_pass_beginning++;
+        } else if (i > 0) {
+            CHECK_OK(wgprof_pool_chain_end_in_pass(pool, pass, owed));
+            in_pass++;
+        }
+        bool is_long = i % LONG_EVERY == LONG_EVERY / 2;
+        const ts_busy *b = is_long ? longer : shorter;
+        wgprof_chain_end end = 0;
+        CHECK_OK(wgprof_pool_chain_add(pool, sites[is_long], i, &end));
+        if (i == 1) {
+            test_owed_refusals(pool, pass, sites[0], end);
+        }
+        owed = end;
+        dispatch(pass, b);
+    }
+    end_pass(pass);
+    /* The last end, at the beginning of an empty pass (as before a copy or the encoder's finish). */
+    CHECK_OK(wgprof_pool_chain_end_writes(pool, owed, &tw));
+    pass = begin_pass(enc, &tw);
+    CHECK_OK(wgprof_pool_chain_carry(pool, pass, owed));
+    /* Written: not owed any more, so not to be written again. */
+    CHECK(wgprof_pool_chain_carry(pool, pass, owed) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_chain_end_in_pass(pool, pass, owed) == WGPROF_ERR_INVALID_ARGUMENT);
+    end_pass(pass);
+    CHECK(wgprof_pool_count(pool) == PLACED);
+    CHECK_OK(wgprof_pool_resolve(pool, enc));
+    submit(dev, enc);
+    CHECK_OK(wgprof_pool_collect(pool));
+    CHECK(at_pass_beginning > PLACED / 8 && in_pass > PLACED / 2);
+
+    size_t invalid = 0, empty = 0, out_of_order = 0, wrong = 0, longs = 0;
+    double previous_end = -INFINITY, long_min = INFINITY, short_sum = 0;
+    for (size_t i = 0; i < wgprof_pool_count(pool); i++) {
+        wgprof_record r;
+        bool is_long = i % LONG_EVERY == LONG_EVERY / 2;
+        if (wgprof_pool_record(pool, i, &r) != WGPROF_OK || r.dispatch_id != i ||
+            strcmp(r.kernel, is_long ? "placed long" : "placed short") != 0 || r.batch != 0) {
+            wrong++;
+            continue;
+        }
+        if (!r.valid) {
+            if (invalid++ == 0) {
+                fprintf(stderr, "placed chain: record %zu, the first invalid: %s\n", i,
+                        wgprof_invalid_reason_str(r.invalid_reason));
+            }
+            continue;
+        }
+        empty += !(r.duration_ns > 0 && r.end_ticks > r.begin_ticks);
+        /* Each record starts at the previous end; the first of a set at the next set's own
+         * start, which the carry wrote just after that end. */
+        if (i > 0 && (i % 4095 ? r.start_ns != previous_end : r.start_ns < previous_end)) {
+            if (out_of_order++ == 0) {
+                fprintf(stderr, "placed chain: record %zu starts at %.0f ns, the previous ended at %.0f ns\n", i,
+                        r.start_ns, previous_end);
+            }
+        }
+        previous_end = r.end_ns;
+        if (is_long) {
+            longs++;
+            long_min = fmin(long_min, r.duration_ns);
+        } else {
+            short_sum += r.duration_ns;
+        }
+    }
+    CHECK_MSG(wrong == 0 && invalid == 0, "placed chain: %zu of %d records invalid, %zu not as recorded", invalid,
+              PLACED, wrong);
+    CHECK_MSG(empty == 0 && out_of_order == 0, "placed chain: %zu records of zero length, %zu out of order", empty,
+              out_of_order);
+    /* An end one dispatch off would give the long kernel's time to a short record and a short
+     * one's to the long record: with 1000 times the work, the long ones stay above twice the
+     * short ones' mean however busy the machine. */
+    double short_mean = short_sum / (double)(PLACED - longs);
+    CHECK_MSG(longs == (PLACED + LONG_EVERY / 2) / LONG_EVERY && long_min > 2 * short_mean,
+              "placed chain: %zu long records, the shortest %.0f ns; short ones %.0f ns on average", longs, long_min,
+              short_mean);
+    printf("placed chain: %d records, %zu ends at a pass's beginning, %zu inside a pass\n", PLACED, at_pass_beginning,
+           in_pass);
+
+    /* Pairs by site in the next batch, and the chain's calls refused in it. */
+    enc = wgpuDeviceCreateCommandEncoder(wgprof_device_webgpu(dev), NULL);
+    pass = begin_pass(enc, NULL);
+    for (uint32_t i = 0; i < 2; i++) {
+        CHECK_OK(wgprof_pool_begin_site(pool, pass, sites[i], 1000 + i));
+        dispatch(pass, i ? longer : shorter);
+        CHECK_OK(wgprof_pool_end(pool, pass));
+    }
+    wgprof_chain_end end = 99;
+    CHECK(wgprof_pool_chain_add(pool, sites[0], 1, &end) == WGPROF_ERR_STATE && end == 99);
+    memset(&tw, 0xab, sizeof tw);
+    WGPUPassTimestampWrites before = tw;
+    CHECK(wgprof_pool_chain_start_writes(pool, &tw) == WGPROF_ERR_STATE && same_writes(&tw, &before));
+    end_pass(pass);
+    CHECK_OK(wgprof_pool_resolve(pool, enc));
+    submit(dev, enc);
+    CHECK_OK(wgprof_pool_collect(pool));
+    CHECK(wgprof_pool_count(pool) == PLACED + 2);
+    for (size_t i = PLACED; i < PLACED + 2; i++) {
+        wgprof_record r;
+        CHECK_OK(wgprof_pool_record(pool, i, &r));
+        CHECK_MSG(r.valid && r.dispatch_id == 1000 + i - PLACED && r.batch == 1 && r.duration_ns > 0 &&
+                      strcmp(r.kernel, i == PLACED ? "placed short" : "placed long") == 0,
+                  "pair by site %zu: %s id %llu, %s", i, r.kernel, (unsigned long long)r.dispatch_id,
+                  wgprof_invalid_reason_str(r.invalid_reason));
+    }
+
+    /* An end still owed at resolve reads not-written; the one before it is whole. */
+    enc = wgpuDeviceCreateCommandEncoder(wgprof_device_webgpu(dev), NULL);
+    CHECK_OK(wgprof_pool_chain_start_writes(pool, &tw));
+    pass = begin_pass(enc, &tw);
+    CHECK_OK(wgprof_pool_chain_add(pool, sites[0], 1, &end));
+    dispatch(pass, shorter);
+    CHECK_OK(wgprof_pool_chain_end_in_pass(pool, pass, end));
+    CHECK_OK(wgprof_pool_chain_add(pool, sites[0], 2, &end));
+    dispatch(pass, shorter);
+    end_pass(pass);
+    CHECK_OK(wgprof_pool_resolve(pool, enc));
+    submit(dev, enc);
+    CHECK_OK(wgprof_pool_collect(pool));
+    wgprof_record r;
+    CHECK_OK(wgprof_pool_record(pool, PLACED + 2, &r));
+    CHECK_MSG(r.valid, "the record before the owed one: %s", wgprof_invalid_reason_str(r.invalid_reason));
+    CHECK_OK(wgprof_pool_record(pool, PLACED + 3, &r));
+    CHECK_MSG(!r.valid && r.invalid_reason == WGPROF_INVALID_NOT_WRITTEN, "the owed record: %s",
+              wgprof_invalid_reason_str(r.invalid_reason));
+    /* The owed end went with its batch: nothing is owed in the next. */
+    CHECK(wgprof_pool_chain_end_writes(pool, end, &tw) == WGPROF_ERR_INVALID_ARGUMENT);
+    wgprof_pool_destroy(pool);
+}
+
 /* wgprof_pool_merge on the real device: a pool whose first dispatch came with id 0 keeps it,
  * though its record lands after the first pool's; a pool of another device (a host pool has
  * none) is refused. */
@@ -448,6 +695,7 @@ int main(int argc, char **argv)
 
     test_long_chain(dev, &shorter, in_pass_part);
     if (in_pass_part) {
+        test_placed_chain(dev, &shorter, &longer);
         ts_busy_free(&shorter);
         ts_busy_free(&longer);
         wgprof_device_destroy(dev);

@@ -326,6 +326,86 @@ WGPROF_API wgprof_status wgprof_pool_chain_next(wgprof_pool *pool, WGPUComputePa
 WGPROF_API wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
                                                        WGPUPassTimestampWrites *writes);
 
+/* ---- sites, and a chain whose timestamps the caller places ---------------------------- */
+
+/* A dispatch description interned in a pool once, for a caller that times the same dispatches
+ * again and again (an interceptor of an engine's calls): the calls that take a site record
+ * without hashing or copying a description. Plain data, copied freely. A site is valid in the
+ * pool that interned it until wgprof_pool_reset() or wgprof_pool_destroy(); the calls that take
+ * one return WGPROF_ERR_INVALID_ARGUMENT, and record nothing, for a site of another pool, one
+ * interned before a reset, or a zeroed one. */
+typedef struct wgprof_site {
+    uint32_t id;  /* the pool's index of the description, from 0 */
+    uint32_t tag; /* the pool and reset it belongs to; never 0 in a site the pool gave */
+} wgprof_site;
+
+/* Interns `dispatch` (its kernel, sizes, bytes and flops; not its dispatch_id) in the pool:
+ * equal descriptions give the same site. Costs a hash of the description; a new one also
+ * copies its kernel name (allocations, which can fail: WGPROF_ERR_OUT_OF_MEMORY, *out
+ * untouched). Records nothing. WGPROF_ERR_STATE on a pool that records nothing (a merge). */
+WGPROF_API wgprof_status wgprof_pool_site(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch, wgprof_site *out);
+
+/* wgprof_pool_begin() for an interned site; `dispatch_id` as wgprof_dispatch_desc's.
+ * wgprof_pool_end() writes its end. */
+WGPROF_API wgprof_status wgprof_pool_begin_site(wgprof_pool *pool, WGPUComputePassEncoder pass, wgprof_site site,
+                                                uint64_t dispatch_id);
+
+/* The end a record of a placed chain owes (below): what wgprof_pool_chain_add() gives back and
+ * the calls that write an end take. Meaningful to the pool that gave it, for that end only. */
+typedef uint32_t wgprof_chain_end;
+
+/* A chain whose timestamps the caller places: the chain strategy (one timestamp ends a
+ * dispatch and begins the next) for a caller that cannot know, at a pass's beginning, how many
+ * dispatches the pass will hold, or that would write an end at the beginning of a later pass,
+ * where a timestamp costs least (wgprof record does both). Needs in-pass timestamps
+ * (WGPROF_ERR_UNAVAILABLE without). One chain per batch; the calls, in order:
+ *   1. The start, once, before the batch's first record: wgprof_pool_chain_start_writes()
+ *      fills *writes so that the pass about to begin writes it at its beginning (its end writes
+ *      nothing); or wgprof_pool_chain_begin() writes it inside a pass already begun.
+ *   2. wgprof_pool_chain_add(), before the work it times (a dispatch, or any span of the
+ *      queue's work timed as one record), adds its record; *end receives the end it owes.
+ *      The record begins at the chain's previous timestamp (the start, or the previous end),
+ *      so its time includes whatever ran between the two: a pass boundary, a copy.
+ *   3. Its end, after that work and before the next record's work, exactly once, either
+ *      - inside a pass: wgprof_pool_chain_end_in_pass(), or
+ *      - at the beginning of the next pass: wgprof_pool_chain_end_writes() fills *writes for
+ *        the pass about to begin (its beginning writes the end, its end writes nothing), then,
+ *        once that pass has begun and before anything else is encoded in it,
+ *        wgprof_pool_chain_carry() with the pass. The end is owed until the carry.
+ *   Then 2 again, or wgprof_pool_resolve() (an end still owed then reads not-written).
+ * The chain's timestamps run in the order of these calls: its passes are encoded in that order,
+ * in encoders submitted in that order, the resolve's last.
+ *
+ * One end is owed at a time: wgprof_pool_chain_add(), wgprof_pool_chain_next() and
+ * wgprof_pool_chain_pass_writes() return WGPROF_ERR_STATE while one is, as the add does before
+ * the chain's start and the start does once the batch holds records (or pairs). The carry: a
+ * query set holds its start and 4,095 ends; the end that fills one must also be written as the
+ * start of the next set's chain, a second write that a pass's beginning has no room for.
+ * end_in_pass writes both; after end_writes, the carry writes the second in the pass (for the
+ * other ends it writes nothing and only settles the end, so that it is always called).
+ *
+ * Ownership: the query set that *writes points at is the pool's, borrowed, valid until
+ * wgprof_pool_destroy(); the filled struct must outlive wgpuCommandEncoderBeginComputePass.
+ * Sites and ends are plain values, and these are pool calls under the pool's threading rule
+ * (one thread at a time, above). Cost: a call by site hashes nothing and copies no string;
+ * the add grows the pool's records and query sets as wgprof_pool_reserve() does (it may
+ * allocate: WGPROF_ERR_OUT_OF_MEMORY, or WGPROF_ERR_CAPACITY with a fixed capacity); the start,
+ * the end calls and the carry never allocate.
+ *
+ * Errors: NULL arguments, a site that is not the pool's, an `end` that is not the one owed:
+ * WGPROF_ERR_INVALID_ARGUMENT. A call that returns an error writes nothing into the pass or
+ * *writes or *end, records nothing, and leaves the owed end as it was. */
+WGPROF_API wgprof_status wgprof_pool_chain_start_writes(wgprof_pool *pool, WGPUPassTimestampWrites *writes);
+/* Step 2, for an interned site; `dispatch_id` as wgprof_dispatch_desc's. */
+WGPROF_API wgprof_status wgprof_pool_chain_add(wgprof_pool *pool, wgprof_site site, uint64_t dispatch_id,
+                                               wgprof_chain_end *end);
+WGPROF_API wgprof_status wgprof_pool_chain_end_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pass,
+                                                       wgprof_chain_end end);
+WGPROF_API wgprof_status wgprof_pool_chain_end_writes(const wgprof_pool *pool, wgprof_chain_end end,
+                                                      WGPUPassTimestampWrites *writes);
+WGPROF_API wgprof_status wgprof_pool_chain_carry(wgprof_pool *pool, WGPUComputePassEncoder pass,
+                                                 wgprof_chain_end end);
+
 /* Encodes the resolve of every query written since the last resolve, and the copy into a free
  * readback frame, into `encoder`; the dispatches recorded so far become a batch. Call once
  * after the last timed pass has ended, on the encoder that is submitted last (or alone).
