@@ -22,7 +22,6 @@
 
 #include "internal.h"
 #include "record_lib.h"
-#include "recorder.h"
 
 static const char *const WORK_NAMES[WGPROF_REC_WORK_KINDS] = {"copy", "clear", "render pass", "query resolve",
                                                               "timestamp"};
@@ -40,9 +39,9 @@ static void close_work(wgprof_rec_lane *lane)
     }
     snprintf(name + n, sizeof name - n, ")");
     wgprof_dispatch_desc d = {.kernel = name};
-    uint32_t site;
-    bool ok = wgprof__store_site(wgprof__pool_store(lane->pool), &d, &site) == WGPROF_OK &&
-              wgprof__pool_chain_add_site(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
+    wgprof_site site;
+    bool ok = wgprof_pool_site(lane->pool, &d, &site) == WGPROF_OK &&
+              wgprof_pool_chain_add(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
     wgprof_rec_chain_advance(&lane->chain, WGPROF_REC_CHAIN_CLOSE_WORK, ok, WGPROF_REC_WORK_COPY);
 }
 
@@ -64,12 +63,12 @@ wgprof_rec_chain_plan wgprof_rec_chain_before_pass(wgprof_rec_lane *lane, bool t
     }
     wgprof_rec_chain_plan plan = plan_for(lane, theirs ? WGPROF_REC_AT_PASS_THEIRS : WGPROF_REC_AT_PASS);
     if (plan == WGPROF_REC_CHAIN_WRITES) {
-        bool ok = wgprof__pool_chain_begin_writes(lane->pool, writes) == WGPROF_OK;
+        bool ok = wgprof_pool_chain_start_writes(lane->pool, writes) == WGPROF_OK;
         wgprof_rec_chain_advance(&lane->chain, plan, ok, WGPROF_REC_WORK_COPY);
         return ok ? plan : WGPROF_REC_CHAIN_NOTHING;
     }
-    if (plan == WGPROF_REC_CHAIN_END_WRITES) {
-        wgprof__pool_chain_end_writes(lane->pool, lane->owed_end, writes);
+    if (plan == WGPROF_REC_CHAIN_END_WRITES && wgprof_pool_chain_end_writes(lane->pool, lane->owed_end, writes) != WGPROF_OK) {
+        return WGPROF_REC_CHAIN_NOTHING; /* the end stays owed: the next dispatch writes it in its pass */
     }
     return plan;
 }
@@ -82,10 +81,10 @@ void wgprof_rec_chain_after_pass(wgprof_rec_lane *lane, WGPUComputePassEncoder p
         ok = wgprof_pool_chain_begin(lane->pool, pass) == WGPROF_OK;
         break;
     case WGPROF_REC_CHAIN_END_INSIDE:
-        wgprof__pool_chain_end_in_pass(lane->pool, pass, lane->owed_end);
+        ok = wgprof_pool_chain_end_in_pass(lane->pool, pass, lane->owed_end) == WGPROF_OK;
         break;
     case WGPROF_REC_CHAIN_END_WRITES:
-        wgprof__pool_chain_carry(lane->pool, pass, lane->owed_end);
+        ok = wgprof_pool_chain_carry(lane->pool, pass, lane->owed_end) == WGPROF_OK;
         break;
     default:
         return; /* NOTHING, or WRITES (told before the pass) */
@@ -93,7 +92,7 @@ void wgprof_rec_chain_after_pass(wgprof_rec_lane *lane, WGPUComputePassEncoder p
     wgprof_rec_chain_advance(&lane->chain, plan, ok, WGPROF_REC_WORK_COPY);
 }
 
-void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, uint32_t site)
+void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, wgprof_site site)
 {
     wgprof_rec_chain_plan plan = wgprof_rec_chain_decide(&lane->chain, WGPROF_REC_AT_DISPATCH);
     if (plan == WGPROF_REC_CHAIN_DISPATCH_START) {
@@ -103,10 +102,10 @@ void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pas
             return;
         }
     } else if (plan == WGPROF_REC_CHAIN_DISPATCH_END) {
-        wgprof__pool_chain_end_in_pass(lane->pool, pass, lane->owed_end);
-        wgprof_rec_chain_advance(&lane->chain, plan, true, WGPROF_REC_WORK_COPY);
+        bool ended = wgprof_pool_chain_end_in_pass(lane->pool, pass, lane->owed_end) == WGPROF_OK;
+        wgprof_rec_chain_advance(&lane->chain, plan, ended, WGPROF_REC_WORK_COPY);
     }
-    bool added = wgprof__pool_chain_add_site(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
+    bool added = wgprof_pool_chain_add(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
     wgprof_rec_chain_advance(&lane->chain, WGPROF_REC_CHAIN_DISPATCH_ADD, added, WGPROF_REC_WORK_COPY);
 }
 
@@ -115,12 +114,17 @@ static void end_in_empty_pass(wgprof_rec_lane *lane, WGPUCommandEncoder enc)
 {
     const wgprof__webgpu_procs *real = wgprof_rec_real();
     WGPUPassTimestampWrites writes;
-    wgprof__pool_chain_end_writes(lane->pool, lane->owed_end, &writes);
+    if (wgprof_pool_chain_end_writes(lane->pool, lane->owed_end, &writes) != WGPROF_OK) {
+        /* Not the end the pool owes: nothing to write; the pool marks an owed end not written
+         * at resolve. */
+        wgprof_rec_chain_advance(&lane->chain, WGPROF_REC_CHAIN_EMPTY_PASS, false, WGPROF_REC_WORK_COPY);
+        return;
+    }
     WGPUComputePassDescriptor desc = {0};
     desc.timestampWrites = &writes;
     WGPUComputePassEncoder pass = real->wgpuCommandEncoderBeginComputePass(enc, &desc);
     if (pass) {
-        wgprof__pool_chain_carry(lane->pool, pass, lane->owed_end);
+        wgprof_pool_chain_carry(lane->pool, pass, lane->owed_end);
         real->wgpuComputePassEncoderEnd(pass);
         real->wgpuComputePassEncoderRelease(pass);
     }

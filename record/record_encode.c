@@ -17,7 +17,6 @@
 
 #include "internal.h"
 #include "record_lib.h"
-#include "recorder.h"
 #include "common.h"
 
 typedef struct wgprof_rec_pipeline_info {
@@ -501,7 +500,7 @@ typedef void (*dispatch_fn)(WGPUComputePassEncoder pass, const void *args);
 /* The site of a dispatch of `info`'s pipeline (NULL: unknown) with these counts, in the store
  * of the lane's pool: the lane's cached one where it matches. False when out of memory. */
 static bool site_of(wgprof_rec_lane *lane, const pipeline_info *info, const uint32_t workgroups[3], bool indirect,
-                    uint32_t *site)
+                    wgprof_site *site)
 {
     size_t slot = ((uintptr_t)info >> 4) % WGPROF_REC_SITE_CACHE;
     if (info && !indirect && lane->sites[slot].info == info &&
@@ -516,7 +515,7 @@ static bool site_of(wgprof_rec_lane *lane, const pipeline_info *info, const uint
     if (info) {
         memcpy(d.workgroup_size, info->workgroup_size, sizeof d.workgroup_size);
     }
-    if (wgprof__store_site(wgprof__pool_store(lane->pool), &d, site) != WGPROF_OK) {
+    if (wgprof_pool_site(lane->pool, &d, site) != WGPROF_OK) {
         return false;
     }
     if (info && !indirect) {
@@ -538,14 +537,14 @@ static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroup
     }
     atomic_fetch_add(&p->session->dispatches, 1);
     wgprof_rec_lane *lane = wgprof_rec_lane_enter(p->lane);
-    uint32_t site;
+    wgprof_site site;
     if (!lane || !lane->pool) {
         atomic_fetch_add(p->sampled ? &p->session->untimed_overlap : &p->session->untimed_sampled, 1);
         run(pass, args);
     } else if (!site_of(lane, p->pipeline, workgroups, indirect, &site)) {
         run(pass, args); /* out of memory for its name: not timed */
     } else if (wgprof_rec_settings_get()->inside) {
-        wgprof__pool_begin_site(lane->pool, pass, site, 0);
+        wgprof_pool_begin_site(lane->pool, pass, site, 0);
         run(pass, args);
         wgprof_pool_end(lane->pool, pass);
     } else {

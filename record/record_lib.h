@@ -220,7 +220,7 @@ struct wgprof_rec_lane {
     atomic_bool busy;                 /* its encoder's thread is using it (wgprof_rec_lane_enter) */
     /* The rest is its holder's, used without a lock. */
     wgprof_rec_chain_state chain;     /* where its chain stands (record_chain_plan.c) */
-    uint32_t owed_end;                /* the record whose end the chain owes (its place in the batch) */
+    wgprof_chain_end owed_end;        /* the end the chain owes */
     atomic_uint counted;              /* its batches in flight, as last counted */
     uint64_t serial;                  /* its pool's, unique in the process (from 1) */
     /* Sites of its last dispatches by pipeline description and counts, so that the next one
@@ -228,7 +228,7 @@ struct wgprof_rec_lane {
     struct {
         const wgprof_rec_pipeline_info *info; /* NULL: empty */
         uint32_t workgroups[3];
-        uint32_t site;
+        wgprof_site site;
     } sites[WGPROF_REC_SITE_CACHE];
 };
 
@@ -242,9 +242,9 @@ enum { WGPROF_REC_LANES = 8 };
 wgprof_rec_chain_plan wgprof_rec_chain_before_pass(wgprof_rec_lane *lane, bool theirs, WGPUPassTimestampWrites *writes);
 /* Right after that pass began. */
 void wgprof_rec_chain_after_pass(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, wgprof_rec_chain_plan plan);
-/* Before a dispatch in `pass` of `site` (interned in the lane's pool's store): the owed end
+/* Before a dispatch in `pass` of `site` (interned in the lane's pool, wgprof_pool_site): the owed end
  * written, the dispatch's record added. */
-void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, uint32_t site);
+void wgprof_rec_chain_dispatch(wgprof_rec_lane *lane, WGPUComputePassEncoder pass, wgprof_site site);
 /* Before work `kind` on the lane's encoder `enc` (NULL lane: untimed): the owed end written at
  * the beginning of an empty compute pass, the work's record begun. */
 void wgprof_rec_chain_work(wgprof_rec_lane *lane, WGPUCommandEncoder enc, wgprof_rec_work kind);

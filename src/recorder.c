@@ -596,29 +596,6 @@ wgprof_status wgprof_pool_chain_carry(wgprof_pool *pool, WGPUComputePassEncoder 
     return s;
 }
 
-/* The placed chain without the public calls' checks, for record/ until it moves to them.
- * TO BE REMOVED with their declarations in recorder.h once record/ calls the public ones. */
-wgprof_status wgprof__pool_chain_begin_writes(wgprof_pool *pool, WGPUPassTimestampWrites *writes)
-{
-    return chain_start_writes(pool, writes);
-}
-wgprof_status wgprof__pool_chain_add_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, uint32_t *end)
-{
-    return chain_add(pool, site, dispatch_id, end);
-}
-void wgprof__pool_chain_end_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end)
-{
-    chain_end_in_pass(pool, pass, end);
-}
-void wgprof__pool_chain_end_writes(const wgprof_pool *pool, uint32_t end, WGPUPassTimestampWrites *writes)
-{
-    chain_end_writes(pool, end, writes);
-}
-void wgprof__pool_chain_carry(const wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end)
-{
-    chain_carry(pool, pass, end);
-}
-
 wgprof_status wgprof_pool_chain_pass_writes(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch,
                                             WGPUPassTimestampWrites *writes)
 {

@@ -23,15 +23,6 @@ wgprof_status wgprof__pool_chain_next_site(wgprof_pool *pool, WGPUComputePassEnc
 wgprof_status wgprof__pool_chain_pass_writes_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id,
                                                   WGPUPassTimestampWrites *writes);
 
-/* The placed chain of wgprof.h (wgprof_pool_chain_start_writes, _add, _end_in_pass,
- * _end_writes, _carry) without its checks, for record/ alone until it calls the public ones:
- * TO BE REMOVED then, with their definitions at the end of recorder.c's placed chain. */
-wgprof_status wgprof__pool_chain_begin_writes(wgprof_pool *pool, WGPUPassTimestampWrites *writes);
-wgprof_status wgprof__pool_chain_add_site(wgprof_pool *pool, uint32_t site, uint64_t dispatch_id, uint32_t *end);
-void wgprof__pool_chain_end_in_pass(wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end);
-void wgprof__pool_chain_end_writes(const wgprof_pool *pool, uint32_t end, WGPUPassTimestampWrites *writes);
-void wgprof__pool_chain_carry(const wgprof_pool *pool, WGPUComputePassEncoder pass, uint32_t end);
-
 /* Drops the records (and scopes) of the batch not yet resolved: an execute that failed while
  * encoding. */
 void wgprof__pool_discard_batch(wgprof_pool *pool);
