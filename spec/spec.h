@@ -22,6 +22,7 @@
 #define SPEC_MAX_BYTES (64ull << 20)      /* the spec file itself */
 #define SPEC_MAX_WGSL_BYTES (16ull << 20) /* one wgsl_file */
 #define SPEC_DEFAULT_MAX_DISPATCHES 1000000ull /* dispatches per iteration, counting repeat */
+#define SPEC_MAX_DISPATCH_FIGURE 1e18 /* a dispatch's "bytes" or "flops" */
 
 /* SPEC_F16 is a struct field's scalar only: a buffer's own type is f32, u32 or i32. */
 typedef enum spec_type { SPEC_F32, SPEC_U32, SPEC_I32, SPEC_F16 } spec_type;

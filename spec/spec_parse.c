@@ -1044,6 +1044,13 @@ static bool parse_dispatch(ctx *c, json_t *d, const char *where, spec *s, spec_d
     if (out->bytes < 0 || out->flops < 0) {
         return fail(c, where, "\"bytes\" and \"flops\" must not be negative");
     }
+    /* A bound no real dispatch comes near, so that every sum the reports make of these (over
+     * repeats, dispatches and iterations, each bounded too) stays a finite number. */
+    if (out->bytes > SPEC_MAX_DISPATCH_FIGURE || out->flops > SPEC_MAX_DISPATCH_FIGURE) {
+        return fail(c, where, "\"%s\" is %g, more than the %g one dispatch may claim",
+                    out->bytes > SPEC_MAX_DISPATCH_FIGURE ? "bytes" : "flops",
+                    out->bytes > SPEC_MAX_DISPATCH_FIGURE ? out->bytes : out->flops, SPEC_MAX_DISPATCH_FIGURE);
+    }
     out->repeat = (uint32_t)repeat;
     /* The cap counts every repeat, and is checked before any per-dispatch memory exists. */
     c->dispatch_total += repeat;

@@ -26,6 +26,18 @@ static void json_number(FILE *out, double v)
 
 static void json_bool(FILE *out, bool v) { fputs(v ? "true" : "false", out); }
 
+/* `, "key": v` with v in %.*g (`fixed`: %.*f) at `digits`, or null where v is not finite: JSON
+ * has no infinity (bytes or flops a spec gave near the largest double overflow in a sum). */
+static void json_key_real(FILE *out, const char *key, double v, int digits, bool fixed)
+{
+    fprintf(out, ", \"%s\": ", key);
+    if (!isfinite(v)) {
+        fputs("null", out);
+    } else {
+        fprintf(out, fixed ? "%.*f" : "%.*g", digits, v);
+    }
+}
+
 /* `, "key": value` for each pair; every value null when the figures do not exist. */
 static void json_fields(FILE *out, const char *const *keys, const double *values, size_t count, bool exist)
 {
@@ -123,10 +135,10 @@ static void write_dispatch(const wgprof_record *rec, FILE *out)
     fputs(", \"cpu_end_ns\": ", out);
     json_number(out, rec->cpu_end_ns);
     if (rec->bytes > 0) {
-        fprintf(out, ", \"bytes\": %.17g", rec->bytes);
+        json_key_real(out, "bytes", rec->bytes, 17, false);
     }
     if (rec->flops > 0) {
-        fprintf(out, ", \"flops\": %.17g", rec->flops);
+        json_key_real(out, "flops", rec->flops, 17, false);
     }
     fputs("}", out);
 }
@@ -268,18 +280,18 @@ static void json_throughput(FILE *out, const throughput_keys *keys, double per_d
                             double peak)
 {
     if (per_dispatch > 0) {
-        fprintf(out, ", \"%s\": %.17g", keys->per_dispatch, per_dispatch);
+        json_key_real(out, keys->per_dispatch, per_dispatch, 17, false);
     }
     if (total > 0) {
-        fprintf(out, ", \"%s\": %.6f", keys->total, total);
+        json_key_real(out, keys->total, total, 6, true);
         if (peak > 0) {
-            fprintf(out, ", \"%s\": %.6f", keys->total_share, total / peak);
+            json_key_real(out, keys->total_share, total / peak, 6, true);
         }
     }
     if (median > 0) {
-        fprintf(out, ", \"%s\": %.6f", keys->median, median);
+        json_key_real(out, keys->median, median, 6, true);
         if (peak > 0) {
-            fprintf(out, ", \"%s\": %.6f", keys->median_share, median / peak);
+            json_key_real(out, keys->median_share, median / peak, 6, true);
         }
     }
 }
@@ -295,15 +307,15 @@ static void write_kernel(const wgprof__report *r, const wgprof_kernel_stats *k, 
                              k->median_ns, k->p95_ns, k->stddev_ns};
     json_fields(out, keys, values, sizeof values / sizeof values[0], k->count > 0);
     if (k->count) {
-        fprintf(out, ", \"share\": %.6f", k->share);
+        json_key_real(out, "share", k->share, 6, true);
     } else {
         fputs(", \"share\": null", out);
     }
     if (k->bytes > 0) {
-        fprintf(out, ", \"bytes\": %.17g", k->bytes);
+        json_key_real(out, "bytes", k->bytes, 17, false);
     }
     if (k->flops > 0) {
-        fprintf(out, ", \"flops\": %.17g", k->flops);
+        json_key_real(out, "flops", k->flops, 17, false);
     }
     json_throughput(out, &BYTES_KEYS, k->bytes_per_dispatch, k->gbps_total, k->gbps, r->desc->peak_gbps);
     json_throughput(out, &FLOPS_KEYS, k->flops_per_dispatch, k->gflops_total, k->gflops, r->desc->peak_gflops);

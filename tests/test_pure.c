@@ -722,6 +722,29 @@ static json_t *kernel_json(json_t *root, const char *name)
     return NULL;
 }
 
+/* Figures whose sums overflow (a library user's, unchecked: the spec reader refuses them) are
+ * written as null, never as `inf`, which is not JSON: the report always parses. */
+static void test_figures_overflow(void)
+{
+    wgprof_pool *p = wgprof__pool_new_host();
+    wgprof_dispatch_desc huge = {.kernel = "huge", .bytes = 1e308, .flops = 1e308};
+    uint32_t h;
+    CHECK_OK(wgprof__host_site(p, &huge, &h));
+    const uint32_t sites[] = {h, h};
+    const uint64_t ticks[] = {1000, 1000};
+    timed_batch(p, sites, ticks, 2);
+    char *json = report_text(p, WGPROF_FORMAT_JSON);
+    json_error_t err;
+    json_t *root = json_loads(json, 0, &err);
+    CHECK_MSG(root != NULL, "JSON report with overflowing figures does not parse: %s", err.text);
+    CHECK(json && !strstr(json, "inf") && !strstr(json, "nan"));
+    json_t *k = root ? kernel_json(root, "huge") : NULL;
+    CHECK(k && json_is_null(json_object_get(k, "bytes")) && json_is_null(json_object_get(k, "gbps")));
+    json_decref(root);
+    free(json);
+    wgprof_pool_destroy(p);
+}
+
 /* Throughput: a copy with one slow dispatch among four quick ones is typically as fast as the
  * quick ones (bytes over the median duration), and the figure over the whole run stays beside
  * it (all bytes over the total time); a kernel whose dispatches move different amounts gets the
@@ -1413,6 +1436,7 @@ int main(void)
     test_hostile_names();
     test_deep_scopes();
     test_throughput();
+    test_figures_overflow();
     test_strategy();
     test_quantum();
     test_unknown_workgroup_size();

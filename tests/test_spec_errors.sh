@@ -205,4 +205,17 @@ first_line 'wgprof run: shadow.json: $.dispatches[1].bindings: group 0 does not 
 has 'kernel "rms_norm" declares in group 0: 0 (var<storage, read_write> v: array<f32>), 1 (var<storage, read> w: array<f32>), 2 (var<storage, read> u: array<f32>)'
 if printf '%s' "$out" | grep -q 'which the spec does not bind'; then bad "shadow.json: a binding claimed: $out"; else ok; fi
 
+# ---- figures that do not fit ----
+# "bytes": 1e308 on a dispatch repeated twice summed to infinity, which the JSON report then
+# wrote as `inf` (not JSON): a figure no dispatch comes near is refused at the spec, by path.
+for key in bytes flops; do
+  cat >"big_$key.json" <<EOF
+{"buffers": [{"name": "v", "elements": 64}],
+ "kernels": [{"name": "k", "wgsl": "@group(0) @binding(0) var<storage, read_write> v: array<f32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) i: vec3u) { v[i.x] = 1.0; }"}],
+ "dispatches": [{"kernel": "k", "workgroups": 1, "bindings": {"0": "v"}, "repeat": 2, "$key": 1e308}]}
+EOF
+  fails "big_$key.json"
+  has "\$.dispatches[0]: \"$key\" is 1e+308, more than the 1e+18 one dispatch may claim"
+done
+
 finish
