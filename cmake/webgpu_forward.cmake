@@ -3,10 +3,10 @@
 #   wgprof_webgpu_procs: the table of an implementation's functions that libwgprof calls WebGPU
 #     through (struct wgprof__webgpu_procs, one pointer per function with its exact signature;
 #     OUT_H) and its loader by name (dlsym of every name in the implementation's handle; OUT_C);
-#   wgprof_webgpu_forwarders: for wgprof record's preload library (tools/record/), an exported
+#   wgprof_webgpu_forwarders: for wgprof record's preload library (record/), an exported
 #     forwarder for every function not in HOOKED, which calls the table's function, or logs once
 #     and returns zero where the implementation lacks it (wgpu-py looks every name up when it
-#     loads, so each must exist). The functions in HOOKED are written by hand in tools/record/;
+#     loads, so each must exist). The functions in HOOKED are written by hand in record/;
 #     webgpu.h's own declarations check their signatures;
 #   wgprof_webgpu_procs_logging: for the tests (src/testing.h), a table whose every entry reports
 #     its function's name, then calls the real one (OUT_C), and a header to force-include in a
