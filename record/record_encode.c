@@ -13,6 +13,7 @@
  */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -45,6 +46,9 @@ typedef struct wgprof_rec_pass {
 typedef struct wgprof_rec_module {
     char *label;  /* "" when none */
     char *source; /* its WGSL; NULL for other sources */
+    char code[16]; /* the kind of its code and a hash of it ("wgsl-1a2b3c4d"); "" when unknown */
+    atomic_long made; /* creations that returned this handle (Dawn's cache hands one out again for
+                         the same code) less their releases */
 } module_info;
 
 /* What the program holds for each compute pipeline it creates (wgprof_rec_pipeline): Dawn
@@ -54,8 +58,6 @@ typedef struct wgprof_rec_module {
  * it before its release still names its dispatches). Every hook that takes a compute pipeline
  * translates it, also for libwgprof's own calls (a graph made with the program's pipelines). */
 typedef wgprof_rec_pipeline pipeline_proxy;
-
-static atomic_uint g_pipeline_count;
 
 static bool hooks_on(void) { return wgprof_rec_active(); }
 
@@ -96,18 +98,89 @@ static void free_pipeline(pipeline_info *p)
     }
 }
 
-/* The WGSL of a shader module descriptor, where its chain holds one. */
-static const WGPUShaderSourceWGSL *wgsl_of(WGPUShaderModuleDescriptor const *d)
+/* 64-bit FNV-1a, continued from `h`. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
-    for (const WGPUChainedStruct *c = d->nextInChain; c; c = c->next) {
-        if (c->sType == WGPUSType_ShaderSourceWGSL) {
-            return (const WGPUShaderSourceWGSL *)(const void *)c;
-        }
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ p[i]) * 0x100000001b3ull;
     }
-    return NULL;
+    return h;
 }
 
-/* Kept for naming pipelines (the label) and for their workgroup sizes (the WGSL). */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+
+/* "KIND-xxxxxxxx": what names an unlabelled module's pipelines, the same for the same code in
+ * every run (and never from its place in the program's order or its address). */
+static void code_name(char out[16], const char *kind, uint64_t h)
+{
+    snprintf(out, 16, "%.6s-%08x", kind, (unsigned)(h ^ (h >> 32)));
+}
+
+void wgprof_rec_module_keep(WGPUShaderModule module, WGPUStringView label, wgprof_rec_code kind, const void *code,
+                            size_t bytes)
+{
+    static const char *const kinds[] = {"", "wgsl", "spirv", "glsl"};
+    module_info *m = module ? wgprof_rec_module_get(module) : NULL;
+    if (m) { /* the same code again, as its first creation described it (so does Dawn) */
+        atomic_fetch_add(&m->made, 1);
+        return;
+    }
+    m = module ? wgprof__calloc(1, sizeof *m) : NULL;
+    if (!m) {
+        return;
+    }
+    atomic_init(&m->made, 1);
+    m->label = copy_view(label);
+    if (kind == WGPROF_REC_CODE_WGSL) {
+        m->source = copy_view((WGPUStringView){code, bytes});
+    }
+    if (kind != WGPROF_REC_CODE_UNKNOWN && (unsigned)kind < sizeof kinds / sizeof kinds[0] && (code || !bytes)) {
+        code_name(m->code, kinds[kind], fnv1a(FNV_OFFSET, code, bytes));
+    }
+    if (!m->label || (kind == WGPROF_REC_CODE_WGSL && !m->source) || !wgprof_rec_module_put(module, m)) {
+        free_module(m);
+    }
+}
+
+/* The code a shader module descriptor's chain holds (WGSL, SPIR-V, wgpu-native's GLSL). */
+static wgprof_rec_code code_of(WGPUShaderModuleDescriptor const *d, const void **code, size_t *bytes)
+{
+    /* wgpu.h's WGPUSType_ShaderSourceGLSL (in the range webgpu.h gives wgpu-native), whose
+     * struct begins as below: wgpu.h is not always there to build against. */
+    enum { STYPE_GLSL = 0x00030003 };
+    typedef struct {
+        WGPUChainedStruct chain;
+        WGPUShaderStage stage;
+        WGPUStringView code;
+    } glsl_source;
+    for (const WGPUChainedStruct *c = d->nextInChain; c; c = c->next) {
+        if (c->sType == WGPUSType_ShaderSourceWGSL) {
+            const WGPUShaderSourceWGSL *w = (const void *)c;
+            *code = w->code.data;
+            *bytes = view_length(w->code);
+            return WGPROF_REC_CODE_WGSL;
+        }
+        if (c->sType == WGPUSType_ShaderSourceSPIRV) {
+            const WGPUShaderSourceSPIRV *v = (const void *)c;
+            *code = v->code;
+            *bytes = v->code ? (size_t)v->codeSize * sizeof *v->code : 0;
+            return WGPROF_REC_CODE_SPIRV;
+        }
+        if ((unsigned)c->sType == STYPE_GLSL) {
+            const glsl_source *g = (const void *)c;
+            *code = g->code.data;
+            *bytes = view_length(g->code);
+            return WGPROF_REC_CODE_GLSL;
+        }
+    }
+    *code = NULL;
+    *bytes = 0;
+    return WGPROF_REC_CODE_UNKNOWN;
+}
+
+/* Kept for naming pipelines (the label, a hash of the code) and for their workgroup sizes (the
+ * WGSL). */
 WGPROF_REC_EXPORT WGPUShaderModule wgpuDeviceCreateShaderModule(WGPUDevice device,
                                                                 WGPUShaderModuleDescriptor const *descriptor)
 {
@@ -115,32 +188,28 @@ WGPROF_REC_EXPORT WGPUShaderModule wgpuDeviceCreateShaderModule(WGPUDevice devic
     if (!module || !descriptor || !hooks_on()) {
         return module;
     }
-    const WGPUShaderSourceWGSL *wgsl = wgsl_of(descriptor);
-    module_info *m = wgprof__calloc(1, sizeof *m);
-    if (m) {
-        m->label = copy_view(descriptor->label);
-        m->source = wgsl ? copy_view(wgsl->code) : NULL;
-        if (!m->label || !wgprof_rec_module_put(module, m)) {
-            free_module(m);
-        }
-    }
+    const void *code;
+    size_t bytes;
+    wgprof_rec_code kind = code_of(descriptor, &code, &bytes);
+    wgprof_rec_module_keep(module, descriptor->label, kind, code, bytes);
     return module;
 }
 
 WGPROF_REC_EXPORT void wgpuShaderModuleRelease(WGPUShaderModule module)
 {
-    if (hooks_on()) {
+    module_info *m = hooks_on() ? wgprof_rec_module_get(module) : NULL;
+    if (m && atomic_fetch_sub(&m->made, 1) <= 1) {
         free_module(wgprof_rec_module_take(module));
     }
     wgprof_rec_real()->wgpuShaderModuleRelease(module);
 }
 
 /* The entry point a pipeline names, or where it names none, the module's only @compute one. */
-static bool entry_point(WGPUComputePipelineDescriptor const *d, const module_info *m, char *out, size_t cap)
+static bool entry_point(WGPUStringView named, const module_info *m, char *out, size_t cap)
 {
-    size_t n = view_length(d->compute.entryPoint);
+    size_t n = view_length(named);
     if (n) {
-        snprintf(out, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), d->compute.entryPoint.data);
+        snprintf(out, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), named.data);
         return true;
     }
     const char *at = m && m->source ? strstr(m->source, "@compute") : NULL;
@@ -157,23 +226,23 @@ static bool entry_point(WGPUComputePipelineDescriptor const *d, const module_inf
     return len > 0;
 }
 
+enum { MAX_CONSTANTS = 64 };
+
 /* The pipeline's workgroup size from its module's WGSL and constants; 0,0,0 when unknown. */
-static void workgroup_size(WGPUComputePipelineDescriptor const *d, const module_info *m, const char *entry,
+static void workgroup_size(WGPUConstantEntry const *given, size_t count, const module_info *m, const char *entry,
                            uint32_t out[3])
 {
-    enum { MAX_CONSTANTS = 64 };
     memset(out, 0, 3 * sizeof *out);
-    if (!m || !m->source || !entry[0] || d->compute.constantCount > MAX_CONSTANTS) {
+    if (!m || !m->source || !entry[0] || count > MAX_CONSTANTS || (count && !given)) {
         return;
     }
     wgsl_constant constants[MAX_CONSTANTS];
     char names[MAX_CONSTANTS][128];
-    size_t count = d->compute.constantCount;
     for (size_t i = 0; i < count; i++) {
-        size_t n = view_length(d->compute.constants[i].key);
-        snprintf(names[i], sizeof names[i], "%.*s", (int)(n < 127 ? n : 127), n ? d->compute.constants[i].key.data : "");
+        size_t n = view_length(given[i].key);
+        snprintf(names[i], sizeof names[i], "%.*s", (int)(n < 127 ? n : 127), n ? given[i].key.data : "");
         constants[i].name = names[i];
-        constants[i].value = d->compute.constants[i].value;
+        constants[i].value = given[i].value;
     }
     char why[256];
     if (!wgsl_workgroup_size(m->source, entry, constants, count, out, why, sizeof why)) {
@@ -181,32 +250,81 @@ static void workgroup_size(WGPUComputePipelineDescriptor const *d, const module_
     }
 }
 
-/* The pipeline's kernel name, "label:entry" (the pipeline's label, else its shader module's,
- * else "pipeline<N>" in the order pipelines were created; ":entry" left out where no entry
- * point can be told), and its workgroup size. */
-static pipeline_info *describe(WGPUComputePipelineDescriptor const *d)
+static int compare_keys(WGPUStringView a, WGPUStringView b)
+{
+    size_t n = view_length(a), k = view_length(b);
+    int c = memcmp(n ? a.data : "", k ? b.data : "", n < k ? n : k);
+    return c ? c : (n > k) - (n < k);
+}
+
+/* "(name=value,...)" of the pipeline's override constants, by name: it tells apart pipelines of
+ * one module and entry point that differ in them, the same whatever order the program gave them
+ * in. Where that would be long (or there are very many), "(#xxxxxxxx)", a hash of it. "" with
+ * no constants. */
+static void constants_text(WGPUConstantEntry const *constants, size_t count, char *out, size_t cap)
+{
+    enum { READABLE = 48 };
+    out[0] = '\0';
+    if (!count || !constants) {
+        return;
+    }
+    size_t order[MAX_CONSTANTS];
+    size_t sorted = count <= MAX_CONSTANTS ? count : 0; /* past that, in the program's order */
+    for (size_t i = 0; i < sorted; i++) {
+        size_t j = i;
+        for (; j > 0 && compare_keys(constants[order[j - 1]].key, constants[i].key) > 0; j--) {
+            order[j] = order[j - 1];
+        }
+        order[j] = i;
+    }
+    char text[1024];
+    size_t len = 0;
+    uint64_t h = FNV_OFFSET;
+    for (size_t i = 0; i < count; i++) {
+        const WGPUConstantEntry *c = &constants[sorted ? order[i] : i];
+        size_t n = view_length(c->key);
+        char value[32];
+        snprintf(value, sizeof value, "%g", c->value);
+        if (strtod(value, NULL) != c->value) { /* the shortest text that reads back as the value */
+            snprintf(value, sizeof value, "%.17g", c->value);
+        }
+        h = fnv1a(fnv1a(h, n ? c->key.data : "", n), "=", 1);
+        h = fnv1a(fnv1a(h, value, strlen(value)), ",", 1);
+        if (len < sizeof text) {
+            int w = snprintf(text + len, sizeof text - len, "%s%.*s=%s", i ? "," : "", (int)(n < 128 ? n : 128),
+                             n ? c->key.data : "", value);
+            len += w > 0 ? (size_t)w : sizeof text;
+        }
+    }
+    if (len <= READABLE) {
+        snprintf(out, cap, "(%.*s)", (int)len, text);
+    } else {
+        snprintf(out, cap, "(#%08x)", (unsigned)(h ^ (h >> 32)));
+    }
+}
+
+wgprof_rec_pipeline_info *wgprof_rec_pipeline_describe(WGPUStringView label, WGPUShaderModule module,
+                                                       WGPUStringView entry, WGPUConstantEntry const *constants,
+                                                       size_t constant_count)
 {
     pipeline_info *p = wgprof__calloc(1, sizeof *p);
     if (!p) {
         return NULL;
     }
-    const module_info *m = d->compute.module ? wgprof_rec_module_get(d->compute.module) : NULL;
-    char label[256], entry[256], name[600];
-    size_t n = view_length(d->label);
-    if (n) {
-        snprintf(label, sizeof label, "%.*s", (int)(n < 255 ? n : 255), d->label.data);
-    } else if (m && m->label[0]) {
-        snprintf(label, sizeof label, "%s", m->label);
+    const module_info *m = module ? wgprof_rec_module_get(module) : NULL;
+    char first[256], entry_name[256], values[64], name[600];
+    size_t n = view_length(label);
+    values[0] = '\0';
+    if (n) { /* the program's own name for it, as it gave it */
+        snprintf(first, sizeof first, "%.*s", (int)(n < 255 ? n : 255), label.data);
     } else {
-        snprintf(label, sizeof label, "pipeline%u", atomic_load(&g_pipeline_count));
+        snprintf(first, sizeof first, "%s", m && m->label[0] ? m->label : m && m->code[0] ? m->code : "unnamed");
+        constants_text(constants, constant_count, values, sizeof values);
     }
-    atomic_fetch_add(&g_pipeline_count, 1);
-    bool has_entry = entry_point(d, m, entry, sizeof entry);
+    bool has_entry = entry_point(entry, m, entry_name, sizeof entry_name);
+    snprintf(name, sizeof name, "%s%s%s%s", first, has_entry ? ":" : "", has_entry ? entry_name : "", values);
     if (has_entry) {
-        snprintf(name, sizeof name, "%s:%s", label, entry);
-        workgroup_size(d, m, entry, p->workgroup_size);
-    } else {
-        snprintf(name, sizeof name, "%s", label);
+        workgroup_size(constants, constant_count, m, entry_name, p->workgroup_size);
     }
     p->name = wgprof__strdup(name);
     if (!p->name) {
@@ -214,6 +332,12 @@ static pipeline_info *describe(WGPUComputePipelineDescriptor const *d)
         return NULL;
     }
     return p;
+}
+
+static pipeline_info *describe(WGPUComputePipelineDescriptor const *d)
+{
+    return wgprof_rec_pipeline_describe(d->label, d->compute.module, d->compute.entryPoint, d->compute.constants,
+                                        d->compute.constantCount);
 }
 
 /* The program's handle for `real`, described by `info` (which it takes); `real` itself where

@@ -259,6 +259,29 @@ void wgprof_rec_chain_forget(wgprof_rec_lane *lane);
 /* The lane encoder `enc` holds; NULL where it is not timed. Its thread's, without a lock. */
 wgprof_rec_lane *wgprof_rec_encoder_lane(WGPUCommandEncoder enc);
 
+/* The kinds of code a shader module is made from. */
+typedef enum wgprof_rec_code {
+    WGPROF_REC_CODE_UNKNOWN,
+    WGPROF_REC_CODE_WGSL,
+    WGPROF_REC_CODE_SPIRV, /* `code` the words, `bytes` 4 per word */
+    WGPROF_REC_CODE_GLSL,
+} wgprof_rec_code;
+/* Keeps what names the pipelines of the program's new `module`: its label, and a hash of its
+ * `bytes` of code (copied where they are WGSL, also read for workgroup sizes). By every hook
+ * that creates a shader module; nothing kept where out of memory. */
+void wgprof_rec_module_keep(WGPUShaderModule module, WGPUStringView label, wgprof_rec_code kind, const void *code,
+                            size_t bytes);
+/* A compute pipeline's description (its kernel name and workgroup size), from what its creation
+ * was given: by every hook that creates one; NULL where out of memory. The name is
+ * "first:entry": first the pipeline's label; without one the module's label, else the kind of
+ * its code and a hash of it ("wgsl-1a2b3c4d"), else "unnamed"; then the entry point (left out
+ * where it cannot be told); after a name not from the pipeline's label, its override constants
+ * ("(k=2,n=64)"). Never from the order of creation or an address: the same code names its
+ * kernels the same in every run. */
+wgprof_rec_pipeline_info *wgprof_rec_pipeline_describe(WGPUStringView label, WGPUShaderModule module,
+                                                       WGPUStringView entry, WGPUConstantEntry const *constants,
+                                                       size_t constant_count);
+
 struct wgprof_rec_session {
     pthread_mutex_t lock;     /* guards what is marked "locked" */
     pthread_cond_t changed;   /* a lane given back, the set-up or the finish done */

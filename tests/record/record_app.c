@@ -11,8 +11,9 @@
  *   workgroups KERNEL X Y Z COUNT    of those, the direct ones of that size
  * KERNEL is the name the profiler must give: the pipeline's label and entry point
  * (`label:entry`); for an unlabelled pipeline the shader module's label (`module:entry`), or,
- * where the module has none either, `pipeline*:entry` (the `*` standing for the profiler's own
- * index); with ` (indirect)` after it for indirect dispatches. Dispatches that were encoded but
+ * where the module has none either, `wgsl-*:entry` (the `*` standing for the profiler's hash of
+ * the code), and after a name not from the pipeline's label its override constants
+ * (`(name=value,...)`); with ` (indirect)` after it for indirect dispatches. Dispatches that were encoded but
  * never submitted are not counted. Dispatches submitted after the program let go of its device
  * (or in the call during which it did), whose timing a profiler cannot be held to, are printed
  * apart:
@@ -54,6 +55,10 @@
  *   threads8        8 threads started together, each with its own buffer, pipeline (labelled
  *                   "thread0" ... "thread7") and encoders, submitting its own steps to the
  *                   one queue and checking its own results
+ *   names           unlabelled pipelines: one of a labelled module, two of one unlabelled module
+ *                   with different entry points, two of one entry point with different
+ *                   override constants, one with no entry point given; each dispatched once
+ *   names-reversed  the same pipelines created in the reverse order
  *   callback-thread a mapping callback (AllowProcessEvents) of the main thread waits, at most
  *                   10 s, for a second thread to encode a dispatch (pass "other thread") and
  *                   submit it; it prints where the callback ran ("callback ran in
@@ -324,7 +329,7 @@ typedef struct { kernel *fill, *adder, *doubler, *halver, *arith_add; } kernel_s
 static kernel_set make_kernels(app *a)
 {
     kernel_set k;
-    k.fill = make_kernel(a, NULL, a->fill, "fill", OP_FILL, "pipeline*:fill", "pipeline*:fill (indirect)");
+    k.fill = make_kernel(a, NULL, a->fill, "fill", OP_FILL, "wgsl-*:fill", "wgsl-*:fill (indirect)");
     k.adder = make_kernel(a, "adder", a->arith, "add_one", OP_ADD_ONE, "adder:add_one", "adder:add_one (indirect)");
     k.doubler = make_kernel(a, "doubler", a->arith, "twice", OP_TWICE, "doubler:twice", "doubler:twice (indirect)");
     k.halver = make_kernel(a, "halver", a->arith, "halve", OP_HALVE, "halver:halve", "halver:halve (indirect)");
@@ -894,6 +899,71 @@ static int mode_indirect(app *a)
     return failed;
 }
 
+static const char scale_wgsl[] =
+    "@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n"
+    "override factor: f32 = 1.0;\n"
+    "@compute @workgroup_size(64) fn scale(@builtin(global_invocation_id) id: vec3u,\n"
+    "                                      @builtin(num_workgroups) n: vec3u) {\n"
+    "    let i = id.x + id.y * n.x * 64u; if (i < arrayLength(&v)) { v[i] = v[i] * factor; }\n"
+    "}\n";
+
+/* Pipelines the program names nothing, created in one order or the other: the profiler's names
+ * for them must be the same either way. */
+static int mode_names(app *a, bool reversed)
+{
+    /* Code of their own, unlike setup's "arith": Dawn hands out one module for the same code,
+     * labelled as it was first made. */
+    char own[2][sizeof arith_wgsl + 32];
+    snprintf(own[0], sizeof own[0], "// unlabelled\n%s", arith_wgsl);
+    snprintf(own[1], sizeof own[1], "// labelled\n%s", arith_wgsl);
+    WGPUShaderModule plain = make_module(a, NULL, own[0]);
+    WGPUShaderModule labelled = make_module(a, "lab", own[1]);
+    WGPUShaderModule scale = make_module(a, NULL, scale_wgsl);
+    WGPUConstantEntry twice = {.key = view("factor"), .value = 2.0}, half = {.key = view("factor"), .value = 0.5};
+    struct {
+        WGPUShaderModule module;
+        const char *entry;
+        const WGPUConstantEntry *constant;
+        op_kind op;
+        const char *name;
+    } made[] = {
+        {labelled, "add_one", NULL, OP_ADD_ONE, "lab:add_one"},
+        {plain, "add_one", NULL, OP_ADD_ONE, "wgsl-*:add_one"},
+        {plain, "twice", NULL, OP_TWICE, "wgsl-*:twice"},
+        {scale, "scale", &twice, OP_TWICE, "wgsl-*:scale(factor=2)"},
+        {scale, "scale", &half, OP_HALVE, "wgsl-*:scale(factor=0.5)"},
+        {a->fill, NULL, NULL, OP_FILL, "wgsl-*:fill"},
+    };
+    enum { MADE = sizeof made / sizeof made[0] };
+    kernel *k[MADE];
+    for (unsigned n = 0; n < MADE; n++) {
+        unsigned i = reversed ? MADE - 1 - n : n;
+        WGPUComputePipelineDescriptor pd = pipeline_desc(a, NULL, made[i].module, made[i].entry);
+        if (!made[i].entry) { /* null (not empty): the module's one @compute function */
+            pd.compute.entryPoint = (WGPUStringView){NULL, WGPU_STRLEN};
+        }
+        pd.compute.constantCount = made[i].constant ? 1 : 0;
+        pd.compute.constants = made[i].constant;
+        k[i] = add_kernel(a, wgpuDeviceCreateComputePipeline(a->device, &pd), made[i].op, made[i].name, "");
+    }
+    recording r;
+    begin(a, &r);
+    pass_begin(a, &r, NULL, NULL);
+    dispatch(&r, k[MADE - 1], ALL, 1, 1); /* the fill first, then the others in their order */
+    for (unsigned i = 0; i + 1 < MADE; i++) {
+        dispatch(&r, k[i], ALL, 1, 1);
+    }
+    pass_end(&r);
+    submit_one(a, &r);
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+    print_manifest(a);
+    wgpuShaderModuleRelease(plain);
+    wgpuShaderModuleRelease(labelled);
+    wgpuShaderModuleRelease(scale);
+    return failed;
+}
+
 /* Basic's work on a device whose adapter and instance the program released as soon as it had
  * it (setup did, SETUP_RELEASE_EARLY). */
 static int mode_early_release(app *a)
@@ -1344,7 +1414,8 @@ int main(int argc, char **argv)
     static const char *const modes[] = {"basic",        "own-timestamps", "unsubmitted",      "no-release",
                                         "crash",        "indirect",       "early-release",    "device-first",
                                         "callback-release", "orphan-scope", "two-devices", "fork",
-                                        "copies",       "long-chain",     "threads8",         "callback-thread"};
+                                        "copies",       "long-chain",     "threads8",         "callback-thread",
+                                        "names",        "names-reversed"};
     const char *mode = argc > 1 ? argv[1] : "";
     int known = 0;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
@@ -1396,6 +1467,8 @@ int main(int argc, char **argv)
         failed = mode_threads8(&a);
     } else if (!strcmp(mode, "callback-thread")) {
         failed = mode_callback_thread(&a);
+    } else if (!strncmp(mode, "names", 5)) {
+        failed = mode_names(&a, !strcmp(mode, "names-reversed"));
     } else {
         failed = mode_fork(&a);
     }
