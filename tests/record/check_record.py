@@ -13,8 +13,8 @@ at least its `manifest` count of valid records and at most manifest + maybe reco
 not, and its workgroup counts are not compared.
 The encoder's own GPU work between its compute passes is in the manifest by the name the
 profiler gives it, "(copy, clear)" and the like, with no workgroups.
-A manifest name may hold `*` for the part the profiler chooses (the index of a pipeline with
-neither label nor module label); each such name must match one name in the reports.
+A manifest name may hold `*` for the part the profiler chooses (the hash of the code of a
+pipeline with neither label nor module label); each such name must match one name in the reports.
 Exits 0 where all holds, 1 with the differences on stderr.
 """
 import collections
