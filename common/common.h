@@ -37,6 +37,16 @@
  * - a symbolic link is followed, by the same rules, to what it points to: the link stays;
  * - anything else (a folder, a socket, a block device) is refused.
  *
+ * The path is walked one component at a time from "/" or ".", each folder opened under the one
+ * before with O_NOFOLLOW and each link followed by hand, so that one rule holds at every
+ * component, not only the last: a link in a sticky folder that anyone may write to (/tmp) is
+ * followed only when it belongs to this process's user or to the folder's owner (the rule of
+ * Linux's fs.protected_symlinks, which wgprof keeps even where the kernel's is off; links the
+ * user has elsewhere, a home folder that is a link, are followed). The last folder stays open
+ * (out_plan.dir_fd): the temporary file is created, and renamed over the target, within that
+ * descriptor, so that a folder on the way swapped for a link after the check cannot redirect the
+ * write.
+ *
  * Messages name the path as the user gave it (and where a link led, when it did).
  */
 
