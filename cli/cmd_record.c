@@ -243,12 +243,42 @@ static int compare_sets(const void *a, const void *b)
     return strcmp(((const result_set *)a)->id, ((const result_set *)b)->id);
 }
 
-/* The result sets in `dir` (every PID.N.json); *count receives how many. */
-static result_set *list_sets(const char *dir, size_t *count)
+/* The results folder: made private in TMPDIR, which someone else may be able to write to, and
+ * from then on read and emptied only through descriptors (record.h says why). */
+typedef struct results_folder {
+    char path[PATH_MAX]; /* absolute, for the program's environment and messages */
+    int parent;          /* the folder it was made in */
+    char name[64];       /* its name there */
+    int fd;              /* itself */
+    struct stat st;
+} results_folder;
+
+/* Opens `name` in the results folder for reading; NULL where it is not a regular file there. */
+static FILE *open_result(const results_folder *r, const char *name)
+{
+    int fd = openat(r->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f && fd >= 0) {
+        close(fd);
+    }
+    return f;
+}
+
+/* The result sets in the results folder (every PID.N.json); *count receives how many. */
+static result_set *list_sets(const results_folder *r, size_t *count)
 {
     *count = 0;
-    DIR *d = opendir(dir);
+    int fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
+        if (fd >= 0) {
+            close(fd);
+        }
         return NULL;
     }
     size_t cap = 0;
@@ -287,16 +317,16 @@ static result_set *list_sets(const char *dir, size_t *count)
     return sets;
 }
 
-static bool exists(const char *path)
+static bool exists(const results_folder *r, const char *name)
 {
     struct stat st;
-    return stat(path, &st) == 0;
+    return fstatat(r->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* Copies `from` to stderr. */
-static void print_file(const char *from)
+static void print_file(const results_folder *r, const char *from)
 {
-    FILE *f = fopen(from, "r");
+    FILE *f = open_result(r, from);
     if (!f) {
         return;
     }
@@ -309,9 +339,9 @@ static void print_file(const char *from)
 }
 
 /* The value of `key` in a PID.N.meta file of "key value" lines; 0 where it is not there. */
-static unsigned long long meta_value(const char *meta_path, const char *key)
+static unsigned long long meta_value(const results_folder *r, const char *meta_path, const char *key)
 {
-    FILE *f = fopen(meta_path, "r");
+    FILE *f = open_result(r, meta_path);
     if (!f) {
         return 0;
     }
@@ -328,16 +358,16 @@ static unsigned long long meta_value(const char *meta_path, const char *key)
     return found;
 }
 
-static void print_notes(const char *base)
+static void print_notes(const results_folder *r, const char *base)
 {
     char meta[4400];
     snprintf(meta, sizeof meta, "%s." RECORD_SUFFIX_META, base);
-    unsigned long long overlap = meta_value(meta, RECORD_META_UNTIMED_OVERLAP),
-                       sampled = meta_value(meta, RECORD_META_UNTIMED_SAMPLED),
-                       discarded = meta_value(meta, RECORD_META_DISCARDED);
+    unsigned long long overlap = meta_value(r, meta, RECORD_META_UNTIMED_OVERLAP),
+                       sampled = meta_value(r, meta, RECORD_META_UNTIMED_SAMPLED),
+                       discarded = meta_value(r, meta, RECORD_META_DISCARDED);
     if (sampled) {
         fprintf(stderr, "%llu dispatches not timed: --sample-every %llu skipped their encoders\n", sampled,
-                meta_value(meta, RECORD_META_SAMPLE_EVERY));
+                meta_value(r, meta, RECORD_META_SAMPLE_EVERY));
     }
     if (overlap) {
         fprintf(stderr,
@@ -351,15 +381,17 @@ static void print_notes(const char *base)
 }
 
 typedef struct copy_job {
+    const results_folder *r;
     const char *from;
 } copy_job;
 
 static bool copy_content(FILE *out, void *user, char *error, size_t cap)
 {
     const copy_job *job = user;
-    FILE *in = fopen(job->from, "r");
+    errno = 0;
+    FILE *in = open_result(job->r, job->from);
     if (!in) {
-        snprintf(error, cap, "cannot read the results: %s", strerror(errno));
+        snprintf(error, cap, "cannot read the results: %s", errno ? strerror(errno) : "not a regular file");
         return false;
     }
     char buf[65536];
@@ -394,10 +426,10 @@ static bool record_writes(int f)
 
 /* Prints each set's table and notes, and copies its reports; false when a report could not be
  * written. */
-static bool deliver(const char *dir, const record_options *o, const diff_profile *baseline)
+static bool deliver(const results_folder *r, const record_options *o, const diff_profile *baseline)
 {
     size_t count = 0;
-    result_set *sets = list_sets(dir, &count);
+    result_set *sets = list_sets(r, &count);
     if (!count) {
         fprintf(stderr, "wgprof record: no results: the program created no WebGPU device, or none that wgprof "
                         "could time\n");
@@ -410,21 +442,23 @@ static bool deliver(const char *dir, const record_options *o, const diff_profile
     }
     for (size_t i = 0; i < count; i++) {
         char base[4400], path[4500], done[4500];
-        snprintf(base, sizeof base, "%s/%s", dir, sets[i].id);
+        snprintf(base, sizeof base, "%s", sets[i].id);
         fputc('\n', stderr);
         if (count > 1) {
             fprintf(stderr, "== %s ==\n", sets[i].id);
         }
         snprintf(path, sizeof path, "%s.%s", base, wgprof_format_suffix(WGPROF_FORMAT_TABLE));
-        print_file(path);
-        print_notes(base);
-        snprintf(path, sizeof path, "%s.%s", base, wgprof_format_suffix(WGPROF_FORMAT_JSON));
+        print_file(r, path);
+        print_notes(r, base);
+        /* The report by a path through the folder's descriptor (Linux's /proc/self/fd/N is the
+         * folder opened, whatever its name now leads to). */
+        snprintf(path, sizeof path, "/proc/self/fd/%d/%s.%s", r->fd, base, wgprof_format_suffix(WGPROF_FORMAT_JSON));
         if (baseline && cli_baseline_compare_file("record", baseline, path, count > 1 ? sets[i].id : "this run",
                                                   stderr) != CLI_OK) {
             ok = false;
         }
         snprintf(done, sizeof done, "%s." RECORD_SUFFIX_DONE, base);
-        bool complete = exists(done);
+        bool complete = exists(r, done);
         if (!complete) {
             fprintf(stderr, "wgprof record: %s: the program ended before wgprof could finish: these are the results "
                             "collected until then\n", sets[i].id);
@@ -441,11 +475,11 @@ static bool deliver(const char *dir, const record_options *o, const diff_profile
             } else {
                 snprintf(to, sizeof to, "%s", o->files[f]);
             }
-            if (!exists(from)) {
+            if (!exists(r, from)) {
                 fprintf(stderr, "wgprof record: %s not written: the program ended before its results were final\n", to);
                 continue;
             }
-            copy_job job = {from};
+            copy_job job = {r, from};
             if (!out_write(to, copy_content, &job, why, sizeof why)) {
                 cli_error("wgprof record: %s", why);
                 ok = false;
@@ -456,24 +490,70 @@ static bool deliver(const char *dir, const record_options *o, const diff_profile
     return ok;
 }
 
-static void remove_folder(const char *dir)
+/* Empties the results folder through its descriptor, then removes it from where it was made if
+ * it is still there: a link or a folder put in its place is left alone, and said. */
+static void remove_folder(results_folder *r)
 {
-    DIR *d = opendir(dir);
+    int fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (d) {
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
             if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-                char p[8192];
-                snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-                unlink(p);
+                unlinkat(r->fd, e->d_name, 0);
             }
         }
         closedir(d);
+    } else if (fd >= 0) {
+        close(fd);
     }
-    rmdir(dir);
+    struct stat st;
+    if (fstatat(r->parent, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == r->st.st_dev &&
+        st.st_ino == r->st.st_ino) {
+        unlinkat(r->parent, r->name, AT_REMOVEDIR);
+    } else {
+        fprintf(stderr,
+                "wgprof record: the results folder %s was moved or replaced while the program ran: what is there "
+                "now was left untouched\n",
+                r->path);
+    }
+    close(r->fd);
+    close(r->parent);
 }
 
-static int prepare_environment(const record_options *o, const char *dir, const char *preload)
+/* Makes the results folder in `tmpdir`: a new folder (mkdtemp: mode 0700, a name nobody had),
+ * opened once with O_NOFOLLOW and checked to be a folder of ours, 0700, before anything uses
+ * it. False with errno (EPERM: not what was made). */
+static bool make_folder(const char *tmpdir, results_folder *r)
+{
+    char parent[PATH_MAX], made[PATH_MAX + 64];
+    if (!realpath(tmpdir, parent)) {
+        return false;
+    }
+    r->parent = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (r->parent < 0) {
+        return false;
+    }
+    snprintf(made, sizeof made, "%s/wgprof-record.XXXXXX", strcmp(parent, "/") == 0 ? "" : parent);
+    if (!mkdtemp(made)) {
+        close(r->parent);
+        return false;
+    }
+    snprintf(r->path, sizeof r->path, "%s", made);
+    snprintf(r->name, sizeof r->name, "%s", strrchr(made, '/') + 1);
+    r->fd = openat(r->parent, r->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (r->fd < 0 || fstat(r->fd, &r->st) != 0 || r->st.st_uid != geteuid() || (r->st.st_mode & 0777) != 0700) {
+        if (r->fd >= 0) {
+            close(r->fd);
+        }
+        close(r->parent);
+        errno = EPERM;
+        return false;
+    }
+    return true;
+}
+
+static int prepare_environment(const record_options *o, const results_folder *r, const char *preload)
 {
     /* The formats the preload library writes at the end, besides JSON and the table. */
     char formats[64] = "";
@@ -499,7 +579,10 @@ static int prepare_environment(const record_options *o, const char *dir, const c
         return CLI_FAILED;
     }
     snprintf(preloads, cap, "%s%s%s", preload, more ? ":" : "", more ? old_preload : "");
-    bool ok = set_env(RECORD_ENV_DIR, dir) && set_env(RECORD_ENV_LIBRARY, implementation) &&
+    char id[64];
+    snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)r->st.st_dev, (unsigned long long)r->st.st_ino);
+    bool ok = set_env(RECORD_ENV_DIR, r->path) && set_env(RECORD_ENV_DIR_ID, id) &&
+              set_env(RECORD_ENV_LIBRARY, implementation) &&
               set_env(RECORD_ENV_STRATEGY, o->strategy) && set_env(RECORD_ENV_SAMPLE_EVERY, every) &&
               set_env(RECORD_ENV_FORMATS, formats) && set_env("WGPU_LIB_PATH", preload) &&
               set_env("LD_PRELOAD", preloads);
@@ -536,14 +619,9 @@ int cmd_record(int argc, char **argv)
         return CLI_FAILED;
     }
     const char *tmpdir = getenv("TMPDIR");
-    char made[4096], dir[PATH_MAX];
-    snprintf(made, sizeof made, "%s/wgprof-record.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     /* Absolute, so that a program that changes folder still writes into it. */
-    bool have_folder = mkdtemp(made) != NULL;
-    if (!have_folder || !realpath(made, dir)) {
-        if (have_folder) {
-            rmdir(made);
-        }
+    results_folder folder;
+    if (!make_folder(tmpdir && *tmpdir ? tmpdir : "/tmp", &folder)) {
         cli_error("wgprof record: cannot make a folder for the results in %s: %s", tmpdir && *tmpdir ? tmpdir : "/tmp",
                   strerror(errno));
         return CLI_FAILED;
@@ -558,19 +636,19 @@ int cmd_record(int argc, char **argv)
         rc = cli_check_report_files("record", o.files, &baseline_input, 1);
     }
     if (rc == CLI_OK) {
-        rc = prepare_environment(&o, dir, preload);
+        rc = prepare_environment(&o, &folder, preload);
     }
     if (rc == CLI_OK) {
         fflush(NULL);
         bool started = false;
         rc = run_program(o.program, &started);
-        if (started && !deliver(dir, &o, loaded ? &baseline : NULL) && rc == 0) {
+        if (started && !deliver(&folder, &o, loaded ? &baseline : NULL) && rc == 0) {
             rc = CLI_FAILED;
         }
     }
     if (loaded) {
         diff_profile_free(&baseline);
     }
-    remove_folder(dir);
+    remove_folder(&folder);
     return rc;
 }

@@ -37,6 +37,16 @@
  * - a symbolic link is followed, by the same rules, to what it points to: the link stays;
  * - anything else (a folder, a socket, a block device) is refused.
  *
+ * The path is walked one component at a time from "/" or ".", each folder opened under the one
+ * before with O_NOFOLLOW and each link followed by hand, so that one rule holds at every
+ * component, not only the last: a link in a sticky folder that anyone may write to (/tmp) is
+ * followed only when it belongs to this process's user or to the folder's owner (the rule of
+ * Linux's fs.protected_symlinks, which wgprof keeps even where the kernel's is off; links the
+ * user has elsewhere, a home folder that is a link, are followed). The last folder stays open
+ * (out_plan.dir_fd): the temporary file is created, and renamed over the target, within that
+ * descriptor, so that a folder on the way swapped for a link after the check cannot redirect the
+ * write.
+ *
  * Messages name the path as the user gave it (and where a link led, when it did).
  */
 
@@ -50,6 +60,8 @@ typedef struct out_plan {
     out_kind kind;
     int fd;         /* OUT_DESCRIPTOR */
     char *path;     /* OUT_DEVICE, OUT_FILE: the path written, after following links (owned) */
+    int dir_fd;     /* OUT_DEVICE, OUT_FILE: the folder it is in, opened once (owned; -1: none) */
+    char *name;     /* OUT_DEVICE, OUT_FILE: its name in that folder (owned) */
     bool linked;    /* path came through a symbolic link */
     bool exists;    /* something is there now; dev and ino identify it */
     uint64_t dev, ino;
@@ -142,6 +154,26 @@ const char *webgpu_loader_path(void);
  * reason in `why`. */
 int file_open_regular(const char *path, uint64_t max_bytes, uint64_t *size, uint64_t *dev, uint64_t *ino, char *why,
                       size_t why_cap);
+
+/*
+ * A path checked and opened in one operation. A folder whose contents someone else controls (a
+ * spec's folder: its owner may swap a subfolder for a symbolic link at any moment) is opened
+ * once, as a descriptor, and every path under it is opened relative to that descriptor, beneath
+ * it: no component may be a symbolic link, "..", or absolute. With openat2() that is
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS; where the kernel lacks it (before Linux 5.6) or a
+ * sandbox refuses it, the same walk is made by hand, each component opened with O_NOFOLLOW
+ * under the one before. A path checked by name (realpath) and then opened by name can be
+ * redirected between the two; one opened this way cannot.
+ */
+
+/* Opens `path` beneath the folder `dirfd` with open() `flags` (O_CLOEXEC added); -1 with errno,
+ * EXDEV or ELOOP where a component is "..", absolute or a symbolic link. */
+int file_open_beneath(int dirfd, const char *path, int flags);
+
+/* file_open_regular() of `path` relative to `dirfd`: beneath it as file_open_beneath() opens, or
+(`beneath` false) as openat() does, links followed. */
+int file_open_regular_at(int dirfd, const char *path, bool beneath, uint64_t max_bytes, uint64_t *size,
+                         uint64_t *dev, uint64_t *ino, char *why, size_t why_cap);
 
 /* ---- escape.c ---- */
 

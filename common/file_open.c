@@ -1,24 +1,125 @@
 /*
  * Opening a file the user named for reading, without waiting on it and without taking what is
- * not a regular file (common.h).
+ * not a regular file; and opening a path beneath a folder descriptor, so that checking where a
+ * path leads and opening it are one operation (common.h).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_PATH, syscall */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#endif
 
 #include "common.h"
 
-int file_open_regular(const char *path, uint64_t max_bytes, uint64_t *size, uint64_t *dev, uint64_t *ino, char *why,
-                      size_t why_cap)
+enum { COMPONENT_MAX = 256 };
+
+/* The same walk by hand, for kernels without openat2 (before 5.6) or where a sandbox refuses it:
+ * one component at a time, each opened with O_NOFOLLOW under the one before. */
+static int open_beneath_by_hand(int dirfd, const char *path, int flags)
+{
+    int cur = dirfd;
+    const char *p = path;
+    for (;;) {
+        while (*p == '/') {
+            p++;
+        }
+        size_t n = strcspn(p, "/");
+        const char *rest = p + n;
+        while (*rest == '/') {
+            rest++;
+        }
+        bool last = *rest == '\0';
+        char comp[COMPONENT_MAX];
+        if (n >= sizeof comp) {
+            if (cur != dirfd) {
+                close(cur);
+            }
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(comp, p, n);
+        comp[n] = '\0';
+        if (n == 0) {
+            strcpy(comp, ".");
+        }
+        if (strcmp(comp, "..") == 0) {
+            if (cur != dirfd) {
+                close(cur);
+            }
+            errno = EXDEV;
+            return -1;
+        }
+        int next;
+        if (last) {
+            next = openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC);
+        } else {
+            next = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            struct stat st;
+            if (next >= 0 && (fstat(next, &st) != 0 || !S_ISDIR(st.st_mode))) {
+                close(next);
+                next = -1;
+                errno = ELOOP;
+            }
+        }
+        int e = errno;
+        if (cur != dirfd) {
+            close(cur);
+        }
+        if (next < 0) {
+            errno = e;
+            return -1;
+        }
+        if (last) {
+            return next;
+        }
+        cur = next;
+        p = rest;
+    }
+}
+
+int file_open_beneath(int dirfd, const char *path, int flags)
+{
+    if (!path[0] || path[0] == '/') {
+        errno = path[0] ? EXDEV : ENOENT;
+        return -1;
+    }
+#if defined(SYS_openat2) && defined(RESOLVE_BENEATH)
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (uint64_t)(flags | O_CLOEXEC);
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) {
+        return (int)fd;
+    }
+#endif
+    return open_beneath_by_hand(dirfd, path, flags);
+}
+
+int file_open_regular_at(int dirfd, const char *path, bool beneath, uint64_t max_bytes, uint64_t *size,
+                         uint64_t *dev, uint64_t *ino, char *why, size_t why_cap)
 {
     /* O_NONBLOCK: opening a FIFO does not wait for a writer, and fstat then tells what it is. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    int how = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    int fd = beneath ? file_open_beneath(dirfd, path, how) : openat(dirfd, path, how);
     if (fd < 0) {
-        snprintf(why, why_cap, "%s", strerror(errno));
+        if (beneath && (errno == EXDEV || errno == ELOOP)) {
+            snprintf(why, why_cap, "a symbolic link or '..' on its path (a folder replaced since it was checked?): "
+                                   "not followed");
+        } else {
+            snprintf(why, why_cap, "%s", strerror(errno));
+        }
         return -1;
     }
     struct stat st;
@@ -52,4 +153,10 @@ int file_open_regular(const char *path, uint64_t max_bytes, uint64_t *size, uint
     *dev = (uint64_t)st.st_dev;
     *ino = (uint64_t)st.st_ino;
     return fd;
+}
+
+int file_open_regular(const char *path, uint64_t max_bytes, uint64_t *size, uint64_t *dev, uint64_t *ino, char *why,
+                      size_t why_cap)
+{
+    return file_open_regular_at(AT_FDCWD, path, false, max_bytes, size, dev, ino, why, why_cap);
 }

@@ -1,6 +1,6 @@
-/* Writing a named file atomically and safely; the rules are in output_file.h. */
-#ifndef _XOPEN_SOURCE
-#define _XOPEN_SOURCE 700 /* S_ISVTX */
+/* Writing a named file atomically and safely; the rules are in common.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_PATH; S_ISVTX */
 #endif
 #include <errno.h>
 #include <fcntl.h>
@@ -50,12 +50,6 @@ static char *folder_of(const char *path)
         p[n] = '\0';
     }
     return p;
-}
-
-static const char *base_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
 }
 
 /* The descriptor a path names in this process: "-", /dev/std{in,out,err}, /dev/fd/N,
@@ -109,7 +103,13 @@ static void name_it(char *out, size_t cap, const char *given, const out_plan *pl
 void out_plan_free(out_plan *plan)
 {
     free(plan->path);
+    free(plan->name);
+    if (plan->dir_fd >= 0) {
+        close(plan->dir_fd);
+    }
     memset(plan, 0, sizeof *plan);
+    plan->fd = -1;
+    plan->dir_fd = -1;
 }
 
 static bool plan_descriptor(const char *given, int fd, out_plan *plan, char *error, size_t cap)
@@ -136,90 +136,167 @@ static bool plan_descriptor(const char *given, int fd, out_plan *plan, char *err
 
 /* Linux's fs.protected_symlinks rule, which a link followed by hand would escape: a link in a
  * sticky folder that anyone may write to (/tmp) is followed only when it belongs to us or to
- * the folder's owner. */
-static bool may_follow(const char *link, const struct stat *link_st)
+ * the folder's owner. `dir` is the folder the link was found in, as a descriptor: the folder
+ * judged is the one the link is in, not whatever its name leads to later. */
+static bool may_follow(int dir, const struct stat *link_st, uid_t *folder_owner)
 {
-    char *dir = folder_of(link);
     struct stat ds;
-    bool ok = dir && stat(dir, &ds) == 0;
-    free(dir);
-    if (!ok) {
+    if (fstat(dir, &ds) != 0) {
         return false;
     }
+    *folder_owner = ds.st_uid;
     bool shared = (ds.st_mode & S_ISVTX) && (ds.st_mode & S_IWOTH);
     return !shared || link_st->st_uid == geteuid() || link_st->st_uid == ds.st_uid;
 }
 
-/* Where `path` leads after its links: sets plan->path, plan->linked, and `st`/`found`. */
+/* Where `given` leads, walked one component at a time from "/" or ".", each folder opened under
+ * the one before with O_NOFOLLOW and each link followed by hand, by may_follow()'s rule, at
+ * every component (a planted link one folder up redirects a write as surely as one at the end).
+ * Sets plan->path (the path after its links, for messages), plan->linked, plan->dir_fd (the
+ * folder of the last component, opened once: all that is written is written through it),
+ * plan->name, and `st`/`found` for what is there now. */
 static bool follow_links(const char *given, out_plan *plan, struct stat *st, bool *found, char *error, size_t cap)
 {
     char *cur = dup_text(given);
-    for (int hop = 0; cur; hop++) {
+    int hops = 0;
+    int dir = -1;
+    char comp[NAME_MAX + 1];
+    while (cur) {
         int fd = descriptor_of(cur);
         if (fd >= 0) {
             free(cur);
             return plan_descriptor(given, fd, plan, error, cap);
         }
-        if (lstat(cur, st) != 0) {
-            if (errno != ENOENT) {
-                snprintf(error, cap, "'%s': %s", given, strerror(errno));
-                free(cur);
-                return false;
-            }
-            *found = false;
-            plan->path = cur;
-            return true;
+        dir = open(cur[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0 && errno == EACCES) {
+            dir = open(cur[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
         }
-        if (!S_ISLNK(st->st_mode)) {
-            *found = true;
-            plan->path = cur;
-            return true;
-        }
-        if (hop >= MAX_LINKS) {
+        if (dir < 0) {
+            snprintf(error, cap, "'%s': %s", given, strerror(errno));
             break;
         }
-        if (!may_follow(cur, st)) {
-            char at[PATH_MAX + 8] = "";
-            if (strcmp(cur, given) != 0) {
-                snprintf(at, sizeof at, " ('%s')", cur);
+        const char *p = cur;
+        char *next = NULL;
+        bool failed = false, done = false;
+        while (!failed && !done && !next) {
+            while (*p == '/') {
+                p++;
             }
-            snprintf(error, cap,
-                     "'%s'%s is a symbolic link in a shared sticky folder, owned by someone else: not followed "
-                     "(as fs.protected_symlinks would)",
-                     given, at);
-            free(cur);
-            return false;
-        }
-        char target[PATH_MAX];
-        ssize_t n = readlink(cur, target, sizeof target - 1);
-        if (n < 0) {
-            snprintf(error, cap, "'%s': cannot read the link '%s': %s", given, cur, strerror(errno));
-            free(cur);
-            return false;
-        }
-        target[n] = '\0';
-        plan->linked = true;
-        char *next;
-        if (target[0] == '/') {
-            next = dup_text(target);
-        } else {
-            char *dir = folder_of(cur);
-            size_t len = (dir ? strlen(dir) : 0) + strlen(target) + 2;
-            next = dir ? malloc(len) : NULL;
-            if (next) {
-                snprintf(next, len, "%s/%s", dir, target);
+            size_t n = strcspn(p, "/");
+            const char *rest = p + n;
+            while (*rest == '/') {
+                rest++;
             }
-            free(dir);
+            bool last = *rest == '\0';
+            if (n > NAME_MAX) {
+                snprintf(error, cap, "'%s': %s", given, strerror(ENAMETOOLONG));
+                failed = true;
+                break;
+            }
+            memcpy(comp, n ? p : ".", n ? n : 1); /* a trailing '/' names the folder itself */
+            comp[n ? n : 1] = '\0';
+            int shown = (int)(p + n - cur); /* the path up to this component, for messages */
+            struct stat cs;
+            if (fstatat(dir, comp, &cs, AT_SYMLINK_NOFOLLOW) != 0) {
+                if (errno == ENOENT && last) {
+                    *found = false;
+                    done = true;
+                } else if (errno == ENOENT) {
+                    snprintf(error, cap, "'%s': the folder '%.*s' does not exist", given, shown, cur);
+                    failed = true;
+                } else {
+                    snprintf(error, cap, "'%s': %s", given, strerror(errno));
+                    failed = true;
+                }
+                break;
+            }
+            if (S_ISLNK(cs.st_mode)) {
+                uid_t owner = 0;
+                if (!may_follow(dir, &cs, &owner)) {
+                    snprintf(error, cap,
+                             "'%s': '%.*s' is a symbolic link in a shared sticky folder, owned by uid %u, neither "
+                             "this process's nor the folder's (uid %u): not followed (the rule of "
+                             "fs.protected_symlinks)",
+                             given, shown, cur, (unsigned)cs.st_uid, (unsigned)owner);
+                    failed = true;
+                    break;
+                }
+                if (++hops > MAX_LINKS) {
+                    snprintf(error, cap, "'%s': too many levels of symbolic links", given);
+                    failed = true;
+                    break;
+                }
+                char target[PATH_MAX];
+                ssize_t len = readlinkat(dir, comp, target, sizeof target - 1);
+                if (len <= 0) {
+                    snprintf(error, cap, "'%s': cannot read the link '%.*s': %s", given, shown, cur,
+                             len < 0 ? strerror(errno) : "it is empty");
+                    failed = true;
+                    break;
+                }
+                target[len] = '\0';
+                /* The link's text in its place: the folders before it, then what follows it. */
+                int before = target[0] == '/' ? 0 : (int)(p - cur);
+                size_t size = (size_t)before + (size_t)len + strlen(rest) + 2;
+                next = malloc(size);
+                if (!next) {
+                    snprintf(error, cap, "'%s': out of memory", given);
+                    failed = true;
+                    break;
+                }
+                snprintf(next, size, "%.*s%s%s%s", before, cur, target, rest[0] ? "/" : "", rest);
+                plan->linked = true;
+                break;
+            }
+            if (last) {
+                *found = true;
+                *st = cs;
+                done = true;
+                break;
+            }
+            if (!S_ISDIR(cs.st_mode)) {
+                snprintf(error, cap, "'%s': '%.*s' is not a folder", given, shown, cur);
+                failed = true;
+                break;
+            }
+            int sub = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub < 0 && errno == EACCES) {
+                sub = openat(dir, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); /* searchable only */
+            }
+            if (sub < 0) {
+                snprintf(error, cap, "'%s': the folder '%.*s': %s", given, shown, cur, strerror(errno));
+                failed = true;
+                break;
+            }
+            close(dir);
+            dir = sub;
+            p = rest;
         }
+        if (failed) {
+            break;
+        }
+        if (done) {
+            plan->path = cur;
+            plan->dir_fd = dir;
+            plan->name = dup_text(comp);
+            if (!plan->name) {
+                snprintf(error, cap, "'%s': out of memory", given);
+                return false; /* out_plan_free() closes dir */
+            }
+            return true;
+        }
+        close(dir);
+        dir = -1;
         free(cur);
         cur = next;
     }
     if (!cur) {
         snprintf(error, cap, "'%s': out of memory", given);
-    } else {
-        snprintf(error, cap, "'%s': too many levels of symbolic links", given);
-        free(cur);
     }
+    if (dir >= 0) {
+        close(dir);
+    }
+    free(cur);
     return false;
 }
 
@@ -231,11 +308,12 @@ bool out_plan_path(const char *path, out_plan *plan, char *error, size_t cap)
     memset(plan, 0, sizeof *plan);
     plan->kind = OUT_FILE; /* until found to be something else */
     plan->fd = -1;
+    plan->dir_fd = -1;
     if (!path[0]) {
         snprintf(error, cap, "an empty file name");
         return false;
     }
-    struct stat st;
+    struct stat st = {0};
     bool found = false;
     if (!follow_links(path, plan, &st, &found, error, cap)) {
         out_plan_free(plan);
@@ -252,7 +330,7 @@ bool out_plan_path(const char *path, out_plan *plan, char *error, size_t cap)
         plan->ino = (uint64_t)st.st_ino;
         if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
             plan->kind = OUT_DEVICE;
-            if (access(plan->path, W_OK) != 0) {
+            if (faccessat(plan->dir_fd, plan->name, W_OK, 0) != 0) {
                 snprintf(error, cap, "%s: %s", name, strerror(errno));
                 out_plan_free(plan);
                 return false;
@@ -267,33 +345,19 @@ bool out_plan_path(const char *path, out_plan *plan, char *error, size_t cap)
         }
     }
     plan->kind = OUT_FILE;
-    const char *base = base_of(plan->path);
-    if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+    if (strcmp(plan->name, ".") == 0 || strcmp(plan->name, "..") == 0) {
         snprintf(error, cap, "%s names a folder, not a file", name);
         out_plan_free(plan);
         return false;
     }
-    char *dir = folder_of(plan->path);
-    struct stat ds;
-    bool ok = dir != NULL;
-    if (!dir) {
-        snprintf(error, cap, "%s: out of memory", name);
-    } else if (stat(dir, &ds) != 0) {
-        snprintf(error, cap, "%s: the folder '%s' %s", name, dir,
-                 errno == ENOENT ? "does not exist" : strerror(errno));
-        ok = false;
-    } else if (!S_ISDIR(ds.st_mode)) {
-        snprintf(error, cap, "%s: '%s' is not a folder", name, dir);
-        ok = false;
-    } else if (access(dir, W_OK | X_OK) != 0) {
-        snprintf(error, cap, "%s: cannot create files in the folder '%s': %s", name, dir, strerror(errno));
-        ok = false;
-    }
-    free(dir);
-    if (!ok) {
+    if (faccessat(plan->dir_fd, ".", W_OK | X_OK, 0) != 0) {
+        char *dir = folder_of(plan->path);
+        snprintf(error, cap, "%s: cannot create files in the folder '%s': %s", name, dir ? dir : "?", strerror(errno));
+        free(dir);
         out_plan_free(plan);
+        return false;
     }
-    return ok;
+    return true;
 }
 
 bool out_check(const char *path, const out_input *inputs, size_t input_count, char *error, size_t cap)
@@ -388,7 +452,7 @@ static bool write_device(const char *given, const out_plan *plan, out_writer wri
     double deadline = now_s() + g_wait_s;
     int fd;
     for (;;) {
-        fd = open(plan->path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+        fd = openat(plan->dir_fd, plan->name, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
         if (fd >= 0 || errno != ENXIO || now_s() > deadline) {
             break;
         }
@@ -426,8 +490,8 @@ static uint64_t mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
-/* Creates `dir/.BASE.XXXXXX` with a name no other file has; its path into `tmp`. */
-static int create_temporary(const char *dir, const char *base, char *tmp, size_t cap)
+/* Creates `.BASE.XXXXXX` in the folder `dir` with a name no other file has; its name into `tmp`. */
+static int create_temporary(int dir, const char *base, char *tmp, size_t cap)
 {
     static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     static uint64_t counter;
@@ -443,12 +507,12 @@ static int create_temporary(const char *dir, const char *base, char *tmp, size_t
             r /= sizeof letters - 1;
         }
         suffix[6] = '\0';
-        int n = snprintf(tmp, cap, "%s/.%.*s.%s", dir, base_len, base, suffix);
+        int n = snprintf(tmp, cap, ".%.*s.%s", base_len, base, suffix);
         if (n < 0 || (size_t)n >= cap) {
             errno = ENAMETOOLONG;
             return -1;
         }
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0 || errno != EEXIST) {
             return fd;
         }
@@ -486,10 +550,11 @@ static mode_t current_umask(void)
     return (mode_t)known;
 }
 
-/* Whether `path` is absent or a regular file right now: the only things that may be replaced. */
-static bool replaceable(const char *path, struct stat *st, bool *exists)
+/* Whether `name` in `dir` is absent or a regular file right now: the only things that may be
+ * replaced. */
+static bool replaceable(int dir, const char *name, struct stat *st, bool *exists)
 {
-    if (lstat(path, st) != 0) {
+    if (fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) != 0) {
         *exists = false;
         return errno == ENOENT;
     }
@@ -497,20 +562,19 @@ static bool replaceable(const char *path, struct stat *st, bool *exists)
     return S_ISREG(st->st_mode);
 }
 
+/* Writes through plan->dir_fd, the folder opened once when the path was walked: the temporary
+ * file is created in it and renamed within it, so that a folder on the way swapped for a link
+ * after the walk cannot redirect the write. */
 static bool write_file(const char *given, const out_plan *plan, out_writer write, void *user, char *error,
                        size_t cap)
 {
     char name[PATH_MAX + 300];
     name_it(name, sizeof name, given, plan);
-    char *dir = folder_of(plan->path);
-    if (!dir) {
-        snprintf(error, cap, "cannot write %s: out of memory", name);
-        return false;
-    }
-    char tmp[PATH_MAX];
-    int fd = create_temporary(dir, base_of(plan->path), tmp, sizeof tmp);
+    char tmp[NAME_MAX + 1];
+    int fd = create_temporary(plan->dir_fd, plan->name, tmp, sizeof tmp);
     if (fd < 0) {
-        snprintf(error, cap, "cannot write %s: cannot create a temporary file in '%s': %s", name, dir,
+        char *dir = folder_of(plan->path);
+        snprintf(error, cap, "cannot write %s: cannot create a temporary file in '%s': %s", name, dir ? dir : "?",
                  strerror(errno));
         free(dir);
         return false;
@@ -519,15 +583,14 @@ static bool write_file(const char *given, const out_plan *plan, out_writer write
     if (!f) {
         snprintf(error, cap, "cannot write %s: %s", name, strerror(errno));
         close(fd);
-        unlink(tmp);
-        free(dir);
+        unlinkat(plan->dir_fd, tmp, 0);
         return false;
     }
     /* The mode (and owner) of the file replaced, else what a new file would get. */
     struct stat st;
     bool exists = false;
     const char *why = NULL;
-    if (!replaceable(plan->path, &st, &exists)) {
+    if (!replaceable(plan->dir_fd, plan->name, &st, &exists)) {
         why = exists ? "it is no longer a regular file; it was not replaced" : strerror(errno);
     } else if (exists) {
         if (fchown(fd, st.st_uid, st.st_gid) != 0) {
@@ -540,29 +603,23 @@ static bool write_file(const char *given, const out_plan *plan, out_writer write
     if (why) {
         snprintf(error, cap, "cannot write %s: %s", name, why);
         fclose(f);
-        unlink(tmp);
-        free(dir);
+        unlinkat(plan->dir_fd, tmp, 0);
         return false;
     }
     bool ok = write_and_close(f, write, user, name, true, error, cap);
-    if (ok && !replaceable(plan->path, &st, &exists)) {
+    if (ok && !replaceable(plan->dir_fd, plan->name, &st, &exists)) {
         snprintf(error, cap, "cannot write %s: it is no longer a regular file; it was not replaced", name);
         ok = false;
     }
-    if (ok && rename(tmp, plan->path) != 0) {
+    if (ok && renameat(plan->dir_fd, tmp, plan->dir_fd, plan->name) != 0) {
         snprintf(error, cap, "cannot write %s: %s", name, strerror(errno));
         ok = false;
     }
     if (!ok) {
-        unlink(tmp);
-    } else {
-        int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (d >= 0) {
-            fsync(d); /* the rename itself; best effort */
-            close(d);
-        }
+        unlinkat(plan->dir_fd, tmp, 0);
+    } else if (fsync(plan->dir_fd) != 0) {
+        errno = 0; /* the rename itself; best effort (a folder opened for search only cannot) */
     }
-    free(dir);
     return ok;
 }
 

@@ -16,8 +16,14 @@
 
 /* ---- environment: CLI -> preload library ---- */
 
-/* The folder the result sets go to; unset or empty: the program runs unprofiled. */
+/* The folder the result sets go to; unset or empty: the program runs unprofiled. It is private
+ * to the CLI's user (mode 0700) but may lie in a folder someone else can write to (a hostile
+ * TMPDIR), where it can be renamed away and a link put in its place: so the preload library
+ * opens it once, with O_NOFOLLOW, takes it only if it is a folder of its user's, with no access
+ * for anyone else and the identity below, and writes every file through that descriptor. */
 #define RECORD_ENV_DIR "WGPROF_RECORD_DIR"
+/* The folder's identity, "DEV:INO" in decimal (st_dev, st_ino), as the CLI made it. */
+#define RECORD_ENV_DIR_ID "WGPROF_RECORD_DIR_ID"
 /* The WebGPU implementation's library, for programs that do not link one by name. */
 #define RECORD_ENV_LIBRARY "WGPROF_RECORD_LIBRARY"
 /* The strategy: "chain" (the default) or "inside". */

@@ -74,6 +74,7 @@
 /* How the CLI asked for the recording (environment variables WGPROF_RECORD_*). */
 typedef struct wgprof_rec_settings {
     char dir[4096];        /* where the results go; "" records nothing */
+    char dir_id[64];       /* its identity, "DEV:INO" (record.h) */
     bool inside;           /* pairs of in-pass timestamps instead of a chain */
     uint32_t sample_every; /* time one command encoder in N; 1: every one */
     char formats[64];      /* report formats to write at the end besides JSON and the table: "html,trace,csv" */

@@ -50,6 +50,8 @@ static void read_settings(void)
 {
     const char *dir = getenv(RECORD_ENV_DIR);
     snprintf(g_settings.dir, sizeof g_settings.dir, "%s", dir ? dir : "");
+    const char *dir_id = getenv(RECORD_ENV_DIR_ID);
+    snprintf(g_settings.dir_id, sizeof g_settings.dir_id, "%s", dir_id ? dir_id : "");
     const char *strategy = getenv(RECORD_ENV_STRATEGY);
     g_settings.inside = strategy && strcmp(strategy, "inside") == 0;
     const char *every = getenv(RECORD_ENV_SAMPLE_EVERY);

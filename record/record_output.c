@@ -4,7 +4,8 @@
  * PID.N.meta (what was not timed, and why, as "key value" lines), and at the end the other
  * formats asked for (PID.N.html, .trace.json, .csv) and PID.N.done. Each file is written to a
  * temporary name and renamed over the old one, so that the CLI never reads half a report, even
- * after the program crashed mid-write.
+ * after the program crashed mid-write. The folder is opened once (record.h says why) and every
+ * file is created and renamed through that descriptor, never by path.
  *
  * The reports are written from a copy of the results (the lanes merged, the counts): a
  * snapshot's copy is taken on the program's thread, under the session's lock (from lanes
@@ -12,9 +13,13 @@
  * wgprof's, so that the program pays for the copy alone; the final reports are written where
  * they are asked for, after the snapshot in progress.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <threads.h>
 #include <unistd.h>
 
@@ -22,7 +27,7 @@
 #include "record.h"
 #include "record_lib.h"
 
-enum { PATH_CAP = 4400, TMP_CAP = PATH_CAP + 32 }; /* the folder's path is under 4096 bytes */
+enum { PATH_CAP = 256, TMP_CAP = PATH_CAP + 32 }; /* names in the results folder: PID.N.SUFFIX */
 /* A snapshot whose last writing took longer than this is written on a thread of wgprof's. */
 enum { WRITE_HERE_NS = 2000000 };
 
@@ -39,21 +44,69 @@ static bool asked_for(const char *formats, const char *name)
     return false;
 }
 
-/* Opens a temporary file beside `path`; returns it, its name in tmp. */
-static FILE *open_temporary(const char *path, char *tmp, size_t cap)
+static int g_folder = -1;
+static once_flag g_folder_once = ONCE_FLAG_INIT;
+
+/* Opens the results folder, once per process (a child of fork() shares it; a new image opens it
+ * again): only a folder, not a link, of this user's, closed to everyone else, and the one the
+ * CLI made (its identity), so that nothing put in its place is ever written into. */
+static void open_folder(void)
 {
-    snprintf(tmp, cap, "%s.%ld.tmp", path, (long)getpid());
-    return fopen(tmp, "w");
+    const wgprof_rec_settings *settings = wgprof_rec_settings_get();
+    int fd = open(settings->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    const char *why = NULL;
+    if (fd < 0) {
+        why = errno == ELOOP || errno == ENOTDIR ? "it is no longer a folder (a symbolic link put in its place?)"
+                                                  : strerror(errno);
+    } else if (fstat(fd, &st) != 0) {
+        why = strerror(errno);
+    } else {
+        char id[64];
+        snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+        if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+            why = "it is not this user's private folder";
+        } else if (strcmp(id, settings->dir_id) != 0) {
+            why = "it is not the folder wgprof made (replaced while the program ran?)";
+        }
+    }
+    if (why) {
+        wgprof_rec_say("results folder %s: %s: no results written", settings->dir, why);
+        if (fd >= 0) {
+            close(fd);
+        }
+        return;
+    }
+    g_folder = fd;
 }
 
-static bool commit(FILE *f, const char *tmp, const char *path)
+static int results_folder(void)
+{
+    call_once(&g_folder_once, open_folder);
+    return g_folder;
+}
+
+/* Opens a temporary file beside `name` in the results folder; returns it, its name in tmp. */
+static FILE *open_temporary(const char *name, char *tmp, size_t cap)
+{
+    snprintf(tmp, cap, "%s.%ld.tmp", name, (long)getpid());
+    int dir = results_folder();
+    int fd = dir < 0 ? -1 : openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f && fd >= 0) {
+        close(fd);
+    }
+    return f;
+}
+
+static bool commit(FILE *f, const char *tmp, const char *name)
 {
     bool ok = fflush(f) == 0 && !ferror(f);
     ok = fclose(f) == 0 && ok;
-    if (ok && rename(tmp, path) == 0) {
+    if (ok && renameat(g_folder, tmp, g_folder, name) == 0) {
         return true;
     }
-    remove(tmp);
+    unlinkat(g_folder, tmp, 0);
     return false;
 }
 
@@ -62,7 +115,7 @@ static bool commit(FILE *f, const char *tmp, const char *path)
 typedef struct output_job {
     wgprof_pool *pool; /* the lanes merged (a results store of its own) */
     wgprof_device_info device;
-    char base[PATH_CAP - 16]; /* DIR/PID.N */
+    char base[64]; /* PID.N, in the results folder */
     unsigned index;
     long pid;
     uint64_t dispatches, untimed_overlap, untimed_sampled, discarded;
@@ -116,7 +169,7 @@ static output_job *job_of(const wgprof_rec_session *s, bool final)
         return NULL;
     }
     job->device = *info;
-    snprintf(job->base, sizeof job->base, "%s/%ld.%u", wgprof_rec_settings_get()->dir, (long)getpid(), s->index);
+    snprintf(job->base, sizeof job->base, "%ld.%u", (long)getpid(), s->index);
     job->index = s->index;
     job->pid = (long)getpid();
     job->dispatches = atomic_load(&s->dispatches);
@@ -131,6 +184,11 @@ static output_job *job_of(const wgprof_rec_session *s, bool final)
 static void write_job(output_job *job)
 {
     const wgprof_rec_settings *settings = wgprof_rec_settings_get();
+    if (results_folder() < 0) { /* said once, when it was opened */
+        wgprof_pool_destroy(job->pool);
+        wgprof__free(job);
+        return;
+    }
     wgprof_summary *summary = NULL;
     if (wgprof_summary_create(job->pool, &summary) != WGPROF_OK) {
         wgprof_rec_say("device %u: out of memory summarising the results", job->index);
@@ -159,7 +217,7 @@ static void write_job(output_job *job)
             remove(tmp);
         }
         if (!written || !commit(f, tmp, path)) {
-            wgprof_rec_say("device %u: could not write %s", job->index, path);
+            wgprof_rec_say("device %u: could not write %s/%s", job->index, settings->dir, path);
         }
     }
     char meta[PATH_CAP];
@@ -168,9 +226,9 @@ static void write_job(output_job *job)
     if (job->final) {
         char done[PATH_CAP];
         snprintf(done, sizeof done, "%s." RECORD_SUFFIX_DONE, job->base);
-        FILE *f = fopen(done, "w");
-        if (f) {
-            fclose(f);
+        int fd = g_folder < 0 ? -1 : openat(g_folder, done, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            close(fd);
         }
     }
     wgprof_summary_destroy(summary);

@@ -3,8 +3,8 @@
  * field checked for presence, type and range, every name resolved, every file read, before
  * anything runs. Unknown keys are errors, so that a typo is never silently ignored.
  */
-#ifndef _XOPEN_SOURCE
-#define _XOPEN_SOURCE 700 /* realpath */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* realpath, O_PATH */
 #endif
 #include <ctype.h>
 #include <errno.h>
@@ -29,7 +29,9 @@ typedef struct ctx {
     const char *file;
     char *dir; /* the spec's folder as given, for relative paths ("" for the current one) */
     char *root; /* the spec's folder, real (links resolved); NULL until needed */
+    int root_fd; /* the spec's folder, opened once: every path under it is opened beneath it */
     char **allow; /* the --allow-path folders, real */
+    int *allow_fd; /* and opened once, likewise */
     size_t allow_count;
     uint64_t max_dispatches, dispatch_total;
     char *error;
@@ -74,11 +76,11 @@ static const char *shown(ctx *c, const char *text)
 }
 
 /* Reads a regular file of at most `max_bytes` whole, NUL-terminated; NULL with the reason. */
-static char *read_regular(const char *path, uint64_t max_bytes, size_t *length, uint64_t *dev, uint64_t *ino,
-                          char *why, size_t why_cap)
+static char *read_regular(int dirfd, const char *path, bool beneath, uint64_t max_bytes, size_t *length,
+                          uint64_t *dev, uint64_t *ino, char *why, size_t why_cap)
 {
     uint64_t size = 0;
-    int fd = file_open_regular(path, max_bytes, &size, dev, ino, why, why_cap);
+    int fd = file_open_regular_at(dirfd, path, beneath, max_bytes, &size, dev, ino, why, why_cap);
     if (fd < 0) {
         return NULL;
     }
@@ -179,17 +181,57 @@ static char *join_path(const char *dir, const char *name)
     return p;
 }
 
-/* The spec's folder, real, found once. */
+/* Whether `real` names the folder `fd` was opened on: a folder swapped between the two is
+ * refused, so that the descriptor and the path the checks use are one folder. */
+static bool same_folder(int fd, const char *real)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && stat(real, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The spec's folder, real, found once, and opened (if spec_load has not opened it already). */
 static bool find_root(ctx *c, const char *where)
 {
     if (!c->root) {
-        c->root = realpath(c->dir[0] ? c->dir : ".", NULL);
+        const char *folder = c->dir[0] ? c->dir : ".";
+        if (c->root_fd < 0) {
+            c->root_fd = open(folder, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        }
+        c->root = c->root_fd >= 0 ? realpath(folder, NULL) : NULL;
         if (!c->root) {
-            return fail(c, where, "cannot find the spec's folder '%s': %s", shown(c, c->dir[0] ? c->dir : "."),
-                        strerror(errno));
+            return fail(c, where, "cannot find the spec's folder '%s': %s", shown(c, folder), strerror(errno));
+        }
+        if (!same_folder(c->root_fd, c->root)) {
+            return fail(c, where, "the spec's folder '%s' was replaced while the spec was read", shown(c, folder));
         }
     }
     return true;
+}
+
+/* The folder descriptor a checked real path is opened beneath, and the path under it: the
+ * spec's folder or the allowed folder that allowed() found it in. -1 where none holds it. */
+static int beneath(const ctx *c, const char *real, bool absolute, const char **rest)
+{
+    const char *folder = NULL;
+    int fd = -1;
+    if (!absolute && c->root && is_within(real, c->root)) {
+        folder = c->root;
+        fd = c->root_fd;
+    }
+    for (size_t i = 0; fd < 0 && i < c->allow_count; i++) {
+        if (is_within(real, c->allow[i])) {
+            folder = c->allow[i];
+            fd = c->allow_fd[i];
+        }
+    }
+    if (fd >= 0) {
+        const char *r = real + (strcmp(folder, "/") == 0 ? 0 : strlen(folder));
+        while (*r == '/') {
+            r++;
+        }
+        *rest = r[0] ? r : ".";
+    }
+    return fd;
 }
 
 /* A path from the spec, for reading: `*display` gets it as the user would write it (relative to
@@ -756,7 +798,17 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
             bool ok = out->file != NULL;
             if (ok) {
                 char why[256];
-                int fd = file_open_regular(out->file, 0, &out->size, &out->file_dev, &out->file_ino, why, sizeof why);
+                /* Opened beneath the folder that allowed it: a folder on the way swapped for a link
+                 * since the check cannot lead elsewhere. spec_gpu.c opens it again by name and
+                 * takes it only if it is still this file. */
+                const char *rest = NULL;
+                int dirfd = beneath(c, out->file, file[0] == '/', &rest);
+                int fd = dirfd < 0 ? -1
+                                   : file_open_regular_at(dirfd, rest, true, 0, &out->size, &out->file_dev,
+                                                          &out->file_ino, why, sizeof why);
+                if (dirfd < 0) {
+                    snprintf(why, sizeof why, "outside the folders allowed");
+                }
                 if (fd < 0) {
                     ok = fail(c, at, "cannot read '%s': %s", shown(c, display), why);
                 } else {
@@ -860,7 +912,12 @@ static bool parse_kernel(ctx *c, json_t *k, const char *where, spec *s, spec_ker
         char why[256];
         size_t length = 0;
         uint64_t dev = 0, ino = 0;
-        out->source = read_regular(real, SPEC_MAX_WGSL_BYTES, &length, &dev, &ino, why, sizeof why);
+        const char *rest = NULL;
+        int dirfd = beneath(c, real, file[0] == '/', &rest);
+        snprintf(why, sizeof why, "outside the folders allowed");
+        out->source = dirfd < 0 ? NULL
+                                : read_regular(dirfd, rest, true, SPEC_MAX_WGSL_BYTES, &length, &dev, &ino, why,
+                                               sizeof why);
         free(real);
         if (!out->source) {
             return fail(c, at, "cannot read '%s': %s", shown(c, out->origin), why);
@@ -1153,35 +1210,45 @@ static bool resolve_allowed(ctx *c, const spec_load_options *options)
         return true;
     }
     c->allow = calloc(options->allow_path_count, sizeof *c->allow);
-    if (!c->allow) {
+    c->allow_fd = calloc(options->allow_path_count, sizeof *c->allow_fd);
+    if (!c->allow || !c->allow_fd) {
         snprintf(c->error, c->error_cap, "--allow-path: out of memory");
         return false;
     }
     for (size_t i = 0; i < options->allow_path_count; i++) {
         const char *given = options->allow_paths[i];
-        char *real = realpath(given, NULL);
+        int fd = open(given, O_PATH | O_CLOEXEC);
+        char *real = fd >= 0 ? realpath(given, NULL) : NULL;
         struct stat st;
-        if (!real || stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        if (!real || fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || !same_folder(fd, real)) {
             snprintf(c->error, c->error_cap, "--allow-path '%s': %s", shown(c, given),
-                     real ? "not a folder" : strerror(errno));
+                     !real ? strerror(errno) : S_ISDIR(st.st_mode) ? "replaced while the spec was read" : "not a folder");
             free(real);
+            if (fd >= 0) {
+                close(fd);
+            }
             return false;
         }
+        c->allow_fd[c->allow_count] = fd;
         c->allow[c->allow_count++] = real;
     }
     return true;
 }
 
 /* Parses a document already read; `path` names it in messages and anchors relative paths;
- * `self` (may be NULL) identifies the file it came from. */
+ * `self` (may be NULL) identifies the file it came from; `dir_fd` (taken over; -1: opened here
+ * when needed) is the folder it was read from. */
 static bool spec_from_json(json_t *root, const json_error_t *jerr, const char *path, const spec_load_options *options,
-                           const spec_input *self, spec *out, char *error, size_t error_cap)
+                           const spec_input *self, int dir_fd, spec *out, char *error, size_t error_cap)
 {
     memset(out, 0, sizeof *out);
-    ctx c = {.file = path, .dir = dup_string(path), .error = error, .error_cap = error_cap};
+    ctx c = {.file = path, .dir = dup_string(path), .root_fd = dir_fd, .error = error, .error_cap = error_cap};
     c.max_dispatches = options && options->max_dispatches ? options->max_dispatches : SPEC_DEFAULT_MAX_DISPATCHES;
     if (!c.dir) {
         snprintf(error, error_cap, "%s: out of memory", path);
+        if (dir_fd >= 0) {
+            close(dir_fd);
+        }
         return false;
     }
     char *slash = strrchr(c.dir, '/');
@@ -1227,10 +1294,15 @@ static bool spec_from_json(json_t *root, const json_error_t *jerr, const char *p
 done:
     free(c.dir);
     free(c.root);
+    if (c.root_fd >= 0) {
+        close(c.root_fd);
+    }
     for (size_t i = 0; i < c.allow_count; i++) {
         free(c.allow[i]);
+        close(c.allow_fd[i]);
     }
     free(c.allow);
+    free(c.allow_fd);
     if (!ok) {
         spec_free(out);
     }
@@ -1243,16 +1315,36 @@ bool spec_load(const char *path, const spec_load_options *options, spec *out, ch
     char why[256];
     size_t length = 0;
     spec_input self = {0};
-    char *text = read_regular(path, SPEC_MAX_BYTES, &length, &self.dev, &self.ino, why, sizeof why);
+    /* The folder first, and the spec read through it: the folder whose files the spec names is
+     * the one it was read from, whatever is renamed meanwhile. */
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *folder = slash ? malloc((size_t)(slash - path) + 2) : NULL;
+    if (folder) {
+        size_t n = slash == path ? 1 : (size_t)(slash - path); /* "/spec.json" is in "/" */
+        memcpy(folder, path, n);
+        folder[n] = '\0';
+    }
+    int dir_fd = slash && !folder ? -1 : open(folder ? folder : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    free(folder);
+    char *text = dir_fd < 0 ? NULL
+                            : read_regular(dir_fd, base[0] ? base : ".", false, SPEC_MAX_BYTES, &length, &self.dev,
+                                           &self.ino, why, sizeof why);
+    if (dir_fd < 0) {
+        snprintf(why, sizeof why, "%s", strerror(errno));
+    }
     if (!text) {
         memset(out, 0, sizeof *out);
         snprintf(error, error_cap, "%s: cannot read the spec: %s", path, why);
+        if (dir_fd >= 0) {
+            close(dir_fd);
+        }
         return false;
     }
     json_error_t jerr;
     json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &jerr);
     free(text);
-    bool ok = spec_from_json(root, &jerr, path, options, &self, out, error, error_cap);
+    bool ok = spec_from_json(root, &jerr, path, options, &self, dir_fd, out, error, error_cap);
     json_decref(root);
     return ok;
 }
@@ -1261,7 +1353,7 @@ bool spec_load_buffer(const char *name, const char *data, size_t size, spec *out
 {
     json_error_t jerr;
     json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &jerr);
-    bool ok = spec_from_json(root, &jerr, name, NULL, NULL, out, error, error_cap);
+    bool ok = spec_from_json(root, &jerr, name, NULL, NULL, -1, out, error, error_cap);
     json_decref(root);
     return ok;
 }

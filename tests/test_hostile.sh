@@ -98,6 +98,26 @@ if [ "$(id -u)" -eq 0 ] && mkdir shared && chmod 1777 shared && ln -s ../victim.
   [ "$(cat victim.txt)" = victim ] && ok || bad "a planted link in a sticky folder: the victim was written"
 fi
 
+# A link planted one folder up (another user's `ln -s /root /tmp/evil`, then `--json
+# /tmp/evil/victim`): the rule holds at every component of the path, for run's and diff's
+# outputs alike; a link of our own there is followed as before. As root only: the kernel's own
+# fs.protected_symlinks is what protects everyone else.
+if [ "$(id -u)" -eq 0 ] && mkdir shared_up ours && chmod 1777 shared_up && echo victim >ours/victim &&
+  ln -s "$tmp/ours" shared_up/evil && chown -h 65534:65534 shared_up/evil && ln -s "$tmp/ours" shared_up/mine; then
+  expect "a planted link one folder up" 2 "'shared_up/evil' is a symbolic link in a shared sticky folder" -- \
+    "$wgprof" run --json shared_up/evil/victim good.json
+  [ "$(cat ours/victim)" = victim ] && ok || bad "a planted link one folder up: the victim was replaced"
+  expect "a planted link two folders up" 2 "shared_up/evil' is a symbolic link" -- \
+    "$wgprof" run --csv "$tmp/shared_up/evil/../ours/victim" good.json
+  run --json diffbase.json good.json || bad "the report for diff"
+  expect "diff's output through a planted link" 2 "'shared_up/evil' is a symbolic link" -- \
+    "$wgprof" diff --json shared_up/evil/victim diffbase.json diffbase.json
+  [ "$(cat ours/victim)" = victim ] && ok || bad "diff's output through a planted link: the victim was replaced"
+  run --json shared_up/mine/mine.json good.json && is_report ours/mine.json &&
+    ok || bad "our own link in a sticky folder is not followed"
+  no_temporaries ours
+fi
+
 # A write that fails (the file-size limit, a real EFBIG) leaves the old file and no temporary.
 # Where the driver itself grows files (Mesa 25's lavapipe backs descriptor memory with a memfd
 # it extends with ftruncate), the limit kills the process inside the driver before any report
@@ -192,6 +212,52 @@ ln -s .. sub/parent
 spec "$inline" '{"buffer": "v", "file": "parent/escaped.bin"}' >sub/linkdir.json
 expect "outputs through a linked folder" 2 '$.outputs[0].file' -- "$wgprof" run sub/linkdir.json
 [ ! -e escaped.bin ] && ok || bad "outputs through a linked folder was written"
+# The folder race, won: the spec's owner swaps a subfolder for a link to a folder only root may
+# read, right after wgprof checked the path (the preloaded swap_after_realpath.c does it there,
+# every time). What the init file led to must never reach the output; the run is refused.
+mkdir -p race/sub secret
+printf 'AAAA%.0s' $(seq 16) >race/sub/data.bin
+printf 'SECRET-ROOT-ONLY%.0s' 1 2 3 4 >secret/data.bin
+chmod 600 secret/data.bin
+printf '{"buffers": [%s, {"name": "s", "elements": 16, "init": {"file": "sub/data.bin"}}], "kernels": [%s],
+ "dispatches": [%s], "outputs": [{"buffer": "s", "file": "out.bin"}]}\n' \
+  "$default_buffer" "$inline" "$default_dispatch" >race/spec.json
+run race/spec.json && [ "$(cat race/out.bin)" = "$(cat race/sub/data.bin)" ] && ok || bad "the race spec does not run"
+rm -f race/out.bin
+if [ -n "${2:-}" ] && [ -f "$2" ]; then
+  WGPROF_TEST_SWAP_DIR="$tmp/race/sub" WGPROF_TEST_SWAP_TO="$tmp/secret" LD_PRELOAD="$2" \
+    "$wgprof" run --warmup 0 --iterations 1 --quiet race/spec.json >race.out 2>&1
+  status=$?
+  [ -L race/sub ] || bad "the swap after realpath() did not happen"
+  if [ $status -eq 2 ] && grep -Fq 'symbolic link' race.out && ! grep -qs SECRET race/out.bin race.out; then ok; else
+    bad "a subfolder swapped for a link after the check: exit $status, $(cat race.out), out.bin: $(head -c 80 race/out.bin 2>/dev/null)"
+  fi
+  rm -f race/sub race/out.bin && mv race/sub.away race/sub
+fi
+# A subfolder that is a link out of the folder is refused; and the race run for real, for a
+# few seconds: a loop swaps the subfolder and the link while the spec runs again and again.
+ln -s ../secret race/out_link
+sed 's|sub/data.bin|out_link/data.bin|' race/spec.json >race/linked.json
+expect "init.file through a linked subfolder" 2 "outside the spec's folder" -- "$wgprof" run race/linked.json
+rm race/out_link
+(
+  end=$((SECONDS + 4))
+  while [ $SECONDS -lt $end ]; do
+    mv race/sub race/sub.real && ln -s ../secret race/sub && rm race/sub && mv race/sub.real race/sub
+  done
+) &
+swapper=$!
+leaked=0
+runs=0
+while kill -0 $swapper 2>/dev/null; do
+  run race/spec.json >race.out 2>&1
+  runs=$((runs + 1))
+  if grep -qs SECRET race/out.bin race.out; then leaked=$((leaked + 1)); fi
+  rm -f race/out.bin
+done
+wait $swapper
+[ $leaked -eq 0 ] && ok || bad "the folder race: the secret reached the output in $leaked of $runs runs"
+
 # --allow-path widens it.
 run --allow-path "$tmp" sub/up.json && ok || bad "--allow-path does not allow ../outside.wgsl"
 run --allow-path "$tmp" sub/absolute.json && ok || bad "--allow-path does not allow an absolute path inside it"

@@ -345,6 +345,26 @@ else
 fi
 cd "$tmp" || exit 1
 
+# ---- the results folder swapped for a link while the program runs (a hostile TMPDIR) ----
+# The program renames the results folder away and puts a link to another folder full of files
+# in its place, then makes its dispatches: nothing in that folder is written or removed, and
+# wgprof says what happened.
+mkdir hostile swap_victims
+for i in 1 2 3 4 5; do echo "keep $i" >"swap_victims/f$i"; done
+then_run=(true)
+[ -n "$app" ] && [ -x "$app" ] && then_run=("$app" basic)
+TMPDIR="$tmp/hostile" record --json swap.json -- sh -c \
+  'mv "$WGPROF_RECORD_DIR" "$WGPROF_RECORD_DIR.away" && ln -s "$1" "$WGPROF_RECORD_DIR" && shift && "$@" >/dev/null' \
+  - "$tmp/swap_victims" "${then_run[@]}" >swap.out 2>swap.err
+status=$?
+kept=0
+for i in 1 2 3 4 5; do [ "$(cat "swap_victims/f$i" 2>/dev/null)" = "keep $i" ] && kept=$((kept + 1)); done
+[ "$kept" -eq 5 ] && [ "$(ls -A swap_victims | wc -l)" -eq 5 ] && ok \
+  || bad "the results folder swapped for a link: the other folder holds [$(ls -A swap_victims | tr '\n' ' ')], want f1..f5 kept"
+[ "$status" -eq 0 ] && grep -q 'moved or replaced while the program ran' swap.err && ok \
+  || bad "the results folder swapped for a link: exit $status, not said: $(tail_of swap.err)"
+[ ! -e swap.json ] && ok || bad "the results folder swapped for a link: a report was written from the other folder"
+
 # ---- usage ----
 record -- ./no-such-program >/dev/null 2>missing.err
 status=$?
