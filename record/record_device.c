@@ -85,6 +85,27 @@ static void on_adapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGP
     wgprof__free(req);
 }
 
+/* The program's adapter request, its options copied (with wgprof's chain in front) by the
+ * caller, made through `request`; the adapter's instance noted when it comes. */
+typedef WGPUFuture (*request_adapter_fn)(WGPUInstance, void const *options, WGPURequestAdapterCallbackInfo);
+
+static WGPUFuture request_adapter(WGPUInstance instance, void const *options, adapter_request *req,
+                                  WGPURequestAdapterCallbackInfo callbackInfo, request_adapter_fn request)
+{
+    req->theirs = callbackInfo;
+    req->instance = instance;
+    WGPURequestAdapterCallbackInfo ours = callbackInfo;
+    ours.callback = on_adapter;
+    ours.userdata1 = req;
+    ours.userdata2 = NULL;
+    return request(instance, options, ours);
+}
+
+static WGPUFuture request_webgpu_h(WGPUInstance instance, void const *options, WGPURequestAdapterCallbackInfo info)
+{
+    return wgprof_rec_real()->wgpuInstanceRequestAdapter(instance, options, info);
+}
+
 WGPROF_REC_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
                                                         WGPU_NULLABLE WGPURequestAdapterOptions const *options,
                                                         WGPURequestAdapterCallbackInfo callbackInfo)
@@ -99,13 +120,75 @@ WGPROF_REC_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
     wgprof__chain storage;
     wgprof__ext_chain_adapter(&probe, &storage);
     copy.nextInChain = chain_ours(probe.nextInChain, copy.nextInChain);
-    req->theirs = callbackInfo;
-    req->instance = instance;
-    WGPURequestAdapterCallbackInfo ours = callbackInfo;
-    ours.callback = on_adapter;
-    ours.userdata1 = req;
-    ours.userdata2 = NULL;
-    return real->wgpuInstanceRequestAdapter(instance, &copy, ours);
+    return request_adapter(instance, &copy, req, callbackInfo, request_webgpu_h);
+}
+
+/* ---- Dawn's adapter requests of the callback-info transition (record_abi.c) ---- */
+
+static WGPUFuture request_dawn2025(WGPUInstance instance, void const *options, WGPURequestAdapterCallbackInfo info)
+{
+    return wgprof_rec_abi_legacy()->request_adapter2(instance, options, info);
+}
+
+/* Its "2" form: webgpu.h's callback, its own options. */
+WGPROF_REC_EXPORT WGPUFuture wgpuInstanceRequestAdapter2(WGPUInstance instance,
+                                                         wgprof_rec_dawn2025_adapter_options const *options,
+                                                         WGPURequestAdapterCallbackInfo callbackInfo)
+{
+    wgprof_rec_real();
+    if (wgprof_rec_abi_current() != WGPROF_REC_ABI_DAWN_2025) {
+        wgprof_rec_missing("wgpuInstanceRequestAdapter2");
+        return (WGPUFuture){0};
+    }
+    adapter_request *req = wgprof_rec_active() ? wgprof__calloc(1, sizeof *req) : NULL;
+    if (!req) {
+        return request_dawn2025(instance, options, callbackInfo);
+    }
+    wgprof_rec_dawn2025_adapter_options copy = options ? *options : (wgprof_rec_dawn2025_adapter_options){0};
+    WGPURequestAdapterOptions probe = {0};
+    wgprof__chain storage;
+    wgprof__ext_chain_adapter(&probe, &storage);
+    copy.nextInChain = chain_ours(probe.nextInChain, (WGPUChainedStruct *)(uintptr_t)copy.nextInChain);
+    return request_adapter(instance, &copy, req, callbackInfo, request_dawn2025);
+}
+
+/* Its one-userdata forms, through the "2" form, the program's callback and userdata carried in
+ * the two userdata. */
+static void on_adapter_one(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
+                           void *userdata1, void *userdata2)
+{
+    wgprof_rec_dawn2025_adapter_cb callback;
+    memcpy(&callback, &userdata1, sizeof callback);
+    if (callback) {
+        callback(status, adapter, message, userdata2);
+    }
+}
+
+static WGPUFuture request_adapter_one(WGPUInstance instance, wgprof_rec_dawn2025_adapter_options const *options,
+                                      wgprof_rec_dawn2025_adapter_info info)
+{
+    WGPURequestAdapterCallbackInfo two = {.nextInChain = info.nextInChain, .mode = info.mode,
+                                          .callback = on_adapter_one, .userdata2 = info.userdata};
+    memcpy(&two.userdata1, &info.callback, sizeof info.callback);
+    return wgpuInstanceRequestAdapter2(instance, options, two);
+}
+
+WGPROF_REC_EXPORT WGPUFuture wgpuInstanceRequestAdapterF(WGPUInstance instance,
+                                                         wgprof_rec_dawn2025_adapter_options const *options,
+                                                         wgprof_rec_dawn2025_adapter_info callbackInfo)
+{
+    return request_adapter_one(instance, options, callbackInfo);
+}
+
+/* Its wgpuInstanceRequestAdapter(instance, options, callback, userdata) (record_abi.c answers a
+ * lookup of that name with this function). */
+WGPROF_REC_EXPORT void wgprof_rec_dawn2025_wgpuInstanceRequestAdapter(
+    WGPUInstance instance, wgprof_rec_dawn2025_adapter_options const *options, wgprof_rec_dawn2025_adapter_cb callback,
+    void *userdata)
+{
+    wgprof_rec_dawn2025_adapter_info info = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = callback,
+                                             .userdata = userdata};
+    (void)request_adapter_one(instance, options, info);
 }
 
 /* ---- devices ---- */
@@ -119,6 +202,21 @@ typedef struct device_request {
     unsigned added_count;
 } device_request;
 
+/* The adapter's instance: as its request saw it, else as Dawn tells (an adapter requested through
+ * a form wgprof does not hook). Not a reference of wgprof's: the adapter holds its instance. */
+static WGPUInstance instance_of(WGPUAdapter adapter)
+{
+    WGPUInstance instance = wgprof_rec_adapter_get(adapter);
+    WGPUInstance (*get)(WGPUAdapter) = NULL;
+    void *fn = instance ? NULL : wgprof_rec_system_dlsym(wgprof_rec_implementation(), "wgpuAdapterGetInstance");
+    memcpy(&get, &fn, sizeof fn);
+    if (get && (instance = get(adapter)) != NULL) {
+        wgprof_rec_adapter_put(adapter, instance);
+        wgprof_rec_real()->wgpuInstanceRelease(instance); /* Dawn's getter returns a new reference */
+    }
+    return instance;
+}
+
 static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void *userdata1,
                       void *userdata2)
 {
@@ -126,7 +224,7 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
     device_request *req = userdata1;
     if (status == WGPURequestDeviceStatus_Success && device) {
         wgprof_rec_session *s = wgprof__calloc(1, sizeof *s);
-        WGPUInstance instance = wgprof_rec_adapter_get(req->adapter);
+        WGPUInstance instance = instance_of(req->adapter);
         if (s && instance) {
             pthread_mutex_init(&s->lock, NULL);
             pthread_cond_init(&s->changed, NULL);
@@ -173,9 +271,12 @@ static bool listed(const WGPUFeatureName *features, size_t count, WGPUFeatureNam
     return false;
 }
 
-WGPROF_REC_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter,
-                                                      WGPU_NULLABLE WGPUDeviceDescriptor const *descriptor,
-                                                      WGPURequestDeviceCallbackInfo callbackInfo)
+typedef WGPUFuture (*request_device_fn)(WGPUAdapter, WGPUDeviceDescriptor const *, WGPURequestDeviceCallbackInfo);
+
+/* The program's device request, made through `request` (webgpu.h's form or the same form of an
+ * older ABI, record_abi.c): the features wgprof needs added, the device wrapped when it comes. */
+static WGPUFuture request_device(WGPUAdapter adapter, WGPUDeviceDescriptor const *descriptor,
+                                 WGPURequestDeviceCallbackInfo callbackInfo, request_device_fn request)
 {
     const wgprof__webgpu_procs *real = wgprof_rec_real();
     device_request *req = NULL;
@@ -183,14 +284,14 @@ WGPROF_REC_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter,
         req = wgprof__calloc(1, sizeof *req);
     }
     if (!req) {
-        return real->wgpuAdapterRequestDevice(adapter, descriptor, callbackInfo);
+        return request(adapter, descriptor, callbackInfo);
     }
     WGPUDeviceDescriptor copy = descriptor ? *descriptor : (WGPUDeviceDescriptor){0};
     size_t count = copy.requiredFeatureCount;
     WGPUFeatureName *features = wgprof__calloc(count + EXTRA_FEATURES, sizeof *features);
     if (!features) {
         wgprof__free(req);
-        return real->wgpuAdapterRequestDevice(adapter, descriptor, callbackInfo);
+        return request(adapter, descriptor, callbackInfo);
     }
     if (count) {
         memcpy(features, copy.requiredFeatures, count * sizeof *features);
@@ -202,8 +303,10 @@ WGPROF_REC_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter,
     WGPUFeatureName wanted[EXTRA_FEATURES] = {WGPUFeatureName_TimestampQuery, wgprof__ext_get()->feature_inside_passes};
     size_t wanted_count = wgprof__ext_chain_device(&probe, &storage, wanted, 2, EXTRA_FEATURES);
     for (size_t i = 0; i < wanted_count; i++) {
-        if (adapter_has(real, adapter, wanted[i]) && !listed(features, count, wanted[i])) {
-            features[count++] = wanted[i];
+        /* The descriptor is in the implementation's ABI, its feature numbers with it. */
+        WGPUFeatureName theirs = wgprof_rec_abi_feature_out(wanted[i]);
+        if (adapter_has(real, adapter, wanted[i]) && !listed(features, count, theirs)) {
+            features[count++] = theirs;
             req->added[req->added_count++] = wanted[i];
         }
     }
@@ -216,9 +319,82 @@ WGPROF_REC_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter,
     ours.callback = on_device;
     ours.userdata1 = req;
     ours.userdata2 = NULL;
-    WGPUFuture future = real->wgpuAdapterRequestDevice(adapter, &copy, ours);
+    WGPUFuture future = request(adapter, &copy, ours);
     wgprof__free(features);
     return future;
+}
+
+WGPROF_REC_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter,
+                                                      WGPU_NULLABLE WGPUDeviceDescriptor const *descriptor,
+                                                      WGPURequestDeviceCallbackInfo callbackInfo)
+{
+    return request_device(adapter, descriptor, callbackInfo, wgprof_rec_real()->wgpuAdapterRequestDevice);
+}
+
+/* ---- Dawn's forms of the callback-info transition (record_abi.c) ---- */
+
+static request_device_fn request_device2(void)
+{
+    wgprof_rec_real();
+    const wgprof_rec_legacy *legacy = wgprof_rec_abi_legacy();
+    return wgprof_rec_abi_current() == WGPROF_REC_ABI_DAWN_2025 ? legacy->request_device2 : NULL;
+}
+
+/* Its "2" form is webgpu.h's under another name. */
+WGPROF_REC_EXPORT WGPUFuture wgpuAdapterRequestDevice2(WGPUAdapter adapter, WGPUDeviceDescriptor const *descriptor,
+                                                       WGPURequestDeviceCallbackInfo callbackInfo)
+{
+    request_device_fn request = request_device2();
+    if (!request) {
+        wgprof_rec_missing("wgpuAdapterRequestDevice2");
+        return (WGPUFuture){0};
+    }
+    return request_device(adapter, descriptor, callbackInfo, request);
+}
+
+/* Its one-userdata forms go through the "2" form, the program's callback and userdata carried
+ * in the two userdata. */
+static void on_device_one(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void *userdata1,
+                          void *userdata2)
+{
+    wgprof_rec_dawn2025_device_cb callback;
+    memcpy(&callback, &userdata1, sizeof callback);
+    if (callback) {
+        callback(status, device, message, userdata2);
+    }
+}
+
+static WGPUFuture request_device_one(WGPUAdapter adapter, WGPUDeviceDescriptor const *descriptor,
+                                     wgprof_rec_dawn2025_device_info info, const char *name)
+{
+    request_device_fn request = request_device2();
+    if (!request) {
+        wgprof_rec_missing(name);
+        return (WGPUFuture){0};
+    }
+    WGPURequestDeviceCallbackInfo two = {.nextInChain = info.nextInChain, .mode = info.mode,
+                                         .callback = on_device_one, .userdata2 = info.userdata};
+    memcpy(&two.userdata1, &info.callback, sizeof info.callback);
+    return request_device(adapter, descriptor, two, request);
+}
+
+WGPROF_REC_EXPORT WGPUFuture wgpuAdapterRequestDeviceF(WGPUAdapter adapter, WGPUDeviceDescriptor const *descriptor,
+                                                       wgprof_rec_dawn2025_device_info callbackInfo)
+{
+    return request_device_one(adapter, descriptor, callbackInfo, "wgpuAdapterRequestDeviceF");
+}
+
+/* Its wgpuAdapterRequestDevice(adapter, descriptor, callback, userdata), whose callback runs
+ * from the instance's events as AllowProcessEvents does (record_abi.c answers a lookup of that
+ * name with this function). */
+WGPROF_REC_EXPORT void wgprof_rec_dawn2025_wgpuAdapterRequestDevice(WGPUAdapter adapter,
+                                                                     WGPUDeviceDescriptor const *descriptor,
+                                                                     wgprof_rec_dawn2025_device_cb callback,
+                                                                     void *userdata)
+{
+    wgprof_rec_dawn2025_device_info info = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = callback,
+                                            .userdata = userdata};
+    (void)request_device_one(adapter, descriptor, info, "wgpuAdapterRequestDevice");
 }
 
 static bool added(const wgprof_rec_session *s, WGPUFeatureName f)
@@ -234,6 +410,7 @@ static bool added(const wgprof_rec_session *s, WGPUFeatureName f)
 /* The program sees the features it asked for, not the ones wgprof added. */
 WGPROF_REC_EXPORT WGPUBool wgpuDeviceHasFeature(WGPUDevice device, WGPUFeatureName feature)
 {
+    feature = wgprof_rec_abi_feature_in(feature);
     WGPUBool has = wgprof_rec_real()->wgpuDeviceHasFeature(device, feature);
     if (has && wgprof_rec_active()) {
         const wgprof_rec_session *s = wgprof_rec_session_get(device);
@@ -248,7 +425,11 @@ WGPROF_REC_EXPORT void wgpuDeviceGetFeatures(WGPUDevice device, WGPUSupportedFea
 {
     const wgprof__webgpu_procs *real = wgprof_rec_real();
     real->wgpuDeviceGetFeatures(device, features);
-    if (!features || !wgprof_rec_active()) {
+    if (!features) {
+        return;
+    }
+    if (!wgprof_rec_active()) {
+        wgprof_rec_abi_features_out((WGPUFeatureName *)(uintptr_t)features->features, features->featureCount);
         return;
     }
     const wgprof_rec_session *s = wgprof_rec_session_get(device);
@@ -263,10 +444,12 @@ WGPROF_REC_EXPORT void wgpuDeviceGetFeatures(WGPUDevice device, WGPUSupportedFea
             }
         }
         real->wgpuSupportedFeaturesFreeMembers(*features);
+        wgprof_rec_abi_features_out(kept, n);
         features->featureCount = n;
         features->features = kept;
     } else {
         wgprof__free(kept);
+        wgprof_rec_abi_features_out((WGPUFeatureName *)(uintptr_t)features->features, features->featureCount);
     }
 }
 

@@ -395,15 +395,18 @@ static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipelin
     wgprof__free(req);
 }
 
-/* Described now, from the descriptor the program passes, which need not outlive this call. */
-WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice device,
-                                                                  WGPUComputePipelineDescriptor const *descriptor,
-                                                                  WGPUCreateComputePipelineAsyncCallbackInfo callbackInfo)
+typedef WGPUFuture (*pipeline_async_fn)(WGPUDevice, WGPUComputePipelineDescriptor const *,
+                                        WGPUCreateComputePipelineAsyncCallbackInfo);
+
+/* Described now, from the descriptor the program passes, which need not outlive this call; made
+ * through `create` (webgpu.h's form or the same form of an older ABI, record_abi.c). */
+static WGPUFuture create_pipeline_async(WGPUDevice device, WGPUComputePipelineDescriptor const *descriptor,
+                                        WGPUCreateComputePipelineAsyncCallbackInfo callbackInfo,
+                                        pipeline_async_fn create)
 {
-    const wgprof__webgpu_procs *real = wgprof_rec_real();
     pipeline_request *req = descriptor && hooks_on() ? wgprof__calloc(1, sizeof *req) : NULL;
     if (!req) {
-        return real->wgpuDeviceCreateComputePipelineAsync(device, descriptor, callbackInfo);
+        return create(device, descriptor, callbackInfo);
     }
     req->info = describe(descriptor);
     req->theirs = callbackInfo;
@@ -411,7 +414,82 @@ WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice dev
     ours.callback = on_pipeline;
     ours.userdata1 = req;
     ours.userdata2 = NULL;
-    return real->wgpuDeviceCreateComputePipelineAsync(device, descriptor, ours);
+    return create(device, descriptor, ours);
+}
+
+WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice device,
+                                                                  WGPUComputePipelineDescriptor const *descriptor,
+                                                                  WGPUCreateComputePipelineAsyncCallbackInfo callbackInfo)
+{
+    return create_pipeline_async(device, descriptor, callbackInfo,
+                                 wgprof_rec_real()->wgpuDeviceCreateComputePipelineAsync);
+}
+
+/* ---- Dawn's forms of the callback-info transition (record_abi.c) ---- */
+
+static pipeline_async_fn pipeline_async2(void)
+{
+    wgprof_rec_real();
+    return wgprof_rec_abi_current() == WGPROF_REC_ABI_DAWN_2025 ? wgprof_rec_abi_legacy()->compute_pipeline_async2
+                                                                 : NULL;
+}
+
+/* Its "2" form is webgpu.h's under another name. */
+WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync2(
+    WGPUDevice device, WGPUComputePipelineDescriptor const *descriptor,
+    WGPUCreateComputePipelineAsyncCallbackInfo callbackInfo)
+{
+    pipeline_async_fn create = pipeline_async2();
+    if (!create) {
+        wgprof_rec_missing("wgpuDeviceCreateComputePipelineAsync2");
+        return (WGPUFuture){0};
+    }
+    return create_pipeline_async(device, descriptor, callbackInfo, create);
+}
+
+/* Its one-userdata forms go through the "2" form, the program's callback and userdata carried
+ * in the two userdata. */
+static void on_pipeline_one(WGPUCreatePipelineAsyncStatus status, WGPUComputePipeline pipeline, WGPUStringView message,
+                            void *userdata1, void *userdata2)
+{
+    wgprof_rec_dawn2025_pipeline_cb callback;
+    memcpy(&callback, &userdata1, sizeof callback);
+    if (callback) {
+        callback(status, pipeline, message, userdata2);
+    }
+}
+
+static WGPUFuture pipeline_async_one(WGPUDevice device, WGPUComputePipelineDescriptor const *descriptor,
+                                     wgprof_rec_dawn2025_pipeline_info info, const char *name)
+{
+    pipeline_async_fn create = pipeline_async2();
+    if (!create) {
+        wgprof_rec_missing(name);
+        return (WGPUFuture){0};
+    }
+    WGPUCreateComputePipelineAsyncCallbackInfo two = {.nextInChain = info.nextInChain, .mode = info.mode,
+                                                      .callback = on_pipeline_one, .userdata2 = info.userdata};
+    memcpy(&two.userdata1, &info.callback, sizeof info.callback);
+    return create_pipeline_async(device, descriptor, two, create);
+}
+
+WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsyncF(WGPUDevice device,
+                                                                   WGPUComputePipelineDescriptor const *descriptor,
+                                                                   wgprof_rec_dawn2025_pipeline_info callbackInfo)
+{
+    return pipeline_async_one(device, descriptor, callbackInfo, "wgpuDeviceCreateComputePipelineAsyncF");
+}
+
+/* Its wgpuDeviceCreateComputePipelineAsync(device, descriptor, callback, userdata), whose callback
+ * runs from the instance's events as AllowProcessEvents does (record_abi.c answers a lookup of
+ * that name with this function). */
+WGPROF_REC_EXPORT void wgprof_rec_dawn2025_wgpuDeviceCreateComputePipelineAsync(
+    WGPUDevice device, WGPUComputePipelineDescriptor const *descriptor, wgprof_rec_dawn2025_pipeline_cb callback,
+    void *userdata)
+{
+    wgprof_rec_dawn2025_pipeline_info info = {.mode = WGPUCallbackMode_AllowProcessEvents, .callback = callback,
+                                              .userdata = userdata};
+    (void)pipeline_async_one(device, descriptor, info, "wgpuDeviceCreateComputePipelineAsync");
 }
 
 WGPROF_REC_EXPORT void wgpuComputePipelineAddRef(WGPUComputePipeline pipeline)
@@ -563,6 +641,10 @@ static WGPUComputePassEncoder begin_pass(WGPUCommandEncoder enc, WGPUComputePass
 WGPROF_REC_EXPORT WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(
     WGPUCommandEncoder enc, WGPU_NULLABLE WGPUComputePassDescriptor const *descriptor)
 {
+    /* In webgpu.h's layout from here on: the table's function takes it so. */
+    WGPUComputePassDescriptor copy;
+    WGPUPassTimestampWrites writes;
+    descriptor = wgprof_rec_abi_pass_in(descriptor, &copy, &writes);
     if (!hooks_on()) {
         return wgprof_rec_real()->wgpuCommandEncoderBeginComputePass(enc, descriptor);
     }

@@ -99,6 +99,95 @@ bool wgprof_rec_nested(void);
 /* This thread, as the holder of a lane it works on (a token, unique among live threads). */
 const void *wgprof_rec_thread(void);
 
+/* The implementation's dlopen handle (once found). */
+void *wgprof_rec_implementation(void);
+/* The system's dlsym (this library answers the program's own calls of dlsym: record_load.c). */
+void *wgprof_rec_system_dlsym(void *handle, const char *name);
+
+/* ---- record_abi.c: which ABI the implementation has, and bridging the ones wgprof knows ---- */
+
+typedef enum wgprof_rec_abi {
+    WGPROF_REC_ABI_UNKNOWN,  /* nothing hooked: every call the implementation's */
+    WGPROF_REC_ABI_WEBGPU_H, /* the headers' own (wgpu-native 29, Dawn of late 2025 on) */
+    WGPROF_REC_ABI_DAWN_2025 /* Dawn of the callback-info transition ("...2", "...F" functions) */
+} wgprof_rec_abi;
+
+typedef void *(*wgprof_rec_lookup)(void *handle, const char *name);
+
+/* Identifies the ABI of the library behind `handle` from its symbols; where it is unknown, *why
+ * says what was found (a clause: "it is ..."). */
+wgprof_rec_abi wgprof_rec_abi_identify(void *handle, wgprof_rec_lookup lookup, uint32_t expected_wgpu_major, char *why,
+                                       size_t cap);
+/* Makes `procs` (loaded by name) hold, for every function the hooks and libwgprof call, one of
+ * webgpu.h's signature and values; false where the ABI is unknown or lacks one of them. */
+bool wgprof_rec_abi_adapt(wgprof_rec_abi abi, void *handle, wgprof_rec_lookup lookup, wgprof__webgpu_procs *procs);
+wgprof_rec_abi wgprof_rec_abi_current(void);
+const char *wgprof_rec_abi_name(wgprof_rec_abi abi);
+
+/* Feature numbers: the program's (its implementation's ABI) to webgpu.h's, and back. */
+WGPUFeatureName wgprof_rec_abi_feature_in(WGPUFeatureName value);
+WGPUFeatureName wgprof_rec_abi_feature_out(WGPUFeatureName value);
+void wgprof_rec_abi_features_out(WGPUFeatureName *features, size_t count);
+/* The program's compute pass descriptor in webgpu.h's layout: `d` itself, or `copy` (pointing
+ * at `writes`) where the ABI lays the timestamp writes out otherwise. */
+const WGPUComputePassDescriptor *wgprof_rec_abi_pass_in(const WGPUComputePassDescriptor *d,
+                                                         WGPUComputePassDescriptor *copy,
+                                                         WGPUPassTimestampWrites *writes);
+
+/* The transition ABI's WGPURequestAdapterOptions: the surface second, a compatibility flag last. */
+typedef struct wgprof_rec_dawn2025_adapter_options {
+    WGPUChainedStruct const *nextInChain;
+    WGPUSurface compatibleSurface;
+    uint32_t featureLevel, powerPreference, backendType;
+    WGPUBool forceFallbackAdapter, compatibilityMode;
+} wgprof_rec_dawn2025_adapter_options;
+
+/* The transition ABI's forms the hooks of its own forms call (webgpu.h's signatures where the
+ * types are not its own). */
+typedef struct wgprof_rec_legacy {
+    WGPUFuture (*request_adapter2)(WGPUInstance, wgprof_rec_dawn2025_adapter_options const *,
+                                   WGPURequestAdapterCallbackInfo);
+    WGPUFuture (*request_device2)(WGPUAdapter, WGPUDeviceDescriptor const *, WGPURequestDeviceCallbackInfo);
+    WGPUFuture (*compute_pipeline_async2)(WGPUDevice, WGPUComputePipelineDescriptor const *,
+                                          WGPUCreateComputePipelineAsyncCallbackInfo);
+} wgprof_rec_legacy;
+const wgprof_rec_legacy *wgprof_rec_abi_legacy(void);
+
+/* Its callback forms with one userdata ("...F" and the plain callback, userdata pair). */
+typedef void (*wgprof_rec_dawn2025_adapter_cb)(WGPURequestAdapterStatus status, WGPUAdapter adapter,
+                                               WGPUStringView message, void *userdata);
+typedef struct wgprof_rec_dawn2025_adapter_info {
+    WGPUChainedStruct *nextInChain;
+    WGPUCallbackMode mode;
+    wgprof_rec_dawn2025_adapter_cb callback;
+    void *userdata;
+} wgprof_rec_dawn2025_adapter_info;
+typedef void (*wgprof_rec_dawn2025_device_cb)(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message,
+                                              void *userdata);
+typedef struct wgprof_rec_dawn2025_device_info {
+    WGPUChainedStruct *nextInChain;
+    WGPUCallbackMode mode;
+    wgprof_rec_dawn2025_device_cb callback;
+    void *userdata;
+} wgprof_rec_dawn2025_device_info;
+typedef void (*wgprof_rec_dawn2025_pipeline_cb)(WGPUCreatePipelineAsyncStatus status, WGPUComputePipeline pipeline,
+                                                WGPUStringView message, void *userdata);
+typedef struct wgprof_rec_dawn2025_pipeline_info {
+    WGPUChainedStruct *nextInChain;
+    WGPUCallbackMode mode;
+    wgprof_rec_dawn2025_pipeline_cb callback;
+    void *userdata;
+} wgprof_rec_dawn2025_pipeline_info;
+
+/* How a program's lookup of `name` in this library is answered: with this library's function
+ * *ours (a hook), with the implementation's, or with ours where the implementation lacks it. */
+typedef enum wgprof_rec_answer {
+    WGPROF_REC_ANSWER_OURS,
+    WGPROF_REC_ANSWER_THEIRS,
+    WGPROF_REC_ANSWER_OURS_ELSE_THEIRS
+} wgprof_rec_answer;
+wgprof_rec_answer wgprof_rec_abi_answer(const char *name, const char **ours);
+
 /* ---- record_map.c: handle -> value, open addressing, no removal of keys in use ---- */
 
 typedef struct wgprof_rec_map {

@@ -73,13 +73,34 @@ static bool is_implementation_name(const char *path)
     return strncmp(b, "libwgpu_native", 14) == 0 || strncmp(b, "libwebgpu_dawn", 14) == 0;
 }
 
+/* dlsym as the system has it: the C library's, by its version (this library answers the name
+ * dlsym itself, below). */
+typedef void *(*dlsym_fn)(void *, const char *);
+static dlsym_fn system_dlsym(void)
+{
+    static dlsym_fn fn;
+    if (!fn) {
+        static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.0"};
+        for (size_t i = 0; !fn && i < sizeof versions / sizeof *versions; i++) {
+            *(void **)&fn = dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+        }
+    }
+    return fn;
+}
+
+void *wgprof_rec_system_dlsym(void *handle, const char *name)
+{
+    dlsym_fn fn = system_dlsym();
+    return fn ? fn(handle, name) : NULL;
+}
+
 /* dlopen as the system has it, found once. */
 typedef void *(*dlopen_fn)(const char *, int);
 static dlopen_fn system_dlopen(void)
 {
     static dlopen_fn fn;
     if (!fn) {
-        *(void **)&fn = dlsym(RTLD_NEXT, "dlopen");
+        *(void **)&fn = wgprof_rec_system_dlsym(RTLD_NEXT, "dlopen");
     }
     return fn;
 }
@@ -90,7 +111,7 @@ static void *find_implementation(void)
     if (g_handle) {
         return g_handle;
     }
-    void *next = dlsym(RTLD_NEXT, "wgpuCreateInstance");
+    void *next = wgprof_rec_system_dlsym(RTLD_NEXT, "wgpuCreateInstance");
     Dl_info where = {0};
     if (next && dladdr(next, &where) && where.dli_fname) {
         void *h = system_dlopen()(where.dli_fname, RTLD_NOW | RTLD_NOLOAD);
@@ -109,28 +130,12 @@ static void *find_implementation(void)
     return NULL;
 }
 
-/* wgpu-native's version packs one byte per part, major first; these forwarders follow the
- * webgpu.h of WGPROF_REC_WGPU_NATIVE_MAJOR (the pinned wgpu-native, cmake). Dawn has no version
- * call: its core ABI was checked equal to that header (README), so it is taken as it is. */
-static bool check_version(void)
+/* The path of the implementation's library, for messages. */
+static void library_path(char *out, size_t cap)
 {
-    uint32_t (*get_version)(void) = NULL;
-    *(void **)&get_version = dlsym(g_handle, "wgpuGetVersion");
-    if (get_version) {
-        uint32_t v = get_version();
-        if (v >> 24 != WGPROF_REC_WGPU_NATIVE_MAJOR) {
-            wgprof_rec_say("the program uses wgpu-native %u.%u.%u, wgprof was built for wgpu-native %u: running "
-                           "it unprofiled (struct layouts differ between major versions)",
-                           v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF, WGPROF_REC_WGPU_NATIVE_MAJOR);
-            return false;
-        }
-        return true;
-    }
-    if (dlsym(g_handle, "wgpuDeviceTick")) {
-        return true; /* Dawn */
-    }
-    wgprof_rec_say("the program's WebGPU library is neither wgpu-native nor Dawn: running it unprofiled");
-    return false;
+    Dl_info where = {0};
+    void *create = wgprof_rec_system_dlsym(g_handle, "wgpuCreateInstance");
+    snprintf(out, cap, "%s", create && dladdr(create, &where) && where.dli_fname ? where.dli_fname : "(unnamed)");
 }
 
 static void load(void)
@@ -144,15 +149,36 @@ static void load(void)
                        "WGPROF_RECORD_LIBRARY (--webgpu, or WGPU_LIB_PATH) names none that loads");
         _exit(127);
     }
-    size_t found = wgprof__webgpu_procs_load(g_handle, &g_real);
+    /* The ABI first: the table is filled, and adapted, only for one that wgprof knows. */
+    char why[512];
+    wgprof_rec_abi abi =
+        wgprof_rec_abi_identify(g_handle, wgprof_rec_system_dlsym, WGPROF_REC_WGPU_NATIVE_MAJOR, why, sizeof why);
+    size_t found = wgprof__webgpu_procs_load_by(g_handle, wgprof_rec_system_dlsym, &g_real);
+    bool known = wgprof_rec_abi_adapt(abi, g_handle, wgprof_rec_system_dlsym, &g_real);
+    if (!known) {
+        char path[1024];
+        library_path(path, sizeof path);
+        wgprof_rec_say("%s: not a WebGPU ABI wgprof knows (%s): every call goes to it, nothing is timed", path,
+                       why[0] ? why : "a function wgprof needs is missing");
+    } else if (abi != WGPROF_REC_ABI_WEBGPU_H) {
+        char path[1024];
+        library_path(path, sizeof path);
+        wgprof__log(WGPROF_LOG_DEBUG, "wgprof record: %s has %s", path, wgprof_rec_abi_name(abi));
+    }
     /* libwgprof's calls go to the implementation itself, not to this library's hooks. */
-    wgprof__webgpu_install(&g_real, g_handle);
-    g_active = found > 0 && check_version() && g_settings.dir[0];
+    wgprof__webgpu_install(&g_real, g_handle, wgprof_rec_system_dlsym);
+    g_active = found > 0 && known && g_settings.dir[0];
     if (found < WGPROF__WEBGPU_PROC_COUNT) {
         /* Dawn lacks wgpu-native's extensions: their forwarders report a call, if one comes. */
         wgprof__log(WGPROF_LOG_DEBUG, "wgprof record: the implementation has %zu of %d functions", found,
                     (int)WGPROF__WEBGPU_PROC_COUNT);
     }
+}
+
+void *wgprof_rec_implementation(void)
+{
+    wgprof_rec_real();
+    return g_handle;
 }
 
 const wgprof__webgpu_procs *wgprof_rec_real(void)
@@ -219,4 +245,50 @@ WGPROF_REC_EXPORT void *dlopen(const char *file, int mode)
         return me ? me : system_dlopen()(file, mode);
     }
     return system_dlopen()(file, mode);
+}
+
+/* This library's own handle, as the system's dlopen gives it (once: each such call counts a
+ * reference). */
+static void *g_self;
+static pthread_once_t g_self_once = PTHREAD_ONCE_INIT;
+static void find_self(void)
+{
+    Dl_info self = {0};
+    if (dladdr(&g_settings, &self) && self.dli_fname) {
+        g_self = system_dlopen()(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    }
+}
+
+/* A lookup in this library's handle (the program's dlopen of its implementation was answered
+ * with it, or it loaded this library by path): the program means its implementation. Its hooks
+ * answer for the functions they stand in for, in the ABI the implementation has; every other
+ * name is the implementation's own function, so that a program finds everything its
+ * implementation has, whatever the version (ctypes and cffi look names up one by one). The
+ * failing lookup, where there is one, is the last call made, so that dlerror() tells of it. */
+static void *answer(const char *name)
+{
+    wgprof_rec_real();
+    const char *ours = name;
+    wgprof_rec_answer how =
+        strncmp(name, "wgpu", 4) == 0 ? wgprof_rec_abi_answer(name, &ours) : WGPROF_REC_ANSWER_THEIRS;
+    void *mine = how != WGPROF_REC_ANSWER_THEIRS ? wgprof_rec_system_dlsym(g_self, ours) : NULL;
+    if (mine) {
+        return mine;
+    }
+    return wgprof_rec_system_dlsym(g_handle, name);
+}
+
+/* The program's dlsym: lookups in this library's handle are answered above, every other one is
+ * the system's, made as a tail call so that the system sees the program's caller (RTLD_NEXT
+ * is relative to the caller). Nothing of this library calls it (wgprof_rec_system_dlsym). */
+WGPROF_REC_EXPORT void *dlsym(void *restrict handle, const char *restrict name)
+{
+    if (handle != RTLD_DEFAULT && handle != RTLD_NEXT) {
+        pthread_once(&g_self_once, find_self);
+        if (g_self && handle == g_self) {
+            return answer(name);
+        }
+    }
+    dlsym_fn fn = system_dlsym();
+    return fn ? fn(handle, name) : NULL;
 }

@@ -65,7 +65,8 @@ if $tests; then
     "$root/scripts/fetch-dawn.sh"
     "$root/scripts/fetch-mesa.sh"
     "$root/scripts/fetch-wgpu-py.sh"
+    "$root/scripts/fetch-dawn-python.sh"
   else
-    echo "install-deps: no pinned Dawn, Mesa or wgpu-py for $(uname -m); the GPU tests run on wgpu-native only"
+    echo "install-deps: no pinned Dawn, Mesa, wgpu-py or dawn-python for $(uname -m); the GPU tests run on wgpu-native only"
   fi
 fi

@@ -66,12 +66,14 @@ static void *g_library;                  /* its own handle (RTLD_DEFAULT where n
 static wgprof__webgpu_procs g_installed; /* wgprof__webgpu_install's */
 static bool g_has_installed;
 static void *g_installed_library;
+static void *(*g_lookup)(void *, const char *) = dlsym;
 
-void wgprof__webgpu_install(const wgprof__webgpu_procs *procs, void *library)
+void wgprof__webgpu_install(const wgprof__webgpu_procs *procs, void *library, void *(*lookup)(void *, const char *))
 {
     g_installed = *procs;
     g_installed_library = library;
     g_has_installed = true;
+    g_lookup = lookup ? lookup : dlsym;
 }
 
 bool wgprof__webgpu_find_library(void **library)
@@ -92,7 +94,7 @@ static void *lookup(const char *name)
 {
     void *fn = NULL;
     if (!wgprof__webgpu_procs_get(&g_procs, name, &fn) && g_found) {
-        fn = dlsym(g_library, name);
+        fn = g_lookup(g_library, name);
     }
     return fn;
 }
@@ -109,7 +111,7 @@ static void load(void)
         wgprof__webgpu_procs_load(g_library, &g_procs);
     }
     Dl_info where = {0};
-    void *create = g_found ? dlsym(g_library, "wgpuCreateInstance") : NULL;
+    void *create = g_found ? g_lookup(g_library, "wgpuCreateInstance") : NULL;
     if (create && dladdr(create, &where) && where.dli_fname) {
         snprintf(g_ext.path, sizeof g_ext.path, "%s", where.dli_fname);
     }

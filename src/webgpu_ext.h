@@ -70,8 +70,9 @@ bool wgprof__webgpu_find_library(void **library);
 /* For a library that stands between a program and its implementation (wgprof record's preload
  * library, which exports every wgpu* function itself), and for tests: the table libwgprof calls
  * through (copied) and the implementation's own dlopen handle, looked at for its extensions and
- * path instead of whatever wgpuCreateInstance resolves to. Call before anything of wgprof's runs. */
-void wgprof__webgpu_install(const wgprof__webgpu_procs *procs, void *library);
+ * path instead of whatever wgpuCreateInstance resolves to, with `lookup` (NULL: dlsym; a preload
+ * library that answers dlsym itself passes the system's). Call before anything of wgprof's runs. */
+void wgprof__webgpu_install(const wgprof__webgpu_procs *procs, void *library, void *(*lookup)(void *, const char *));
 
 /* wgprof's own Dawn toggle and up to 7 from WGPROF_DAWN_TOGGLES. */
 enum { WGPROF__DAWN_TOGGLES_MAX = 8 };

@@ -17,6 +17,6 @@ bool wgprof__webgpu_log_install(void (*report)(const char *name, void *user), vo
     wgprof__webgpu_procs logged = {0};
     wgprof__webgpu_procs_load(library, &real);
     wgprof__webgpu_procs_logging(&real, report, user, &logged);
-    wgprof__webgpu_install(&logged, library);
+    wgprof__webgpu_install(&logged, library, NULL);
     return true;
 }
