@@ -424,6 +424,40 @@ static bool record_writes(int f)
     return f == WGPROF_FORMAT_JSON || f == WGPROF_FORMAT_HTML || f == WGPROF_FORMAT_TRACE || f == WGPROF_FORMAT_CSV;
 }
 
+/* Prints each PID.why the preload library left (record.h): why a process timed nothing. */
+static size_t print_why(const results_folder *r)
+{
+    int fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return 0;
+    }
+    size_t said = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *dot = strchr(e->d_name, '.');
+        if (!dot || dot == e->d_name || strspn(e->d_name, "0123456789") != (size_t)(dot - e->d_name) ||
+            strcmp(dot + 1, RECORD_SUFFIX_WHY) != 0) {
+            continue;
+        }
+        FILE *f = open_result(r, e->d_name);
+        char line[2200];
+        if (f && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = '\0';
+            cli_error("wgprof record: process %.*s: %s", (int)(dot - e->d_name), e->d_name, line);
+            said++;
+        }
+        if (f) {
+            fclose(f);
+        }
+    }
+    closedir(d);
+    return said;
+}
+
 /* Prints each set's table and notes, and copies its reports; false when a report could not be
  * written. */
 static bool deliver(const results_folder *r, const record_options *o, const diff_profile *baseline)
@@ -432,7 +466,7 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
     result_set *sets = list_sets(r, &count);
     if (!count) {
         fprintf(stderr, "wgprof record: no results: the program created no WebGPU device, or none that wgprof "
-                        "could time\n");
+                        "could time%s\n", print_why(r) ? " (above)" : "");
         free(sets);
         return true;
     }

@@ -42,6 +42,9 @@
 /* The set is complete: written last, empty. A set without it is what was collected before the
  * program ended. */
 #define RECORD_SUFFIX_DONE "done"
+/* PID.why: one line, written at the exit of a process that made no WebGPU call wgprof saw but
+ * holds an implementation its calls went around (compiled in, or loaded under another name). */
+#define RECORD_SUFFIX_WHY "why"
 
 #define RECORD_META_PID "pid"
 #define RECORD_META_DEVICE "device"

@@ -99,6 +99,11 @@ bool wgprof_rec_nested(void);
 /* This thread, as the holder of a lane it works on (a token, unique among live threads). */
 const void *wgprof_rec_thread(void);
 
+/* Whether a call of the program's has reached this library (and looked for the implementation):
+ * without making it look. */
+bool wgprof_rec_loaded(void);
+/* The system's dlopen (this library answers the program's dlopen). */
+void *wgprof_rec_system_dlopen(const char *file, int mode);
 /* The implementation's dlopen handle (once found). */
 void *wgprof_rec_implementation(void);
 /* The system's dlsym (this library answers the program's own calls of dlsym: record_load.c). */
@@ -285,6 +290,9 @@ void wgprof_rec_output_wait(wgprof_rec_session *session);
 /* After the snapshot in progress: the JSON report and table, the other formats asked for, and
  * PID.N.done, written here. By the session's finish, which holds every lane. */
 void wgprof_rec_output_write(wgprof_rec_session *session);
+
+/* Writes `text` (a line: why this process timed nothing) into the results folder as PID.why. */
+void wgprof_rec_output_note(const char *text);
 
 /* ---- record_device.c ---- */
 

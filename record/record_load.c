@@ -105,6 +105,8 @@ static dlopen_fn system_dlopen(void)
     return fn;
 }
 
+void *wgprof_rec_system_dlopen(const char *file, int mode) { return system_dlopen()(file, mode); }
+
 /* The implementation the program is linked to or named: NULL when none is known yet. */
 static void *find_implementation(void)
 {
@@ -138,8 +140,12 @@ static void library_path(char *out, size_t cap)
     snprintf(out, cap, "%s", create && dladdr(create, &where) && where.dli_fname ? where.dli_fname : "(unnamed)");
 }
 
+static atomic_bool g_loaded;
+bool wgprof_rec_loaded(void) { return atomic_load(&g_loaded); }
+
 static void load(void)
 {
+    atomic_store(&g_loaded, true);
     read_settings();
     g_handle = find_implementation();
     if (!g_handle) {

@@ -307,3 +307,14 @@ void wgprof_rec_output_write(wgprof_rec_session *s)
         write_job(job);
     }
 }
+
+void wgprof_rec_output_note(const char *text)
+{
+    char name[64], tmp[96];
+    snprintf(name, sizeof name, "%ld.%s", (long)getpid(), RECORD_SUFFIX_WHY);
+    FILE *f = open_temporary(name, tmp, sizeof tmp);
+    if (f) {
+        fprintf(f, "%s\n", text);
+        commit(f, tmp, name);
+    }
+}

@@ -73,4 +73,27 @@ grep -q '0x5eed 41' unknown.plain && ok ||
 said="$(grep -c "wgprof record: $lib: not a WebGPU ABI wgprof knows" unknown.err)"
 [ "$said" = 1 ] && ok || bad "want one line naming $lib as an ABI wgprof does not know, got: $(cat unknown.err)"
 
+# ---- 3. nothing timed, and why: an implementation loaded under a name wgprof does not know ----
+dawn="$root/.deps/dawn/lib/libwebgpu_dawn.so"
+if [ -f "$dawn" ]; then
+  cp "$dawn" "$tmp/libother_gpu.so"
+  cat >other.py <<PY
+import ctypes
+lib = ctypes.CDLL("$tmp/libother_gpu.so")
+lib.wgpuCreateInstance.restype = ctypes.c_void_p
+instance = lib.wgpuCreateInstance(None)
+lib.wgpuInstanceRelease(ctypes.c_void_p(instance))
+print("instance made:", bool(instance))
+PY
+  "$wgprof" record -- python3 other.py >other.out 2>other.err
+  status=$?
+  [ "$status" -eq 0 ] && grep -q 'instance made: True' other.out && ok ||
+    bad "program on a renamed Dawn under record: exit $status, $(cat other.out) $(quiet <other.err | tail -n 3)"
+  grep -q "wgprof record: process [0-9]*: $tmp/libother_gpu.so exports WebGPU's functions, but none of the program's calls" other.err &&
+    grep -q 'no results: .*(above)' other.err && ok ||
+    bad "record did not say why nothing was timed, naming libother_gpu.so: $(quiet <other.err)"
+else
+  echo "note: case 3 skipped: no $dawn (scripts/fetch-dawn.sh)"
+fi
+
 finish
