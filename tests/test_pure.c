@@ -583,7 +583,12 @@ static void test_escape(void)
     check_escaped(ESC_SCRIPT_JSON, "{\"n\": \"</script><!--\"}", 0, "{\"n\": \"\\u003c/script>\\u003c!--\"}");
     check_escaped(ESC_HTML, "<a b='c'>&\"\xff", 0, "&lt;a b=&#39;c&#39;&gt;&amp;&quot;\xef\xbf\xbd");
     check_escaped(ESC_CSV, "=1,\"x\"", 0, "\"'=1,\"\"x\"\"\"");
-    check_escaped(ESC_TSV, "@a\tb\nc", 0, "'@a b c");
+    check_escaped(ESC_TSV, "@a\tb\nc", 0, "'@a\xef\xbf\xbd" "b\xef\xbf\xbd" "c");
+    /* CSV and TSV are printed as often as opened: the table's rule for controls (a window title
+     * set, a screen cleared, a C1 CSI) and for bytes that are not UTF-8. */
+    check_escaped(ESC_CSV, "\x1b]0;t\x07\x1b[2J\xc2\x9b\xff,x", 0,
+                  "\"\xef\xbf\xbd]0;t\xef\xbf\xbd\xef\xbf\xbd[2J\xef\xbf\xbd\xef\xbf\xbd,x\"");
+    check_escaped(ESC_TSV, "a\x1b[2J\x7f\xc3", 0, "a\xef\xbf\xbd[2J\xef\xbf\xbd\xef\xbf\xbd");
     /* Markdown: what formats or ends a cell escaped; controls, C1 and a bidirectional override
      * (U+202E) as spaces. */
     check_escaped(ESC_MARKDOWN, "a|b*c_[d]`e<f>~&\\g\x1b\xc2\x85h\xe2\x80\xaei", 0,
@@ -634,6 +639,14 @@ static void test_hostile_names(void)
     char *tsv = report_text(p, WGPROF_FORMAT_TSV);
     CHECK(strstr(tsv, "\t'=HYPERLINK(") && strstr(tsv, "\t'@SUM(A1)\t"));
     free(tsv);
+    /* Per-dispatch CSV and TSV (what `wgprof record --csv` copies): as the table shows names. */
+    for (int f = WGPROF_FORMAT_TSV; f <= WGPROF_FORMAT_CSV; f += WGPROF_FORMAT_CSV - WGPROF_FORMAT_TSV) {
+        char *rows = report_text(p, (wgprof_format)f);
+        CHECK_MSG(strchr(rows, '\x1b') == NULL && strstr(rows, "bad \xef\xbf\xbd\xef\xbf\xbd utf-8 \xef\xbf\xbd") &&
+                      strstr(rows, "\xef\xbf\xbd[2J\xef\xbf\xbd[31mred") && strstr(rows, "line\xef\xbf\xbd" "break"),
+                  "format %d: %s", f, rows);
+        free(rows);
+    }
     wgprof_pool_destroy(p);
 }
 
