@@ -269,6 +269,21 @@ static bool take_settings(reader *r, const json_t *root, diff_profile *p)
         }
         p->iterations = (long long)json_integer_value(iterations);
     }
+    /* A partial report (the program ended before its results were final) is read, and said. */
+    const json_t *partial = json_object_get(root, "partial"), *reason = json_object_get(root, "partial_reason");
+    if (partial && !json_is_boolean(partial)) {
+        return failf(r, "$.partial", "expected true or false, not %s", json_kind(partial));
+    }
+    if (reason && !json_is_null(reason) && !json_is_string(reason)) {
+        return failf(r, "$.partial_reason", "expected a string, not %s", json_kind(reason));
+    }
+    if (json_is_true(partial)) {
+        p->partial = diff_copy_text(json_is_string(reason) && json_string_value(reason)[0] ? json_string_value(reason)
+                                                                                             : "no reason given");
+        if (!p->partial) {
+            return out_of_memory(r);
+        }
+    }
     const json_t *profiling = json_object_get(root, "profiling");
     if (profiling && !json_is_boolean(profiling)) {
         return failf(r, "$.profiling", "expected true or false, not %s", json_kind(profiling));
@@ -662,5 +677,6 @@ void diff_profile_free(diff_profile *p)
     free(p->implementation);
     free(p->strategy);
     free(p->shader_checks);
+    free(p->partial);
     memset(p, 0, sizeof *p);
 }
