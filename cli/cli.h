@@ -135,6 +135,7 @@ typedef struct cli_diff_options {
     unsigned resamples;           /* --resamples */
     const char *json, *markdown, *html; /* NULL: not asked for */
     bool quiet;                   /* no table on stdout */
+    bool allow_partial;           /* --allow-partial: compare a partial report, flagged */
 } cli_diff_options;
 
 extern const char cli_run_usage[];

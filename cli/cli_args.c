@@ -361,6 +361,9 @@ const char cli_diff_usage[] =
     "  --seed N               the bootstrap's seed (default 1): the same seed, the same intervals\n"
     "  --resamples N          the bootstrap's resamples, 100 to 1000000 (default 2000)\n"
     "  --quiet                print no table on stdout\n"
+    "  --allow-partial        compare a partial report (one whose program ended before its\n"
+    "                         results were final: \"partial\": true), flagged in every output;\n"
+    "                         without it such a report is refused (exit 2)\n"
     "\n"
     "The samples are the valid per-dispatch durations of each kernel, the valid instances of each\n"
     "scope, and for the total the sum of each iteration's dispatches (iterations holding an\n"
@@ -379,7 +382,8 @@ const char cli_diff_usage[] =
     "A report of '-' is read from stdin; a FILE of '-' is stdout; files are replaced whole.\n"
     "\n"
     "exit status: 0 compared (and nothing fails --fail-if-slower), 1 --fail-if-slower failed, or\n"
-    "a file could not be written, 2 bad usage or a report that cannot be read\n";
+    "a file could not be written, or out of memory reading a report; 2 bad usage, a report that\n"
+    "cannot be read, or a partial report without --allow-partial\n";
 
 /* A number in [0, max] (a percentage). */
 static bool parse_percent(const char *text, double max, double *out)
@@ -418,6 +422,10 @@ cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_optio
         }
         if (strcmp(a, "--quiet") == 0) {
             o->quiet = true;
+            continue;
+        }
+        if (strcmp(a, "--allow-partial") == 0) {
+            o->allow_partial = true;
             continue;
         }
         if (a[0] != '-' || strcmp(a, "-") == 0) {

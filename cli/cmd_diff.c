@@ -3,7 +3,8 @@
  * side (B1.json B2.json vs N1.json N2.json), pooled per side. Every report is
  * read and every output file checked before anything is written; the table goes to stdout, the
  * JSON, Markdown and HTML to their files (common/common.h: whole or not at all, never over
- * an input). Exit 1 when --fail-if-slower finds a kernel or the total slower.
+ * an input). Exit 1 when --fail-if-slower finds a kernel or the total slower; exit 2 for a partial
+ * report (its program ended before its results were final) unless --allow-partial.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,19 @@ int cmd_diff(int argc, char **argv)
                 code = CLI_USAGE;
                 diff_profile_free(&next);
             }
+        }
+    }
+    /* A partial report's figures stop where its program did: a gate must not pass on them
+     * silently, so it takes --allow-partial to compare one (and every output then says so). */
+    const diff_profile *sides[] = {&base, &next};
+    for (size_t i = 0; code == CLI_OK && !o.allow_partial && i < 2; i++) {
+        if (sides[i]->partial) {
+            cli_error("wgprof diff: the %s side is partial: %s%s%s\n(its figures cover only the dispatches made before "
+                      "its program ended; --allow-partial compares it all the same, flagged in every output)",
+                      i ? "new" : "base", sides[i]->runs > 1 ? "" : sides[i]->file, sides[i]->runs > 1 ? "" : ": ",
+                      sides[i]->partial);
+            code = CLI_USAGE;
+            diff_profile_free(&next);
         }
     }
     if (code != CLI_OK) {

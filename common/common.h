@@ -198,11 +198,13 @@ void wgprof__escape_json_in_script(FILE *out, const char *json, size_t size);
 /* `s` (NULL: "") as HTML text, safe in element content and in quoted attribute values; bytes
  * that are not UTF-8 become U+FFFD. */
 void wgprof__escape_html(FILE *out, const char *s);
-/* `s` as one CSV field (RFC 4180: quoted when it holds a comma, a quote or a line break). A
- * cell that starts with = + - @ tab or CR gets a leading ' so that no spreadsheet runs it. */
+/* `s` (NULL: "") as one CSV field (RFC 4180: quoted when it holds a comma or a quote). CSV is
+ * printed as often as it is opened: as in the table's cells, control characters (C0, DEL, C1;
+ * line breaks and tabs too) and bytes that are not UTF-8 become U+FFFD. A cell that starts
+ * with = + - @ tab or CR gets a leading ' so that no spreadsheet runs it. */
 void wgprof__escape_csv(FILE *out, const char *s);
-/* `s` as one TSV field: TSV has no quoting, so a tab or line break becomes a space; the same
- * leading ' as CSV's. */
+/* `s` (NULL: "") as one TSV field: TSV has no quoting; controls (tab and line breaks among
+ * them) and bytes that are not UTF-8 as U+FFFD, as CSV's; the same leading ' as CSV's. */
 void wgprof__escape_tsv(FILE *out, const char *s);
 /* `s` in a Markdown table cell: the characters that format Markdown or end a cell escaped with
  * a backslash; control characters, line breaks and bidirectional controls as spaces. */

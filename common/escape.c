@@ -3,8 +3,9 @@
  * element, HTML text, CSV and TSV fields, Markdown table cells, and three ways of showing text on
  * a terminal. Compiled into libwgprof (for its report writers) and into wgprof_common (for the
  * products). Names come from users and may hold any bytes: invalid UTF-8 becomes U+FFFD in
- * JSON and HTML, so that every document parses; control characters never reach a terminal; a
- * CSV or TSV cell never starts a formula; a Markdown cell can neither format nor break its table.
+ * JSON and HTML, so that every document parses, and U+FFFD in the table, CSV and TSV, where
+ * control characters become U+FFFD too, so that none reaches a terminal; a CSV or TSV cell
+ * never starts a formula; a Markdown cell can neither format nor break its table.
  * Nothing here allocates: everything is written to a stream or to the caller's buffer.
  */
 #include <stdbool.h>
@@ -109,6 +110,12 @@ void wgprof__escape_html(FILE *out, const char *s)
     }
 }
 
+/* Whether a character (n bytes, code point cp; n 0: not UTF-8) may be shown as it is in text
+ * read on a terminal: the table, and CSV and TSV, which are as often printed as opened. C0 and
+ * C1 controls and DEL would move the cursor, clear the screen, set the window's title or end
+ * the row; bytes that are not UTF-8 show as whatever the terminal makes of them. */
+static bool shown_as_is(size_t n, uint32_t cp) { return n > 0 && cp >= 0x20 && !(cp >= 0x7F && cp <= 0x9F); }
+
 void wgprof__escape_terminal_cell(FILE *out, const char *s, int width)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -116,8 +123,7 @@ void wgprof__escape_terminal_cell(FILE *out, const char *s, int width)
     while (*p) {
         uint32_t cp;
         size_t n = utf8_length(p, &cp);
-        /* C0 and C1 controls and DEL would move the cursor, clear the screen or end the row. */
-        if (n == 0 || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) {
+        if (!shown_as_is(n, cp)) {
             fputs(REPLACEMENT, out);
         } else {
             fwrite(p, 1, n, out);
@@ -133,33 +139,42 @@ void wgprof__escape_terminal_cell(FILE *out, const char *s, int width)
 /* A cell a spreadsheet would read as a formula (or as a command, in older ones). */
 static bool starts_formula(const char *s) { return s[0] && strchr("=+-@\t\r", s[0]) != NULL; }
 
+/* `s` as a CSV (quote '"') or TSV (quote 0) cell's text, by the table's rule: controls and
+ * bytes that are not UTF-8 as U+FFFD, which also leaves no tab or line break to split a row;
+ * a CSV field's quotes doubled. */
+static void cell_text(FILE *out, const char *s, char quote)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        uint32_t cp;
+        size_t n = utf8_length(p, &cp);
+        if (!shown_as_is(n, cp)) {
+            fputs(REPLACEMENT, out);
+        } else {
+            if (quote && cp == (uint32_t)quote) {
+                fputc(quote, out);
+            }
+            fwrite(p, 1, n, out);
+        }
+        p += n ? n : 1;
+    }
+}
+
 void wgprof__escape_csv(FILE *out, const char *s)
 {
-    const char *quote_prefix = starts_formula(s) ? "'" : "";
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        fputs(quote_prefix, out);
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    fputs(quote_prefix, out);
-    for (; *s; s++) {
-        if (*s == '"') {
-            fputc('"', out);
-        }
-        fputc(*s, out);
-    }
-    fputc('"', out);
+    s = s ? s : "";
+    bool quoted = strpbrk(s, ",\"") != NULL;
+    fputs(quoted ? "\"" : "", out);
+    fputs(starts_formula(s) ? "'" : "", out);
+    cell_text(out, s, '"');
+    fputs(quoted ? "\"" : "", out);
 }
 
 void wgprof__escape_tsv(FILE *out, const char *s)
 {
-    if (starts_formula(s)) {
-        fputc('\'', out);
-    }
-    for (; *s; s++) {
-        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
-    }
+    s = s ? s : "";
+    fputs(starts_formula(s) ? "'" : "", out);
+    cell_text(out, s, 0);
 }
 
 /* The code point of a bidirectional override or isolate (U+202A..U+202E, U+2066..U+2069) that

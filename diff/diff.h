@@ -82,6 +82,8 @@ typedef struct diff_profile {
     size_t runs;   /* the reports pooled here: 1, or more from diff_merge_runs */
     char *version; /* wgprof's, "" where absent */
     char *adapter, *driver, *backend, *implementation, *strategy, *shader_checks; /* "" where absent */
+    char *partial; /* NULL: complete; else why the report's results are partial ("partial": true),
+                      "FILE: why" for a side of several runs, the first partial one's */
     double period_ns;  /* NAN where the report gives none (its batches' periods differ) */
     double quantum_ns; /* 0 where none shows */
     bool quantized;

@@ -28,9 +28,10 @@ bool diff_write_html(const diff_result *r, FILE *out)
         return false;
     }
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>wgprof diff</title>\n"
-          "<style>\n",
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
           out);
+    fputs(r->base->partial || r->new_->partial ? "PARTIAL wgprof diff" : "wgprof diff", out);
+    fputs("</title>\n<style>\n", out);
     fwrite(wgprof__page_base_css, 1, wgprof__page_base_css_size, out);
     fwrite(wgprof__diff_page_css, 1, wgprof__diff_page_css_size, out);
     fputs("</style>\n</head>\n<body>\n<main></main>\n<script type=\"application/json\" id=\"wgprof-diff-data\">\n",

@@ -30,6 +30,7 @@ typedef struct reader {
     char *error;
     size_t error_cap;
     diff_status status; /* of the first failure */
+    size_t size;        /* the report's, in bytes */
 } reader;
 
 static bool failf(reader *r, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -47,7 +48,8 @@ static bool failf(reader *r, const char *where, const char *fmt, ...)
 
 static bool out_of_memory(reader *r)
 {
-    snprintf(r->error, r->error_cap, "%s: out of memory", r->file);
+    snprintf(r->error, r->error_cap, "%s: out of memory reading the report (%zu bytes, %.1f MiB)", r->file, r->size,
+             (double)r->size / (1024.0 * 1024.0));
     r->status = DIFF_FAILED;
     return false;
 }
@@ -267,6 +269,21 @@ static bool take_settings(reader *r, const json_t *root, diff_profile *p)
         }
         p->iterations = (long long)json_integer_value(iterations);
     }
+    /* A partial report (the program ended before its results were final) is read, and said. */
+    const json_t *partial = json_object_get(root, "partial"), *reason = json_object_get(root, "partial_reason");
+    if (partial && !json_is_boolean(partial)) {
+        return failf(r, "$.partial", "expected true or false, not %s", json_kind(partial));
+    }
+    if (reason && !json_is_null(reason) && !json_is_string(reason)) {
+        return failf(r, "$.partial_reason", "expected a string, not %s", json_kind(reason));
+    }
+    if (json_is_true(partial)) {
+        p->partial = diff_copy_text(json_is_string(reason) && json_string_value(reason)[0] ? json_string_value(reason)
+                                                                                             : "no reason given");
+        if (!p->partial) {
+            return out_of_memory(r);
+        }
+    }
     const json_t *profiling = json_object_get(root, "profiling");
     if (profiling && !json_is_boolean(profiling)) {
         return failf(r, "$.profiling", "expected true or false, not %s", json_kind(profiling));
@@ -472,12 +489,18 @@ static bool take_scopes(reader *r, const json_t *root, diff_profile *p)
     return ok;
 }
 
-static diff_status from_json(json_t *root, const json_error_t *jerr, const char *name, diff_profile *out,
-                             char *error, size_t cap)
+static diff_status from_json(json_t *root, const json_error_t *jerr, bool allocation_failed, const char *name,
+                             size_t size, diff_profile *out, char *error, size_t cap)
 {
     memset(out, 0, sizeof *out);
     out->period_ns = NAN;
-    reader r = {name, error, cap, DIFF_OK};
+    reader r = {name, error, cap, DIFF_OK, size};
+    if (!root && (allocation_failed || json_error_code(jerr) == json_error_out_of_memory)) {
+        /* The machine's limit, not the report's fault: jansson's tree of a report takes several
+         * times its size. */
+        out_of_memory(&r);
+        return r.status;
+    }
     if (!root) {
         r.status = DIFF_BAD_INPUT;
         if (jerr->line < 0) {
@@ -514,12 +537,30 @@ static diff_status from_json(json_t *root, const json_error_t *jerr, const char 
     return DIFF_OK;
 }
 
+/* Jansson reports some failed allocations as syntax ("invalid token near '"copy"'", when a
+ * string's copy failed) and gives up after others (a member it could not add) with no message:
+ * only its allocator sees them all. */
+static json_malloc_t jansson_malloc;
+static bool allocation_failed;
+
+static void *watched_malloc(size_t size)
+{
+    void *p = jansson_malloc(size);
+    allocation_failed |= p == NULL;
+    return p;
+}
+
 diff_status diff_load_buffer(const char *name, const char *data, size_t size, diff_profile *out, char *error,
                              size_t error_cap)
 {
+    json_free_t jansson_free;
+    json_get_alloc_funcs(&jansson_malloc, &jansson_free);
+    json_set_alloc_funcs(watched_malloc, jansson_free);
+    allocation_failed = false;
     json_error_t jerr;
     json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &jerr);
-    diff_status s = from_json(root, &jerr, name, out, error, error_cap);
+    json_set_alloc_funcs(jansson_malloc, jansson_free);
+    diff_status s = from_json(root, &jerr, allocation_failed, name, size, out, error, error_cap);
     json_decref(root);
     return s;
 }
@@ -593,8 +634,14 @@ diff_status diff_load_file(const char *path, diff_profile *out, uint64_t *dev, u
         close(fd);
     }
     if (!text) {
-        snprintf(error, error_cap, "%s: cannot read the report: %s", name, why);
-        return strncmp(why, "out of memory", 13) == 0 ? DIFF_FAILED : DIFF_BAD_INPUT;
+        bool memory = strncmp(why, "out of memory", 13) == 0;
+        if (memory && size) {
+            snprintf(error, error_cap, "%s: cannot read the report: %s (the file holds %llu bytes)", name, why,
+                     (unsigned long long)size);
+        } else {
+            snprintf(error, error_cap, "%s: cannot read the report: %s", name, why);
+        }
+        return memory ? DIFF_FAILED : DIFF_BAD_INPUT;
     }
     if (dev) {
         *dev = d;
@@ -630,5 +677,6 @@ void diff_profile_free(diff_profile *p)
     free(p->implementation);
     free(p->strategy);
     free(p->shader_checks);
+    free(p->partial);
     memset(p, 0, sizeof *p);
 }

@@ -179,8 +179,24 @@ static void put_skipped(const diff_result *r, FILE *out)
     }
 }
 
+/* The warning for each partial side, above everything else of the comparison: its figures are
+ * of the dispatches made before the program ended, not of the whole run. */
+static void put_partial(FILE *out, const char *label, const diff_profile *p,
+                        void (*text)(FILE *, const char *), const char *before, const char *after)
+{
+    if (p->partial) {
+        fprintf(out, "%sPARTIAL RESULTS on the %s side%s: ", before, label, after);
+        text(out, p->partial);
+        fputs(". Its figures cover only the dispatches made before its program ended: the comparison is not "
+              "one of whole runs\n",
+              out);
+    }
+}
+
 bool diff_write_table(const diff_result *r, FILE *out)
 {
+    put_partial(out, "base", r->base, table_text, "", "");
+    put_partial(out, "new", r->new_, table_text, "", "");
     put_side(out, "base:", r->base);
     put_side(out, "new: ", r->new_);
     put_differences(r, out);
@@ -278,7 +294,13 @@ bool diff_write_markdown(const diff_result *r, FILE *out)
         slower += r->rows[i].verdict == DIFF_SLOWER;
         faster += r->rows[i].verdict == DIFF_FASTER;
     }
-    fprintf(out, "### wgprof diff: %zu slower, %zu faster\n\n", slower, faster);
+    fprintf(out, "### wgprof diff: %zu slower, %zu faster%s\n\n", slower, faster,
+            r->base->partial || r->new_->partial ? " (PARTIAL RESULTS)" : "");
+    put_partial(out, "base", r->base, md_text, "> **", "**");
+    put_partial(out, "new", r->new_, md_text, "> **", "**");
+    if (r->base->partial || r->new_->partial) {
+        fputc('\n', out);
+    }
     md_side(out, "base", r->base);
     md_side(out, "new", r->new_);
     if (r->difference_count) {
@@ -373,6 +395,8 @@ static json_t *profile_json(const diff_profile *p)
         return NULL;
     }
     bool ok = put(o, "file", json_string(p->file)) && put(o, "files", files) &&
+              put(o, "partial", json_boolean(p->partial != NULL)) &&
+              put(o, "partial_reason", p->partial ? json_string(p->partial) : json_null()) &&
               put(o, "runs", json_integer((json_int_t)p->runs)) && put(o, "wgprof_version", json_string(p->version)) &&
               put(o, "adapter", json_string(p->adapter)) && put(o, "driver", json_string(p->driver)) &&
               put(o, "backend", json_string(p->backend)) && put(o, "implementation", json_string(p->implementation)) &&
@@ -417,6 +441,7 @@ static json_t *result_json(const diff_result *r)
         ok = item && json_array_append_new(differences, item) == 0;
     }
     ok = ok && put(o, "format_version", json_integer(1)) && put(o, "wgprof_version", json_string(wgprof_version())) &&
+         put(o, "partial", json_boolean(r->base->partial || r->new_->partial)) &&
          put(o, "base", profile_json(r->base)) && put(o, "new", profile_json(r->new_)) &&
          put(o, "differences", json_incref(differences)) &&
          put(o, "method", json_string("percentile bootstrap of the ratio of medians")) &&

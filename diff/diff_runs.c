@@ -198,6 +198,17 @@ static bool pooled_settings(diff_profile *runs, size_t n, diff_profile *out)
         out->scope_instances += p->scope_instances;
         out->invalid_scopes += p->invalid_scopes;
     }
+    /* One partial run makes the side partial: the first one named, with its reason. */
+    for (size_t r = 0; r < n && !out->partial; r++) {
+        if (runs[r].partial) {
+            size_t cap = strlen(runs[r].file) + strlen(runs[r].partial) + 3;
+            out->partial = malloc(cap);
+            if (!out->partial) {
+                return false;
+            }
+            snprintf(out->partial, cap, "%s: %s", runs[r].file, runs[r].partial);
+        }
+    }
     out->file = diff_copy_text(first->file);
     out->files = calloc(n, sizeof *out->files);
     if (!out->file || !out->files) {

@@ -200,6 +200,12 @@ static void write_job(output_job *job)
     report.device = &job->device;
     report.pool = job->pool;
     report.summary = summary;
+    /* A snapshot is what the CLI delivers only when the final write never came: the program
+     * ended first. Marked so in the report itself, where a reader (and `wgprof diff`) sees it,
+     * and overwritten by the final reports when they come. */
+    report.partial_reason = job->final ? NULL
+                                       : "the program ended before wgprof could write its final results (a signal, "
+                                         "a crash, abort() or _exit()): the dispatches collected until then";
     for (int k = 0; k < WGPROF_FORMAT_COUNT; k++) {
         /* The JSON report and the table in every snapshot; the other formats asked for, at the end. */
         wgprof_format format = (wgprof_format)k;

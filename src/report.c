@@ -1,6 +1,7 @@
 /*
  * Report entry point: fills in what the caller left out (the summary, the iteration count),
- * names the strategy the summary says the records were timed with, and hands one prepared view
+ * names the strategy the summary says the records were timed with and whether the results are
+ * partial, and hands one prepared view
  * to the writer of the chosen format. Also the formats' names and file suffixes, for every
  * program that offers a choice of them.
  */
@@ -57,8 +58,12 @@ wgprof_status wgprof_report_write(const wgprof_report_desc *desc, wgprof_format 
         summary = own;
     }
     wgprof__report r = {desc, summary, wgprof__pool_store_const(desc->pool), wgprof_pool_clock(desc->pool), "",
-                        desc->iterations ? desc->iterations : wgprof_pool_collected_batches(desc->pool)};
+                        desc->iterations ? desc->iterations : wgprof_pool_collected_batches(desc->pool), NULL};
     wgprof__strategy_text(desc->pool ? summary : NULL, r.strategy, sizeof r.strategy);
+    /* Every writer marks a partial report with a reason: an empty one would read as none. */
+    r.partial = !desc->partial_reason ? NULL
+                : desc->partial_reason[0] ? desc->partial_reason
+                                          : "the results are incomplete (no reason given)";
     wgprof_status written = WGPROF_OK;
     switch (format) {
     case WGPROF_FORMAT_TABLE: written = wgprof__write_table(&r, out); break;

@@ -3,7 +3,8 @@
  * per-kernel rows with efficiency: the columns gbps, gflops and peak_*_share are the rates over
  * the whole run (total / total_ns), as they always were; the typical dispatch's (over the median
  * duration, as the table shows first) follow them, under names ending in "_median". Every row
- * ends with the timestamps' quantum, as the per-dispatch rows do.
+ * ends with the timestamps' quantum and whether the results are partial, as the per-dispatch
+ * rows do.
  */
 #include "report_internal.h"
 
@@ -31,7 +32,8 @@ wgprof_status wgprof__write_csv_summary(const wgprof__report *r, FILE *out)
 {
     fputs("kernel,count,invalid,total_ns,mean_ns,median_ns,p95_ns,min_ns,max_ns,stddev_ns,share,exclusive_total_ns,"
           "bytes,flops,gbps,gflops,peak_bandwidth_share,peak_flops_share,bytes_per_dispatch,flops_per_dispatch,"
-          "gbps_median,gflops_median,peak_bandwidth_share_median,peak_flops_share_median,timestamp_quantum_ns\n",
+          "gbps_median,gflops_median,peak_bandwidth_share_median,peak_flops_share_median,timestamp_quantum_ns,partial,"
+          "partial_reason\n",
           out);
     if (!r->summary) {
         return WGPROF_OK;
@@ -59,7 +61,7 @@ wgprof_status wgprof__write_csv_summary(const wgprof__report *r, FILE *out)
         share_field(out, k->gbps, d->peak_gbps);
         share_field(out, k->gflops, d->peak_gflops);
         field(out, r->summary->timestamp_quantum_ns, "%.9g");
-        fputc('\n', out);
+        wgprof__partial_cells(r, out, ',');
     }
     return WGPROF_OK;
 }

@@ -322,8 +322,15 @@ static void data_scope_nodes(FILE *out, const timeline *t)
 static void write_data(FILE *out, const wgprof__report *r, const timeline *t)
 {
     fputs("<script type=\"application/json\" id=\"wgprof-data\">\n{\"wgprof_version\": \"" WGPROF_VERSION_STRING
-          "\", \"profiling\": ",
+          "\", \"partial\": ",
           out);
+    if (r->partial) {
+        fputs("true, \"partial_reason\": ", out);
+        data_string(out, r->partial);
+    } else {
+        fputs("false", out);
+    }
+    fputs(", \"profiling\": ", out);
     if (!t) {
         fputs("false, \"unavailable_reason\": ", out);
         data_string(out, r->desc->unavailable_reason ? r->desc->unavailable_reason : "profiling off");
@@ -656,8 +663,9 @@ static void write_head(FILE *out, const wgprof__report *r)
 {
     const wgprof_report_desc *d = r->desc;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>wgprof report",
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
           out);
+    fputs(r->partial ? "PARTIAL wgprof report" : "wgprof report", out);
     if (d->device) {
         fputs(": ", out);
         html_text(out, d->device->adapter);
@@ -677,6 +685,11 @@ wgprof_status wgprof__write_html(const wgprof__report *r, FILE *out)
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
     write_head(out, r);
+    if (r->partial) {
+        fputs("<p class=\"note partial\" id=\"partial\"><strong>Partial results:</strong> ", out);
+        html_text(out, r->partial);
+        fputs("</p>\n", out);
+    }
     if (timed) {
         write_timeline(out, &t);
         fputs("<section>\n<h2>Time per kernel</h2>\n<div class=\"chart-wrap\"><svg id=\"kernel-chart\" "

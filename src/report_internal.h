@@ -18,6 +18,7 @@ typedef struct wgprof__report {
     const wgprof_clock_info *clock; /* NULL when there is no pool */
     char strategy[48];              /* what the summary says the records were timed with */
     uint32_t iterations;
+    const char *partial;            /* NULL: complete; else why the results are not (never "") */
 } wgprof__report;
 
 /* Each writer returns WGPROF_OK, or WGPROF_ERR_OUT_OF_MEMORY where it needed memory and got none
@@ -33,6 +34,11 @@ wgprof_status wgprof__write_html(const wgprof__report *r, FILE *out);
 /* ---- report_rows.c ---- */
 /* Per-dispatch rows with `sep` between fields (',' quotes as RFC 4180 says): CSV and TSV. */
 void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep);
+/* The last two cells of every CSV and TSV row, each preceded by `sep`, and the row's end:
+ * partial ("0" or "1") and partial_reason (empty when complete). On every row, as the quantum
+ * is: a reader of rows sees it, where a comment line is no CSV and a first line of another
+ * shape breaks every reader. */
+void wgprof__partial_cells(const wgprof__report *r, FILE *out, char sep);
 
 /* ---- report_util.c ---- */
 /* The strategy the summary's batches were timed with, e.g. "chain", "pass+inside" where they

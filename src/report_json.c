@@ -335,8 +335,14 @@ wgprof_status wgprof__write_json(const wgprof__report *r, FILE *out)
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
     const wgprof_report_desc *d = r->desc;
-    fprintf(out, "{\n  \"format_version\": %d,\n  \"wgprof_version\": \"" WGPROF_VERSION_STRING "\",\n  \"adapter\": ",
-            WGPROF__JSON_FORMAT_VERSION);
+    fprintf(out, "{\n  \"format_version\": %d,\n  \"wgprof_version\": \"" WGPROF_VERSION_STRING "\",\n  \"partial\": %s",
+            WGPROF__JSON_FORMAT_VERSION, r->partial ? "true" : "false");
+    /* Near the top, where a reader (or `head`) meets it before any figure. */
+    if (r->partial) {
+        fputs(",\n  \"partial_reason\": ", out);
+        json_string(out, r->partial);
+    }
+    fputs(",\n  \"adapter\": ", out);
     write_adapter(d->device, out);
     /* The period the collected batches were converted with when they all agree (the batches
      * give each one); the device's where none was collected; null where they differ. */

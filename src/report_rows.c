@@ -2,16 +2,26 @@
  * Per-dispatch rows, the CSV and TSV formats' common body: one header row, then a row per
  * record. Invalid records leave the time columns empty and name their reason. The last column,
  * the same on every row, is the timestamps' quantum: every time in the file is a multiple of it
- * (empty where none coarser than a tick shows).
+ * (empty where none coarser than a tick shows); then, as wgprof__partial_cells writes them, the
+ * columns partial (0 or 1) and partial_reason.
  */
 #include "report_internal.h"
+
+void wgprof__partial_cells(const wgprof__report *r, FILE *out, char sep)
+{
+    fprintf(out, "%c%c%c", sep, r->partial ? '1' : '0', sep);
+    if (r->partial) {
+        (sep == ',' ? wgprof__escape_csv : wgprof__escape_tsv)(out, r->partial);
+    }
+    fputc('\n', out);
+}
 
 void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep)
 {
     static const char *const columns[] = {"iteration", "index", "dispatch_id", "kernel", "wg_x", "wg_y", "wg_z",
                                           "local_x", "local_y", "local_z", "global_x", "global_y", "global_z",
                                           "start_ns", "end_ns", "duration_ns", "exclusive_ns", "valid",
-                                          "invalid_reason", "timestamp_quantum_ns"};
+                                          "invalid_reason", "timestamp_quantum_ns", "partial", "partial_reason"};
     for (size_t c = 0; c < sizeof columns / sizeof *columns; c++) {
         fprintf(out, "%s%c", columns[c], c + 1 < sizeof columns / sizeof *columns ? sep : '\n');
     }
@@ -47,11 +57,12 @@ void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep)
             fprintf(out, "%c%c%c", sep, sep, sep);
         }
         if (rec.valid) {
-            fprintf(out, "%.3f%c%.3f%c%.3f%c%.3f%c1%c%c%s\n", rec.start_ns, sep, rec.end_ns, sep, rec.duration_ns,
-                    sep, rec.exclusive_ns, sep, sep, sep, quantum);
+            fprintf(out, "%.3f%c%.3f%c%.3f%c%.3f%c1%c%c%s", rec.start_ns, sep, rec.end_ns, sep, rec.duration_ns, sep,
+                    rec.exclusive_ns, sep, sep, sep, quantum);
         } else {
-            fprintf(out, "%c%c%c%c0%c%s%c%s\n", sep, sep, sep, sep, sep, wgprof_invalid_reason_str(rec.invalid_reason),
+            fprintf(out, "%c%c%c%c0%c%s%c%s", sep, sep, sep, sep, sep, wgprof_invalid_reason_str(rec.invalid_reason),
                     sep, quantum);
         }
+        wgprof__partial_cells(r, out, sep);
     }
 }

@@ -33,6 +33,11 @@ static void write_header(const wgprof__report *r, FILE *out)
         wgprof__escape_terminal_cell(out, r->desc->shader_checks, 0);
     }
     fputc('\n', out);
+    if (r->partial) {
+        fputs("PARTIAL RESULTS: ", out);
+        wgprof__escape_terminal_cell(out, r->partial, 0);
+        fputc('\n', out);
+    }
     wgprof__quantized_warning(r->summary, warning, sizeof warning);
     if (warning[0]) {
         fprintf(out, "warning: %s\n", warning);

@@ -198,7 +198,9 @@ wgprof_status wgprof__write_trace(const wgprof__report *r, FILE *out)
     timeline t = {r->store, clock, clock && clock->calibrated, 0};
     t.origin = r->store ? origin_of(&t) : 0;
     char process[300];
-    snprintf(process, sizeof process, "GPU: %s", d ? d->adapter : "unknown adapter");
+    /* The name a trace viewer shows on every screen: a partial trace says it there too. */
+    snprintf(process, sizeof process, "GPU: %s%s", d ? d->adapter : "unknown adapter",
+             r->partial ? " (PARTIAL RESULTS)" : "");
     fputs("{\n  \"displayTimeUnit\": \"ns\",\n  \"traceEvents\": [\n", out);
     write_metadata(out, "process_name", PID_GPU, 0, process);
     write_metadata(out, "thread_name", PID_GPU, TID_QUEUE, "queue 0: dispatches");
@@ -218,7 +220,13 @@ wgprof_status wgprof__write_trace(const wgprof__report *r, FILE *out)
     fprintf(out,
             "    {\"ph\": \"M\", \"pid\": %d, \"tid\": 1, \"name\": \"thread_sort_index\", \"args\": {\"sort_index\": 0}}\n",
             PID_GPU);
-    fprintf(out, "  ],\n  \"otherData\": {\"wgprof_version\": \"%s\", \"strategy\": ", WGPROF_VERSION_STRING);
+    fprintf(out, "  ],\n  \"otherData\": {\"wgprof_version\": \"%s\", \"partial\": %s", WGPROF_VERSION_STRING,
+            r->partial ? "true" : "false");
+    if (r->partial) {
+        fputs(", \"partial_reason\": ", out);
+        json_string(out, r->partial);
+    }
+    fputs(", \"strategy\": ", out);
     json_string(out, r->strategy);
     fprintf(out, ", \"iterations\": %u, \"dispatches\": %zu, \"invalid_dispatches\": %zu, \"timeline\": \"%s\"",
             r->iterations, r->store ? wgprof__store_count(r->store) : 0, invalid, t.cpu ? "cpu clock" : "gpu epoch");

@@ -243,6 +243,30 @@ refused missing.json '^wgprof diff: missing\.json: cannot read the report: No su
 [ "$rc" -eq 2 ] && grep -q '^wgprof diff: standard input:[0-9]*:[0-9]*: not JSON' stdin-bad.err && ok ||
   bad "a bad report from stdin: exit $rc: $(cat stdin-bad.err)"
 
+# ---- out of memory reading a report: said as such, naming the file and its size, exit 1 (the
+# machine's limit, not bad input); a report of about 40 MB under a limit of 150 MB of address
+# space, which reading it whole fits in and its parse does not. ASan reserves terabytes of
+# address space: no limit can work there. ----
+if ldd "$wgprof" 2>/dev/null | grep -q 'libasan'; then
+  echo "note: out of memory not checked: ulimit -v cannot work under ASan"
+else
+  python3 - a1.json big.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+one = d["dispatches"]
+copies = 40_000_000 // len(json.dumps(one, indent=1)) + 1
+d["dispatches"] = [dict(x, iteration=x["iteration"] + c * d["iterations"]) for c in range(copies) for x in one]
+d["iterations"] *= copies
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+  size="$(stat -c %s big.json)"
+  (ulimit -v 150000 && exec "$wgprof" diff a1.json big.json) >oom.out 2>oom.err
+  rc=$?
+  [ "$rc" -eq 1 ] && grep -Eq "^wgprof diff: big\.json: .*out of memory.*$size bytes" oom.err && ! grep -q 'not JSON' oom.err &&
+    ok || bad "a $size-byte report under ulimit -v 150000: exit $rc, want 1 and 'out of memory' with the size: $(head -c 400 oom.err)"
+  rm -f big.json
+fi
+
 # ---- usage: exit 2, and nothing written over an input ----
 cp a1.json keep.json
 usage() { # PATTERN ARGS...: diff ARGS exits 2 with a message matching PATTERN

@@ -320,6 +320,28 @@ status=$?
 [ $status -eq 2 ] && ! grep -q "$(printf '\033')" escape.out && grep -Fq '\x1b]0;pwned\x07' escape.out &&
   ok || bad "control characters of a spec reached the terminal: exit $status, $(od -c escape.out | head -5)"
 
+# A kernel labelled to set the window's title, clear the screen and start a C1 CSI: the CSV, CSV
+# summary and TSV written to the terminal ('-') hold no control byte but their own separators and
+# line ends, the label's controls as U+FFFD (what the table shows), and well-formed UTF-8 only.
+label='\u001b]0;title\u0007\u001b[2J\u009b31m\u00ff'
+spec "{\"name\": \"$label\", \"wgsl\": \"$wgsl\"}" "" "" "{\"kernel\": \"$label\", \"workgroups\": 1, \"bindings\": {\"0\": \"v\"}}" \
+  >label.json
+for format in csv csv-summary tsv; do
+  run "--$format" - label.json >"label.$format" 2>label.err
+  status=$?
+  python3 - "label.$format" "$format" <<'PY' >label.check 2>&1
+import re, sys
+data = open(sys.argv[1], "rb").read()
+text = data.decode("utf-8")  # raises on a byte that is not UTF-8
+allowed = "\n\t" if sys.argv[2] == "tsv" else "\n"
+bad = [hex(ord(c)) for c in text if (ord(c) < 0x20 and c not in allowed) or 0x7F <= ord(c) <= 0x9F]
+assert not bad, ("control characters", bad)
+assert "\ufffd]0;title\ufffd\ufffd[2J\ufffd31m\u00ff" in text, ("the label is not there as the table shows it", text)
+PY
+  [ $status -eq 0 ] && ok || bad "--$format - with a hostile label: exit $status, $(cat label.err)"
+  [ -s label.check ] && bad "--$format - with a hostile label: $(cat label.check)" || ok
+done
+
 no_temporaries .
 no_temporaries sub
 finish

@@ -211,7 +211,7 @@ static void test_records(void)
     synthetic_free(&s);
 }
 
-static char *report_text(const wgprof_pool *p, wgprof_format format)
+static char *report_text_partial(const wgprof_pool *p, wgprof_format format, const char *partial_reason)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -222,10 +222,15 @@ static char *report_text(const wgprof_pool *p, wgprof_format format)
     info.adapter_type = "cpu";
     info.timestamp_period_ns = 0.52;
     info.period_from_implementation = true;
-    wgprof_report_desc desc = {.device = &info, .pool = p, .peak_gbps = 100000};
+    wgprof_report_desc desc = {.device = &info, .pool = p, .peak_gbps = 100000, .partial_reason = partial_reason};
     CHECK_OK(wgprof_report_write(&desc, format, f));
     fclose(f);
     return buf;
+}
+
+static char *report_text(const wgprof_pool *p, wgprof_format format)
+{
+    return report_text_partial(p, format, NULL);
 }
 
 static void test_reports(void)
@@ -274,12 +279,12 @@ static void test_reports(void)
         lines += *c == '\n';
     }
     CHECK(lines == 8);
-    CHECK(strstr(tsv, "\t\t\t\t0\tzero\t\n") != NULL); /* no number for an invalid record; no quantum */
+    CHECK(strstr(tsv, "\t\t\t\t0\tzero\t\t0\t\n") != NULL); /* no number for an invalid record; no quantum */
     free(tsv);
 
     char *csv = report_text(s.pool, WGPROF_FORMAT_CSV);
     CHECK(strncmp(csv, "iteration,index,dispatch_id,kernel,", 35) == 0);
-    CHECK(strstr(csv, ",,,,0,backwards,\n") != NULL);
+    CHECK(strstr(csv, ",,,,0,backwards,,0,\n") != NULL);
     free(csv);
     char *csv_summary = report_text(s.pool, WGPROF_FORMAT_CSV_SUMMARY);
     /* matmul: 2 valid records of 1e6 bytes in 130 ticks of 0.52 ns: 29585.799 GB/s, 29.6% of the peak. */
@@ -583,7 +588,12 @@ static void test_escape(void)
     check_escaped(ESC_SCRIPT_JSON, "{\"n\": \"</script><!--\"}", 0, "{\"n\": \"\\u003c/script>\\u003c!--\"}");
     check_escaped(ESC_HTML, "<a b='c'>&\"\xff", 0, "&lt;a b=&#39;c&#39;&gt;&amp;&quot;\xef\xbf\xbd");
     check_escaped(ESC_CSV, "=1,\"x\"", 0, "\"'=1,\"\"x\"\"\"");
-    check_escaped(ESC_TSV, "@a\tb\nc", 0, "'@a b c");
+    check_escaped(ESC_TSV, "@a\tb\nc", 0, "'@a\xef\xbf\xbd" "b\xef\xbf\xbd" "c");
+    /* CSV and TSV are printed as often as opened: the table's rule for controls (a window title
+     * set, a screen cleared, a C1 CSI) and for bytes that are not UTF-8. */
+    check_escaped(ESC_CSV, "\x1b]0;t\x07\x1b[2J\xc2\x9b\xff,x", 0,
+                  "\"\xef\xbf\xbd]0;t\xef\xbf\xbd\xef\xbf\xbd[2J\xef\xbf\xbd\xef\xbf\xbd,x\"");
+    check_escaped(ESC_TSV, "a\x1b[2J\x7f\xc3", 0, "a\xef\xbf\xbd[2J\xef\xbf\xbd\xef\xbf\xbd");
     /* Markdown: what formats or ends a cell escaped; controls, C1 and a bidirectional override
      * (U+202E) as spaces. */
     check_escaped(ESC_MARKDOWN, "a|b*c_[d]`e<f>~&\\g\x1b\xc2\x85h\xe2\x80\xaei", 0,
@@ -599,6 +609,71 @@ static void test_escape(void)
     CHECK_MSG(strcmp(out, "a\nb\\x1b") == 0, "%s", out);
     wgprof__escape_terminal_copy(out, 8, "abcdefghij", false);
     CHECK_MSG(strcmp(out, "abcd...") == 0, "%s", out);
+}
+
+/* A partial report says so in every format, in the place its reader looks first; a complete one
+ * says it is complete where the format has a field for it. The reason is the caller's text: it
+ * is escaped as a name is. */
+static void test_partial(void)
+{
+    const char *names[] = {"k"};
+    wgprof_pool *p = named_pool(names, 1);
+    const char *why = "ended, \"by\" SIGKILL\x1b[2J";
+    for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
+        char *full = report_text(p, (wgprof_format)f), *part = report_text_partial(p, (wgprof_format)f, why);
+        /* Text formats (HTML text keeps controls, as it does a name's: a browser shows none). */
+        CHECK_MSG(f == WGPROF_FORMAT_HTML || strchr(part, '\x1b') == NULL, "format %d: the reason's escape went out raw", f);
+        switch ((wgprof_format)f) {
+        case WGPROF_FORMAT_TABLE:
+            CHECK_MSG(strstr(part, "\nPARTIAL RESULTS: ended, \"by\" SIGKILL\xef\xbf\xbd[2J\n") && !strstr(full, "PARTIAL"),
+                      "%s", part);
+            break;
+        case WGPROF_FORMAT_JSON:
+        case WGPROF_FORMAT_TRACE: {
+            json_t *a = json_loads(part, 0, NULL), *b = json_loads(full, 0, NULL);
+            const json_t *pa = f == WGPROF_FORMAT_JSON ? a : json_object_get(a, "otherData");
+            const json_t *pb = f == WGPROF_FORMAT_JSON ? b : json_object_get(b, "otherData");
+            CHECK_MSG(json_is_true(json_object_get(pa, "partial")) &&
+                          !strcmp(json_string_value(json_object_get(pa, "partial_reason")), why),
+                      "format %d: %s", f, part);
+            CHECK_MSG(json_is_false(json_object_get(pb, "partial")) && !json_object_get(pb, "partial_reason"),
+                      "format %d: %s", f, full);
+            if (f == WGPROF_FORMAT_TRACE) {
+                CHECK(strstr(part, "(PARTIAL RESULTS)") && !strstr(full, "PARTIAL"));
+            }
+            json_decref(a);
+            json_decref(b);
+            break;
+        }
+        case WGPROF_FORMAT_CSV:
+        case WGPROF_FORMAT_CSV_SUMMARY:
+            CHECK_MSG(strstr(part, ",partial,partial_reason\n") && strstr(part, ",1,\"ended, \"\"by\"\" SIGKILL\xef\xbf\xbd[2J\"\n") &&
+                          strstr(full, ",0,\n"),
+                      "%s", part);
+            break;
+        case WGPROF_FORMAT_TSV:
+            CHECK_MSG(strstr(part, "\tpartial\tpartial_reason\n") && strstr(part, "\t1\tended, \"by\" SIGKILL\xef\xbf\xbd[2J\n") &&
+                          strstr(full, "\t0\t\n"),
+                      "%s", part);
+            break;
+        case WGPROF_FORMAT_HTML:
+            CHECK_MSG(strstr(part, "<title>PARTIAL wgprof report") &&
+                          strstr(part, "<p class=\"note partial\" id=\"partial\"><strong>Partial results:</strong> ended, "
+                                       "&quot;by&quot; SIGKILL") &&
+                          strstr(part, "\"partial\": true, \"partial_reason\": ") && !strstr(full, "note partial") &&
+                          strstr(full, "\"partial\": false"),
+                      "%s", part);
+            break;
+        case WGPROF_FORMAT_COUNT: break;
+        }
+        free(full);
+        free(part);
+    }
+    /* An empty reason is a partial report still. */
+    char *json = report_text_partial(p, WGPROF_FORMAT_JSON, "");
+    CHECK_MSG(strstr(json, "\"partial\": true,\n  \"partial_reason\": \"the results are incomplete"), "%s", json);
+    free(json);
+    wgprof_pool_destroy(p);
 }
 
 /* Names are the user's bytes: every report stays well-formed whatever they hold. */
@@ -634,6 +709,14 @@ static void test_hostile_names(void)
     char *tsv = report_text(p, WGPROF_FORMAT_TSV);
     CHECK(strstr(tsv, "\t'=HYPERLINK(") && strstr(tsv, "\t'@SUM(A1)\t"));
     free(tsv);
+    /* Per-dispatch CSV and TSV (what `wgprof record --csv` copies): as the table shows names. */
+    for (int f = WGPROF_FORMAT_TSV; f <= WGPROF_FORMAT_CSV; f += WGPROF_FORMAT_CSV - WGPROF_FORMAT_TSV) {
+        char *rows = report_text(p, (wgprof_format)f);
+        CHECK_MSG(strchr(rows, '\x1b') == NULL && strstr(rows, "bad \xef\xbf\xbd\xef\xbf\xbd utf-8 \xef\xbf\xbd") &&
+                      strstr(rows, "\xef\xbf\xbd[2J\xef\xbf\xbd[31mred") && strstr(rows, "line\xef\xbf\xbd" "break"),
+                  "format %d: %s", f, rows);
+        free(rows);
+    }
     wgprof_pool_destroy(p);
 }
 
@@ -810,16 +893,16 @@ static void test_throughput(void)
     char *csv = report_text(p, WGPROF_FORMAT_CSV_SUMMARY);
     CHECK(strstr(csv, ",gbps,gflops,peak_bandwidth_share,peak_flops_share,bytes_per_dispatch,flops_per_dispatch,"
                       "gbps_median,gflops_median,peak_bandwidth_share_median,peak_flops_share_median,"
-                      "timestamp_quantum_ns\n") != NULL);
+                      "timestamp_quantum_ns,partial,partial_reason\n") != NULL);
     /* copy: 2066.160 GB/s over the run, 5785.247 from the median (bytes per ns are GB/s). */
     char want[256];
-    snprintf(want, sizeof want, ",%.3f,%.3f,%.6f,,33554432,1000000,%.3f,%.3f,%.6f,,\n", 5 * copy_bytes / total_ns,
+    snprintf(want, sizeof want, ",%.3f,%.3f,%.6f,,33554432,1000000,%.3f,%.3f,%.6f,,,0,\n", 5 * copy_bytes / total_ns,
              5e6 / total_ns, 5 * copy_bytes / total_ns / 100000, copy_bytes / 5800.0, 1e6 / 5800.0,
              copy_bytes / 5800.0 / 100000);
     CHECK_MSG(strstr(csv, want) != NULL, "want %s in %s", want, csv);
     /* scale: 8000 bytes in 1350 ns over the run, 12.5 from the median of the rates; no bytes per
      * dispatch, no flops. */
-    CHECK_MSG(strstr(csv, "\nscale,4,0,") && strstr(csv, ",8000,0,5.926,,0.000059,,,,12.500,,0.000125,,\n"), "%s",
+    CHECK_MSG(strstr(csv, "\nscale,4,0,") && strstr(csv, ",8000,0,5.926,,0.000059,,,,12.500,,0.000125,,,0,\n"), "%s",
               csv);
     free(csv);
 
@@ -968,14 +1051,14 @@ static void test_quantum(void)
     CHECK(strstr(html, "<p class=\"note\">Warning: timestamps quantized to 65536 ns") != NULL);
     free(html);
     char *csv = report_text(p, WGPROF_FORMAT_CSV);
-    CHECK(strstr(csv, ",invalid_reason,timestamp_quantum_ns\n") != NULL);
-    CHECK_MSG(strstr(csv, ",1,,65536\n") && strstr(csv, ",0,zero,65536\n"), "%s", csv); /* every row */
+    CHECK(strstr(csv, ",invalid_reason,timestamp_quantum_ns,partial,partial_reason\n") != NULL);
+    CHECK_MSG(strstr(csv, ",1,,65536,0,\n") && strstr(csv, ",0,zero,65536,0,\n"), "%s", csv); /* every row */
     free(csv);
     char *tsv = report_text(p, WGPROF_FORMAT_TSV);
-    CHECK(strstr(tsv, "\t1\t\t65536\n") != NULL);
+    CHECK(strstr(tsv, "\t1\t\t65536\t0\t\n") != NULL);
     free(tsv);
     csv = report_text(p, WGPROF_FORMAT_CSV_SUMMARY);
-    CHECK(strstr(csv, ",timestamp_quantum_ns\nk,64,1,") && strstr(csv, ",65536\n"));
+    CHECK(strstr(csv, ",timestamp_quantum_ns,partial,partial_reason\nk,64,1,") && strstr(csv, ",65536,0,\n"));
     free(csv);
     /* A reset forgets the readings, and their quantum with them. */
     wgprof_pool_reset(p);
@@ -1020,7 +1103,7 @@ static void test_quantum(void)
     CHECK(strstr(html, "<dt>timestamps</dt><dd>every tick</dd>") && !strstr(html, "class=\"note\">Warning"));
     free(html);
     csv = report_text(p, WGPROF_FORMAT_CSV);
-    CHECK(strstr(csv, ",0,zero,\n") != NULL); /* the quantum's field empty */
+    CHECK(strstr(csv, ",0,zero,,0,\n") != NULL); /* the quantum's field empty */
     free(csv);
     wgprof_pool_destroy(p);
     CHECK_MSG(ts_last_log()[0] == '\0', "logged: %s", ts_last_log());
@@ -1434,6 +1517,7 @@ int main(void)
     test_empty_scope();
     test_escape();
     test_hostile_names();
+    test_partial();
     test_deep_scopes();
     test_throughput();
     test_figures_overflow();

@@ -197,6 +197,46 @@ else
   check partial crash.out -- "$crash_report" >crash.check 2>&1 && ok || bad "$impl_kind crash: $(cat crash.check)"
 fi
 
+# ---- every way a process ends without its exit handlers: the report says it is partial, in
+# the JSON and in the table on stderr, and `wgprof diff` refuses it against a whole run (exit 2)
+# unless --allow-partial, which flags it in every output. A whole run's report says "partial": false. ----
+full_report="$(report_of basic.json)"
+[ -f "$full_report" ] && python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["partial"] is False and "partial_reason" not in r' "$full_report" &&
+  ok || bad "$impl_kind basic: the whole run's report is not marked \"partial\": false"
+for ending in crash:139 crash-kill:137 crash-term:143 crash-abort:134 crash-exit0:0; do
+  mode="${ending%%:*}" want="${ending##*:}"
+  record --json "p-$mode.json" -- "$app" "$mode" >"p-$mode.out" 2>"p-$mode.err"
+  status=$?
+  [ "$status" -eq "$want" ] && ok || bad "$impl_kind $mode: exit status $status, want $want"
+  part="$(report_of "p-$mode.json")"
+  if [ ! -f "$part" ]; then
+    bad "$impl_kind $mode: no report written: $(tail_of "p-$mode.err")"
+    continue
+  fi
+  python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["partial"] is True and "ended before" in r["partial_reason"], r.get("partial")' "$part" 2>"p-$mode.check" &&
+    ok || bad "$impl_kind $mode: the JSON report is not marked partial: $(cat "p-$mode.check")"
+  grep -q '^PARTIAL RESULTS: the program ended before' "p-$mode.err" && ok \
+    || bad "$impl_kind $mode: no PARTIAL RESULTS line in the table: $(tail_of "p-$mode.err")"
+  [ -f "$full_report" ] || continue
+  "$wgprof" diff "$full_report" "$part" >"p-$mode.diff" 2>"p-$mode.differr"
+  status=$?
+  [ "$status" -eq 2 ] && grep -q 'the new side is partial' "p-$mode.differr" && [ ! -s "p-$mode.diff" ] && ok \
+    || bad "$impl_kind $mode: diff of a whole run and a partial one: exit $status, want 2: $(cat "p-$mode.differr")"
+done
+if [ -f "$full_report" ] && [ -f "$(report_of p-crash-kill.json)" ]; then
+  part="$(report_of p-crash-kill.json)"
+  "$wgprof" diff --allow-partial --json pd.json --markdown pd.md --html pd.html "$part" "$full_report" >pd.out 2>pd.err
+  status=$?
+  [ "$status" -eq 0 ] && ok || bad "$impl_kind diff --allow-partial: exit $status: $(cat pd.err)"
+  grep -q '^PARTIAL RESULTS on the base side: ' pd.out && ok || bad "$impl_kind diff --allow-partial: no flag in the table: $(head -3 pd.out)"
+  grep -q '^> \*\*PARTIAL RESULTS on the base side\*\*' pd.md && head -1 pd.md | grep -q 'PARTIAL RESULTS' && ok \
+    || bad "$impl_kind diff --allow-partial: no flag in the Markdown: $(head -3 pd.md)"
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["partial"] is True and d["base"]["partial"] is True and "ended before" in d["base"]["partial_reason"] and d["new"]["partial"] is False' pd.json 2>pd.check &&
+    ok || bad "$impl_kind diff --allow-partial: the JSON: $(cat pd.check)"
+  grep -q '<title>PARTIAL wgprof diff</title>' pd.html && grep -q '"partial": true' pd.html && grep -q "note partial" pd.html && ok \
+    || bad "$impl_kind diff --allow-partial: no flag in the HTML page"
+fi
+
 # ---- a program that lets go of things early or out of order: no crash, every promised dispatch ----
 # early-release: adapter and instance released before any encoder; device-first: the device
 # released with an encoder and buffers still held, used after; callback-release: a mapping

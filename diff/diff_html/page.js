@@ -66,6 +66,13 @@
       count[r.verdict] = (count[r.verdict] || 0) + 1;
     });
     main.appendChild(element('h1', null, 'wgprof diff'));
+    [['base', data.base], ['new', data.new]].forEach(function (s) {
+      if (s[1].partial) {
+        main.appendChild(element('p', 'note partial', 'PARTIAL RESULTS on the ' + s[0] + ' side: ' +
+          shown(s[1].partial_reason || 'no reason given') + '. Its figures cover only the dispatches made ' +
+          'before its program ended: the comparison is not one of whole runs.'));
+      }
+    });
     main.appendChild(element('p', 'sub verdicts', count.slower + ' slower, ' + count.faster + ' faster, ' +
       (count['no change'] || 0) + ' without a change' + DOT + plural(data.kernels.length, 'kernel') +
       (data.scopes.length ? ', ' + plural(data.scopes.length, 'scope') : '')));

@@ -814,6 +814,15 @@ typedef struct wgprof_report_desc {
                                          compiled with (wgprof_shader_checks_str), named at the
                                          end of the table's first line and as the JSON's
                                          "shader_checks" */
+    const char *partial_reason;       /* NULL: the results are complete. Else they are not (the
+                                         program ended before they were final, say) and this says
+                                         why: every format marks the report partial with it
+                                         (docs/reports.md): JSON "partial": true and
+                                         "partial_reason" (complete: "partial": false), a line
+                                         under the table's header, a banner on the HTML page,
+                                         the columns partial and partial_reason of CSV and TSV,
+                                         the trace's otherData and process name. "" counts as
+                                         partial, for a reason not known */
 } wgprof_report_desc;
 
 /* Writes the report to `out`. Invalid records are shown with their reason, never a number. The

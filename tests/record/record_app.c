@@ -28,6 +28,9 @@
  *                   does not implement it)
  *   no-release      exit() right after the last readback, with everything alive
  *   crash           raise(SIGSEGV) after submitted and read-back work
+ *   crash-kill, crash-term, crash-abort, crash-exit0
+ *                   the same work, then raise(SIGKILL), raise(SIGTERM), abort() or _exit(0):
+ *                   every way a process ends without its exit handlers
  *   indirect        wgpuComputePassEncoderDispatchWorkgroupsIndirect beside direct dispatches
  *   early-release   its adapter and instance released as soon as it has the device, then work
  *                   (it maps with AllowSpontaneous callbacks, and waits with wgpuDevicePoll on
@@ -789,8 +792,9 @@ static int mode_unsubmitted(app *a)
 }
 
 /* Submitted work read back (the program polls, so a profiler can collect), then more work
- * submitted, and the process dies without waiting for it. */
-static int mode_crash(app *a)
+ * submitted, and the process dies without waiting for it, as `ending` says: "" (SIGSEGV),
+ * "kill", "term", "abort" or "exit0" (_exit(0): no exit handler runs, but the status is 0). */
+static int mode_crash(app *a, const char *ending)
 {
     kernel_set k = make_kernels(a);
     recording r1, r2;
@@ -812,8 +816,14 @@ static int mode_crash(app *a)
     pass_end(&r2);
     submit_one(a, &r2);
     print_manifest(a);
-    fprintf(stderr, "record_app: crashing on purpose\n");
-    raise(SIGSEGV);
+    fprintf(stderr, "record_app: crashing on purpose%s%s\n", *ending ? ": " : "", ending);
+    fflush(stdout);
+    if (!strcmp(ending, "exit0")) {
+        _exit(0);
+    } else if (!strcmp(ending, "abort")) {
+        abort();
+    }
+    raise(!strcmp(ending, "kill") ? SIGKILL : !strcmp(ending, "term") ? SIGTERM : SIGSEGV);
     return 1;
 }
 
@@ -1415,7 +1425,8 @@ int main(int argc, char **argv)
                                         "crash",        "indirect",       "early-release",    "device-first",
                                         "callback-release", "orphan-scope", "two-devices", "fork",
                                         "copies",       "long-chain",     "threads8",         "callback-thread",
-                                        "names",        "names-reversed"};
+                                        "names",        "names-reversed", "crash-kill",       "crash-term",
+                                        "crash-abort",  "crash-exit0"};
     const char *mode = argc > 1 ? argv[1] : "";
     int known = 0;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
@@ -1445,8 +1456,8 @@ int main(int argc, char **argv)
         failed = mode_own_timestamps(&a);
     } else if (!strcmp(mode, "unsubmitted")) {
         failed = mode_unsubmitted(&a);
-    } else if (!strcmp(mode, "crash")) {
-        failed = mode_crash(&a);
+    } else if (!strncmp(mode, "crash", 5)) {
+        failed = mode_crash(&a, mode[5] == '-' ? mode + 6 : "");
     } else if (!strcmp(mode, "indirect")) {
         failed = mode_indirect(&a);
     } else if (!strcmp(mode, "early-release")) {
