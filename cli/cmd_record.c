@@ -182,9 +182,9 @@ static int run_program(char **program, bool *started)
     sigaction(SIGHUP, &sa, &old_hup);
     pid_t child = fork();
     if (child == 0) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        sigaction(SIGHUP, &old_hup, NULL);
+        /* Every disposition and the mask as wgprof found them, SIGPIPE's included (main()
+         * ignores it for wgprof): a program's pipeline ends as it does without wgprof. */
+        cli_signals_restore();
         execvp(program[0], program);
         int e = errno;
         ssize_t w = write(pipefd[1], &e, sizeof e);
