@@ -132,6 +132,142 @@ static int parse(int argc, char **argv, record_options *o)
     return CLI_OK;
 }
 
+/* ---- outputs: never the program, its files, or one another ---- */
+
+/* The file execvp would run for `name`: itself where it holds a '/', else the first executable
+ * regular file of that name in PATH (the C library's default where PATH is unset). */
+static bool program_file(const char *name, char *out, size_t cap)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, cap, "%s", name);
+        return true;
+    }
+    const char *path = getenv("PATH");
+    if (!path) {
+        path = "/bin:/usr/bin";
+    }
+    for (const char *p = path;; p++) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        struct stat st;
+        /* An empty entry is the current folder. */
+        snprintf(out, cap, "%.*s%s%s", (int)n, p, n ? "/" : "", name);
+        if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0) {
+            return true;
+        }
+        if (!end) {
+            return false;
+        }
+        p = end;
+    }
+}
+
+/* Which file `plan` writes: what is there now, or (nothing yet) its folder and name. */
+typedef struct output_id {
+    bool exists;
+    uint64_t dev, ino;
+    char *name; /* the last component, where nothing is there yet (owned) */
+} output_id;
+
+static output_id output_id_of(const out_plan *plan)
+{
+    output_id id = {plan->exists, plan->dev, plan->ino, NULL};
+    if (plan->exists || !plan->path) {
+        return id;
+    }
+    char *copy = strdup(plan->path), *name = strdup(plan->path);
+    struct stat st;
+    if (copy && name && stat(dirname(copy), &st) == 0) {
+        id.dev = (uint64_t)st.st_dev;
+        id.ino = (uint64_t)st.st_ino;
+        id.name = strdup(basename(name));
+    }
+    free(copy);
+    free(name);
+    return id;
+}
+
+static bool same_output(const output_id *a, const output_id *b)
+{
+    if (a->exists != b->exists || a->dev != b->dev || a->ino != b->ino) {
+        return false;
+    }
+    return a->exists ? true : a->name && b->name && strcmp(a->name, b->name) == 0;
+}
+
+/* Each report file asked for can be written, and is neither the program, nor a file one of its
+ * arguments names (`--json script.py -- python3 script.py` would replace the script), nor
+ * another report's file. Checked before the program runs; prints why and returns CLI_USAGE. */
+static int check_outputs(const record_options *o)
+{
+    size_t args = 0;
+    while (o->program[args]) {
+        args++;
+    }
+    out_input *inputs = calloc(args, sizeof *inputs);
+    char **names = calloc(args, sizeof *names);
+    size_t count = 0;
+    int rc = inputs && names ? CLI_OK : CLI_FAILED;
+    for (size_t i = 0; rc == CLI_OK && i < args; i++) {
+        char file[PATH_MAX + 1];
+        struct stat st;
+        bool found = i == 0 ? program_file(o->program[0], file, sizeof file)
+                            : snprintf(file, sizeof file, "%s", o->program[i]) > 0;
+        /* Regular files only: /dev/null as an argument and as a report is no clash. */
+        if (!found || stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
+            continue;
+        }
+        size_t cap = strlen(file) + 64;
+        names[count] = malloc(cap);
+        if (!names[count]) {
+            rc = CLI_FAILED;
+            break;
+        }
+        if (i == 0) {
+            snprintf(names[count], cap, "the program run ('%s')", file);
+        } else {
+            snprintf(names[count], cap, "the program's argument %zu ('%s')", i, file);
+        }
+        inputs[count] = (out_input){names[count], (uint64_t)st.st_dev, (uint64_t)st.st_ino};
+        count++;
+    }
+    if (rc == CLI_OK) {
+        rc = cli_check_report_files("record", o->files, inputs, count);
+    } else {
+        cli_error("wgprof record: out of memory");
+    }
+    output_id ids[WGPROF_FORMAT_COUNT] = {0};
+    for (int f = 0; rc == CLI_OK && f < WGPROF_FORMAT_COUNT; f++) {
+        out_plan plan;
+        char why[4096];
+        if (!o->files[f] || !out_plan_path(o->files[f], &plan, why, sizeof why)) {
+            continue; /* checked above */
+        }
+        if (plan.kind == OUT_FILE) { /* devices and descriptors are written in place, not replaced */
+            ids[f] = output_id_of(&plan);
+        }
+        out_plan_free(&plan);
+        for (int g = 0; g < f && (ids[f].exists || ids[f].name); g++) {
+            if (same_output(&ids[f], &ids[g])) {
+                cli_error("wgprof record: --%s %s: the same file as --%s %s: each report needs a file of its own",
+                          wgprof_format_name((wgprof_format)f), o->files[f], wgprof_format_name((wgprof_format)g),
+                          o->files[g]);
+                rc = CLI_USAGE;
+                break;
+            }
+        }
+    }
+    for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
+        free(ids[f].name);
+    }
+    for (size_t i = 0; i < count; i++) {
+        free(names[i]);
+    }
+    free(names);
+    free(inputs);
+    return rc;
+}
+
 /* libwgprof_record.so: in the build tree beside this program, or installed in its lib folder. */
 static bool find_preload(char *out, size_t cap)
 {
@@ -518,7 +654,7 @@ int cmd_record(int argc, char **argv)
     if (rc != CLI_OK) {
         return rc < 0 ? CLI_OK : rc;
     }
-    rc = cli_check_report_files("record", o.files, NULL, 0);
+    rc = check_outputs(&o);
     if (rc != CLI_OK) {
         return rc;
     }

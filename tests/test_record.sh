@@ -376,6 +376,39 @@ status=$?
 [ "$status" -eq 0 ] && [ "$(cat yes.out)" = y ] && ok \
   || bad "'$writer' under record: exit $status (124: it ran on, SIGPIPE ignored), output '$(head -c 80 yes.out)'"
 
+# ---- a report never replaces the program, a file its arguments name, or another report ----
+mkdir clobber && cd clobber || exit 1
+printf 'print("script ran")\n' >script.py
+cp script.py script.orig
+record --json script.py -- python3 script.py >out 2>err
+status=$?
+[ "$status" -eq 2 ] && cmp -s script.py script.orig && ! grep -q 'script ran' out && grep -q 'script.py' err && ok \
+  || bad "--json script.py -- python3 script.py: exit $status (want 2, the script untouched and not run): $(cat err)"
+ln -s script.py link.json
+record --html link.json -- python3 ./script.py >out 2>err
+status=$?
+[ "$status" -eq 2 ] && cmp -s script.py script.orig && ok \
+  || bad "--html link.json (a link to the script): exit $status (want 2, the script untouched): $(cat err)"
+mkdir bin && cp "$app" bin/app && cp "$app" app.orig
+PATH="$PWD/bin:$PATH" record --csv bin/app -- app basic >out 2>err
+status=$?
+[ "$status" -eq 2 ] && cmp -s bin/app app.orig && grep -q 'bin/app' err && ok \
+  || bad "--csv bin/app -- app (found in PATH): exit $status (want 2, the program untouched): $(cat err)"
+record --trace ./app.orig -- ./app.orig basic >out 2>err
+status=$?
+[ "$status" -eq 2 ] && cmp -s app.orig "$app" && ok \
+  || bad "--trace ./app.orig -- ./app.orig: exit $status (want 2, the program untouched): $(cat err)"
+record --json same.json --csv ./same.json -- true >out 2>err
+status=$?
+[ "$status" -eq 2 ] && [ ! -e same.json ] && grep -q 'same.json' err && ok \
+  || bad "--json same.json --csv ./same.json: exit $status (want 2, nothing written): $(cat err)"
+printf 'x\n' >data.txt
+record --json data.json -- python3 script.py data.txt /dev/null >out 2>err
+status=$?
+[ "$status" -eq 0 ] && grep -q 'script ran' out && ok \
+  || bad "a report beside the program's other files: exit $status (want 0): $(cat err)"
+cd "$tmp" || exit 1
+
 # ---- usage ----
 record -- ./no-such-program >/dev/null 2>missing.err
 status=$?
