@@ -2,7 +2,8 @@
  * A session's results, written into the folder the CLI made for them (record.h, private to
  * this run): PID.N.json (the JSON report), PID.N.txt (the per-kernel table),
  * PID.N.meta (what was not timed, and why, as "key value" lines), and at the end the other
- * formats asked for (PID.N.html, .trace.json, .csv) and PID.N.done. Each file is written to a
+ * formats asked for (PID.N.html, .trace.json, .csv) and PID.N.done. N is the first number no
+ * image of this process took (wgprof_rec_output_claim). Each file is written to a
  * temporary name and renamed over the old one, so that the CLI never reads half a report, even
  * after the program crashed mid-write.
  *
@@ -12,6 +13,8 @@
  * wgprof's, so that the program pays for the copy alone; the final reports are written where
  * they are asked for, after the snapshot in progress.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +40,28 @@ static bool asked_for(const char *formats, const char *name)
         }
     }
     return false;
+}
+
+unsigned wgprof_rec_output_claim(void)
+{
+    /* Where another image of this process (exec keeps the PID) took numbers already, this one's
+     * go on after them instead of replacing its results. A number is taken by creating its
+     * .meta file alone (O_EXCL), which the set's own meta replaces later. */
+    static atomic_uint next;
+    const char *dir = wgprof_rec_settings_get()->dir;
+    for (;;) {
+        unsigned n = atomic_fetch_add(&next, 1);
+        char path[PATH_CAP];
+        snprintf(path, sizeof path, "%s/%ld.%u." RECORD_SUFFIX_META, dir, (long)getpid(), n);
+        int fd = dir[0] ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+        if (fd >= 0) {
+            close(fd);
+        }
+        /* Any failure but "taken" is the writing's to say, later. */
+        if (fd >= 0 || errno != EEXIST || !dir[0]) {
+            return n;
+        }
+    }
 }
 
 /* Opens a temporary file beside `path`; returns it, its name in tmp. */

@@ -317,6 +317,24 @@ else
 fi
 cd "$tmp" || exit 1
 
+# ---- exec: the process replaces its image; each image's results kept, the first one's complete ----
+mkdir exec && cd exec || exit 1
+if ! record --json x.json -- "$app" exec >x.out 2>x.err; then
+  bad "$impl_kind exec: failed under record: $(tail_of x.err)"
+else
+  shopt -s nullglob
+  reports=(x.[0-9]*.[0-9]*.json)
+  shopt -u nullglob
+  pids="$(printf '%s\n' "${reports[@]}" | cut -d. -f2 | sort -u | grep -c .)"
+  # One process (one PID), two images: two result sets, x.PID.0.json and x.PID.1.json.
+  [ "${#reports[@]}" -eq 2 ] && [ "$pids" -eq 1 ] && [ ! -e x.json ] && ok \
+    || bad "$impl_kind exec: reports [$(echo x*.json)] (want x.PID.0.json and x.PID.1.json, one PID)"
+  # Both images' dispatches (12 + 20), the first image's written in full before its exec.
+  check exact x.out -- "${reports[@]}" >x.check 2>&1 && ok || bad "$impl_kind exec: $(cat x.check)"
+  ! grep -q 'ended before' x.err && ok || bad "$impl_kind exec: a result set called unfinished: $(tail_of x.err)"
+fi
+cd "$tmp" || exit 1
+
 # ---- exit status: the program's own ----
 record --json three.json -- "$app" basic 3 >three.out 2>three.err
 status=$?
