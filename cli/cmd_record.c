@@ -592,6 +592,24 @@ static bool deliver(const char *dir, const record_options *o, const diff_profile
     return ok;
 }
 
+/* Whether the preload library stopped the program before its first WebGPU call (record.h);
+ * prints its reason. */
+static bool refused(const char *dir)
+{
+    char path[4400], line[2048];
+    snprintf(path, sizeof path, "%s/" RECORD_FILE_REFUSED, dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        return false;
+    }
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        cli_error("wgprof record: %s", line);
+    }
+    fclose(f);
+    return true;
+}
+
 static void remove_folder(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -700,7 +718,9 @@ int cmd_record(int argc, char **argv)
         fflush(NULL);
         bool started = false;
         rc = run_program(o.program, &started);
-        if (started && !deliver(dir, &o, loaded ? &baseline : NULL) && rc == 0) {
+        if (started && refused(dir)) {
+            rc = CLI_USAGE;
+        } else if (started && !deliver(dir, &o, loaded ? &baseline : NULL) && rc == 0) {
             rc = CLI_FAILED;
         }
     }

@@ -9,7 +9,8 @@
  * N the device's index in that process (from 0), and SUFFIX a report format's
  * (wgprof_format_suffix), or one of the two below. The JSON report and the table are written
  * for every set, the other formats where WGPROF_RECORD_ENV_FORMATS asks for them; a set is
- * complete once its marker file exists, written after everything else.
+ * complete once its marker file exists, written after everything else. Each image of a process
+ * (exec keeps the PID) numbers its sets after those of the images before it.
  */
 #ifndef WGPROF_RECORD_H
 #define WGPROF_RECORD_H
@@ -36,6 +37,12 @@
 /* The set is complete: written last, empty. A set without it is what was collected before the
  * program ended. */
 #define RECORD_SUFFIX_DONE "done"
+
+/* The program was stopped before its first WebGPU call, for the reason this file holds (one
+ * line): it asked for wgpu-native and would have been handed another implementation. The
+ * process ends with the status below; wgprof record exits with it too (bad usage). */
+#define RECORD_FILE_REFUSED "refused"
+#define RECORD_EXIT_REFUSED 2
 
 #define RECORD_META_PID "pid"
 #define RECORD_META_DEVICE "device"

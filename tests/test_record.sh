@@ -44,8 +44,24 @@ report_of() { # report_of FILE -> the one report written for it
 
 # ---- 1. a wgpu-py script: results unchanged, every dispatch timed ----
 python="$root/.deps/wgpu-py/bin/python"
-if [ "$impl_kind" != wgpu-native ]; then
-  echo "note: case 1 (wgpu-py) runs on wgpu-native only: wgpu-py ships wgpu-native"
+if [ "$impl_kind" != wgpu-native ] && [ -x "$python" ]; then
+  # wgpu-py needs wgpu-native's extensions: on another implementation it is stopped before its
+  # first WebGPU call (nothing printed: compute.py prints at the end), with the reason, exit 2.
+  record --json py.json -- "$python" "$src/compute.py" >py.out 2>py.err
+  status=$?
+  [ "$status" -eq 2 ] && [ ! -s py.out ] && grep -q 'wgpu-py' py.err && grep -q -- '--webgpu wgpu-native' py.err \
+    && ! grep -q 'no results' py.err && [ ! -e py.json ] && ok \
+    || bad "$impl_kind: a wgpu-py script: exit $status (want 2, stopped at once, saying to use --webgpu wgpu-native): $(tail_of py.err)"
+  # The same for a program that loads wgpu-native's library by name and would be handed this one.
+  load_named='import ctypes; ctypes.CDLL("libwgpu_native.so"); print("loaded")'
+  if "$python" -c "$load_named" >/dev/null 2>&1; then
+    echo "note: libwgpu_native.so is found by its name here: a program that loads it gets it"
+  else
+    record -- "$python" -c "$load_named" >named.out 2>named.err
+    status=$?
+    [ "$status" -eq 2 ] && [ ! -s named.out ] && grep -q -- '--webgpu wgpu-native' named.err && ok \
+      || bad "$impl_kind: dlopen of libwgpu_native.so: exit $status (want 2, stopped): $(tail_of named.err)"
+  fi
 elif [ ! -x "$python" ]; then
   echo "note: case 1 (wgpu-py) skipped: no $python (scripts/fetch-wgpu-py.sh makes it)"
 else
