@@ -43,11 +43,14 @@ static const char record_usage[] =
     "  -h, --help           this help\n"
     "\n"
     "Where several processes or devices make results, FILE gets .PID.N before its extension,\n"
-    "one file each. The implementation is the one PROGRAM links or loads; --webgpu names it for\n"
-    "programs that load it by path (wgpu-py: WGPU_LIB_PATH).\n"
+    "one file each (a process that execs: each image's). The implementation is the one PROGRAM\n"
+    "links or loads; --webgpu names it for programs that load it by path (wgpu-py:\n"
+    "WGPU_LIB_PATH; wgpu-py needs wgpu-native). A FILE that is PROGRAM, a file its ARGS name, or\n"
+    "another FILE is refused before PROGRAM runs.\n"
     "\n"
-    "exit status: PROGRAM's own (128 + N when signal N ended it); 2 bad usage; 127 PROGRAM not\n"
-    "found, 126 not executable\n";
+    "exit status: PROGRAM's own (128 + N when signal N ended it); 2 bad usage (also a program that\n"
+    "needs wgpu-native given Dawn, stopped before it starts its work); 127 PROGRAM not found, 126\n"
+    "not executable\n";
 
 enum { EXIT_NOT_FOUND = 127, EXIT_NOT_EXECUTABLE = 126 };
 

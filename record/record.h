@@ -6,11 +6,11 @@
  * The CLI sets the environment variables below in the program's environment, with the preload
  * library in LD_PRELOAD. The preload library writes one result set per device the program
  * creates into the folder WGPROF_RECORD_ENV_DIR names: PID.N.SUFFIX, where PID is the process,
- * N the device's index in that process (from 0), and SUFFIX a report format's
+ * N the device's index in that process (from 0, in creation order; after an exec, the new
+ * image's go on after the old one's), and SUFFIX a report format's
  * (wgprof_format_suffix), or one of the two below. The JSON report and the table are written
  * for every set, the other formats where WGPROF_RECORD_ENV_FORMATS asks for them; a set is
- * complete once its marker file exists, written after everything else. Each image of a process
- * (exec keeps the PID) numbers its sets after those of the images before it.
+ * complete once its marker file exists, written after everything else.
  */
 #ifndef WGPROF_RECORD_H
 #define WGPROF_RECORD_H
