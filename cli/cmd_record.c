@@ -207,8 +207,8 @@ static int check_outputs(const record_options *o)
     while (o->program[args]) {
         args++;
     }
-    out_input *inputs = calloc(args, sizeof *inputs);
-    char **names = calloc(args, sizeof *names);
+    out_input *inputs = calloc(args + 1, sizeof *inputs);
+    char **names = calloc(args + 1, sizeof *names);
     size_t count = 0;
     int rc = inputs && names ? CLI_OK : CLI_FAILED;
     for (size_t i = 0; rc == CLI_OK && i < args; i++) {

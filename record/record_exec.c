@@ -8,6 +8,9 @@
  * not one another through this library. execl, execlp and execle gather their arguments and
  * go the way of execv, execvp and execve. Nothing here loads the implementation: a process
  * that made no device (a shell running the program) finds no session and goes straight on.
+ * An exec that fails leaves the sessions finished, as after exit: work the image does after it
+ * runs untimed (a program that tries several paths, as Python's os.execvp does, has its results
+ * written at the first try).
  */
 #include <dlfcn.h>
 #include <errno.h>
