@@ -24,6 +24,13 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2, CLI_TIMEOUT = 3 };
  * for wgprof's messages and for libwayland-client's (see cli_util.c). */
 void cli_install_logger(void);
 
+/* The signal dispositions and mask wgprof was started with: saved first thing in main(), before
+ * wgprof ignores SIGPIPE for itself, and handed back to a program wgprof runs (record) between
+ * fork and exec, so that it starts as it would without wgprof. The restore is
+ * async-signal-safe. */
+void cli_signals_save(void);
+void cli_signals_restore(void);
+
 /* Prints "wgprof: <what>: <status>" to stderr and returns the exit code for `s`. */
 int cli_fail(const char *what, wgprof_status s);
 

@@ -1,6 +1,8 @@
-/* The helpers every wgprof subcommand shares (declared in cli.h): the stderr logger and the
- * messages. Below both main.c and the cmd_*.c files; it calls neither. */
+/* The helpers every wgprof subcommand shares (declared in cli.h): the stderr logger, the
+ * messages, and the signal state wgprof started with. Below both main.c and the cmd_*.c files;
+ * it calls neither. */
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,4 +90,30 @@ void cli_error(const char *fmt, ...)
     fprintf(stderr, "%s\n", shown);
     free(raw);
     free(shown);
+}
+
+/* Index 0 unused; a signal the C library keeps for itself (sigaction refuses it) is not saved. */
+static struct sigaction g_start_actions[NSIG];
+static bool g_start_saved[NSIG];
+static sigset_t g_start_mask;
+static bool g_start_mask_saved;
+
+void cli_signals_save(void)
+{
+    for (int sig = 1; sig < NSIG; sig++) {
+        g_start_saved[sig] = sigaction(sig, NULL, &g_start_actions[sig]) == 0;
+    }
+    g_start_mask_saved = sigprocmask(SIG_BLOCK, NULL, &g_start_mask) == 0;
+}
+
+void cli_signals_restore(void)
+{
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (g_start_saved[sig] && sig != SIGKILL && sig != SIGSTOP) {
+            sigaction(sig, &g_start_actions[sig], NULL);
+        }
+    }
+    if (g_start_mask_saved) {
+        sigprocmask(SIG_SETMASK, &g_start_mask, NULL);
+    }
 }

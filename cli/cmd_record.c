@@ -43,11 +43,14 @@ static const char record_usage[] =
     "  -h, --help           this help\n"
     "\n"
     "Where several processes or devices make results, FILE gets .PID.N before its extension,\n"
-    "one file each. The implementation is the one PROGRAM links or loads; --webgpu names it for\n"
-    "programs that load it by path (wgpu-py: WGPU_LIB_PATH).\n"
+    "one file each (a process that execs: each image's). The implementation is the one PROGRAM\n"
+    "links or loads; --webgpu names it for programs that load it by path (wgpu-py:\n"
+    "WGPU_LIB_PATH; wgpu-py needs wgpu-native). A FILE that is PROGRAM, a file its ARGS name, or\n"
+    "another FILE is refused before PROGRAM runs.\n"
     "\n"
-    "exit status: PROGRAM's own (128 + N when signal N ended it); 2 bad usage; 127 PROGRAM not\n"
-    "found, 126 not executable\n";
+    "exit status: PROGRAM's own (128 + N when signal N ended it); 2 bad usage (also a program that\n"
+    "needs wgpu-native given Dawn, stopped before it starts its work); 127 PROGRAM not found, 126\n"
+    "not executable\n";
 
 enum { EXIT_NOT_FOUND = 127, EXIT_NOT_EXECUTABLE = 126 };
 
@@ -132,6 +135,142 @@ static int parse(int argc, char **argv, record_options *o)
     return CLI_OK;
 }
 
+/* ---- outputs: never the program, its files, or one another ---- */
+
+/* The file execvp would run for `name`: itself where it holds a '/', else the first executable
+ * regular file of that name in PATH (the C library's default where PATH is unset). */
+static bool program_file(const char *name, char *out, size_t cap)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, cap, "%s", name);
+        return true;
+    }
+    const char *path = getenv("PATH");
+    if (!path) {
+        path = "/bin:/usr/bin";
+    }
+    for (const char *p = path;; p++) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        struct stat st;
+        /* An empty entry is the current folder. */
+        snprintf(out, cap, "%.*s%s%s", (int)n, p, n ? "/" : "", name);
+        if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0) {
+            return true;
+        }
+        if (!end) {
+            return false;
+        }
+        p = end;
+    }
+}
+
+/* Which file `plan` writes: what is there now, or (nothing yet) its folder and name. */
+typedef struct output_id {
+    bool exists;
+    uint64_t dev, ino;
+    char *name; /* the last component, where nothing is there yet (owned) */
+} output_id;
+
+static output_id output_id_of(const out_plan *plan)
+{
+    output_id id = {plan->exists, plan->dev, plan->ino, NULL};
+    if (plan->exists || !plan->path) {
+        return id;
+    }
+    char *copy = strdup(plan->path), *name = strdup(plan->path);
+    struct stat st;
+    if (copy && name && stat(dirname(copy), &st) == 0) {
+        id.dev = (uint64_t)st.st_dev;
+        id.ino = (uint64_t)st.st_ino;
+        id.name = strdup(basename(name));
+    }
+    free(copy);
+    free(name);
+    return id;
+}
+
+static bool same_output(const output_id *a, const output_id *b)
+{
+    if (a->exists != b->exists || a->dev != b->dev || a->ino != b->ino) {
+        return false;
+    }
+    return a->exists ? true : a->name && b->name && strcmp(a->name, b->name) == 0;
+}
+
+/* Each report file asked for can be written, and is neither the program, nor a file one of its
+ * arguments names (`--json script.py -- python3 script.py` would replace the script), nor
+ * another report's file. Checked before the program runs; prints why and returns CLI_USAGE. */
+static int check_outputs(const record_options *o)
+{
+    size_t args = 0;
+    while (o->program[args]) {
+        args++;
+    }
+    out_input *inputs = calloc(args + 1, sizeof *inputs);
+    char **names = calloc(args + 1, sizeof *names);
+    size_t count = 0;
+    int rc = inputs && names ? CLI_OK : CLI_FAILED;
+    for (size_t i = 0; rc == CLI_OK && i < args; i++) {
+        char file[PATH_MAX + 1];
+        struct stat st;
+        bool found = i == 0 ? program_file(o->program[0], file, sizeof file)
+                            : snprintf(file, sizeof file, "%s", o->program[i]) > 0;
+        /* Regular files only: /dev/null as an argument and as a report is no clash. */
+        if (!found || stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
+            continue;
+        }
+        size_t cap = strlen(file) + 64;
+        names[count] = malloc(cap);
+        if (!names[count]) {
+            rc = CLI_FAILED;
+            break;
+        }
+        if (i == 0) {
+            snprintf(names[count], cap, "the program run ('%s')", file);
+        } else {
+            snprintf(names[count], cap, "the program's argument %zu ('%s')", i, file);
+        }
+        inputs[count] = (out_input){names[count], (uint64_t)st.st_dev, (uint64_t)st.st_ino};
+        count++;
+    }
+    if (rc == CLI_OK) {
+        rc = cli_check_report_files("record", o->files, inputs, count);
+    } else {
+        cli_error("wgprof record: out of memory");
+    }
+    output_id ids[WGPROF_FORMAT_COUNT] = {0};
+    for (int f = 0; rc == CLI_OK && f < WGPROF_FORMAT_COUNT; f++) {
+        out_plan plan;
+        char why[4096];
+        if (!o->files[f] || !out_plan_path(o->files[f], &plan, why, sizeof why)) {
+            continue; /* checked above */
+        }
+        if (plan.kind == OUT_FILE) { /* devices and descriptors are written in place, not replaced */
+            ids[f] = output_id_of(&plan);
+        }
+        out_plan_free(&plan);
+        for (int g = 0; g < f && (ids[f].exists || ids[f].name); g++) {
+            if (same_output(&ids[f], &ids[g])) {
+                cli_error("wgprof record: --%s %s: the same file as --%s %s: each report needs a file of its own",
+                          wgprof_format_name((wgprof_format)f), o->files[f], wgprof_format_name((wgprof_format)g),
+                          o->files[g]);
+                rc = CLI_USAGE;
+                break;
+            }
+        }
+    }
+    for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
+        free(ids[f].name);
+    }
+    for (size_t i = 0; i < count; i++) {
+        free(names[i]);
+    }
+    free(names);
+    free(inputs);
+    return rc;
+}
+
 /* libwgprof_record.so: in the build tree beside this program, or installed in its lib folder. */
 static bool find_preload(char *out, size_t cap)
 {
@@ -182,9 +321,9 @@ static int run_program(char **program, bool *started)
     sigaction(SIGHUP, &sa, &old_hup);
     pid_t child = fork();
     if (child == 0) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        sigaction(SIGHUP, &old_hup, NULL);
+        /* Every disposition and the mask as wgprof found them, SIGPIPE's included (main()
+         * ignores it for wgprof): a program's pipeline ends as it does without wgprof. */
+        cli_signals_restore();
         execvp(program[0], program);
         int e = errno;
         ssize_t w = write(pipefd[1], &e, sizeof e);
@@ -524,6 +663,23 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
     return ok;
 }
 
+/* Whether the preload library stopped the program before its first WebGPU call (record.h);
+ * prints its reason. */
+static bool refused(const results_folder *r)
+{
+    FILE *f = open_result(r, RECORD_FILE_REFUSED);
+    if (!f) {
+        return false;
+    }
+    char line[2048];
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        cli_error("wgprof record: %s", line);
+    }
+    fclose(f);
+    return true;
+}
+
 /* Empties the results folder through its descriptor, then removes it from where it was made if
  * it is still there: a link or a folder put in its place is left alone, and said. */
 static void remove_folder(results_folder *r)
@@ -635,7 +791,7 @@ int cmd_record(int argc, char **argv)
     if (rc != CLI_OK) {
         return rc < 0 ? CLI_OK : rc;
     }
-    rc = cli_check_report_files("record", o.files, NULL, 0);
+    rc = check_outputs(&o);
     if (rc != CLI_OK) {
         return rc;
     }
@@ -676,7 +832,9 @@ int cmd_record(int argc, char **argv)
         fflush(NULL);
         bool started = false;
         rc = run_program(o.program, &started);
-        if (started && !deliver(&folder, &o, loaded ? &baseline : NULL) && rc == 0) {
+        if (started && refused(&folder)) {
+            rc = CLI_USAGE;
+        } else if (started && !deliver(&folder, &o, loaded ? &baseline : NULL) && rc == 0) {
             rc = CLI_FAILED;
         }
     }

@@ -134,6 +134,8 @@ static bool fd_open(int fd)
 
 int main(int argc, char **argv)
 {
+    /* Before anything below changes them: a program that record runs gets them back. */
+    cli_signals_save();
     /* A closed stdin or stderr is given /dev/null, so that no file opened later takes its number. */
     for (int fd = 0; fd <= 2; fd += 2) {
         if (!fd_open(fd)) {

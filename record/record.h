@@ -6,7 +6,8 @@
  * The CLI sets the environment variables below in the program's environment, with the preload
  * library in LD_PRELOAD. The preload library writes one result set per device the program
  * creates into the folder WGPROF_RECORD_ENV_DIR names: PID.N.SUFFIX, where PID is the process,
- * N the device's index in that process (from 0), and SUFFIX a report format's
+ * N the device's index in that process (from 0, in creation order; after an exec, the new
+ * image's go on after the old one's), and SUFFIX a report format's
  * (wgprof_format_suffix), or one of the two below. The JSON report and the table are written
  * for every set, the other formats where WGPROF_RECORD_ENV_FORMATS asks for them; a set is
  * complete once its marker file exists, written after everything else.
@@ -45,6 +46,12 @@
 /* PID.why: one line, written at the exit of a process that made no WebGPU call wgprof saw but
  * holds an implementation its calls went around (compiled in, or loaded under another name). */
 #define RECORD_SUFFIX_WHY "why"
+
+/* The program was stopped before its first WebGPU call, for the reason this file holds (one
+ * line): it asked for wgpu-native and would have been handed another implementation. The
+ * process ends with the status below; wgprof record exits with it too (bad usage). */
+#define RECORD_FILE_REFUSED "refused"
+#define RECORD_EXIT_REFUSED 2
 
 #define RECORD_META_PID "pid"
 #define RECORD_META_DEVICE "device"

@@ -26,17 +26,18 @@ enum { SNAPSHOT_EVERY_NS = 1000000000 };
  * own pace and a full ring drops a batch rather than wait. */
 enum { LANE_FRAMES = 8 };
 
-static atomic_uint g_devices;
 static atomic_bool g_atexit;
 
 static void finish_session(wgprof_rec_session *s);
 
-static void at_exit(void)
+void wgprof_rec_finish_all(void)
 {
     for (size_t i = 0; wgprof_rec_session_at(i); i++) {
         finish_session(wgprof_rec_session_at(i));
     }
 }
+
+static void at_exit(void) { wgprof_rec_finish_all(); }
 
 /* ---- instances and adapters ---- */
 
@@ -232,7 +233,7 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
             s->adapter = req->adapter;
             s->instance = instance;
             s->pid = (long)getpid();
-            s->index = atomic_fetch_add(&g_devices, 1);
+            s->index = wgprof_rec_output_claim();
             s->app_refs = 1;
             memcpy(s->added, req->added, sizeof s->added);
             s->added_count = req->added_count;

@@ -13,7 +13,8 @@
  * the sessions (one per device the program creates) and their lanes; record_chain_plan.c
  * decides where a lane's chain of timestamps goes (plain data, a library of its own that
  * tests/test_record_chain.c tests), record_chain.c carries that out; record_commands.c and
- * record_encode.c are the encoding hooks.
+ * record_encode.c are the encoding hooks; record_exec.c interposes the exec functions, so that an
+ * image's results are written before the process replaces it.
  *
  * The implementation's functions are one table (libwgprof's wgprof__webgpu_procs, filled by
  * name from the implementation's handle, as a Vulkan layer keeps the next layer's functions):
@@ -277,6 +278,9 @@ typedef struct wgprof_rec_writer {
     _Atomic uint64_t last_write_ns; /* how long the last snapshot took to write */
 } wgprof_rec_writer;
 
+/* The N of a new session's result sets (PID.N): the next number of this process's that no
+ * earlier image of it (before an exec) took in the results folder. */
+unsigned wgprof_rec_output_claim(void);
 /* Writes the session's JSON report and table into the results folder as PID.N.json and
  * PID.N.txt (replacing the previous ones whole, by rename), from a copy of its results: here
  * when the last one was quick to write, else on a thread of wgprof's; nothing when the previous
@@ -390,7 +394,8 @@ struct wgprof_rec_session {
     wgprof_device *wdev;      /* wgprof's view of it, made on first use */
     wgprof_rec_lane lanes[WGPROF_REC_LANES];
     unsigned lane_count;      /* lanes in use or made (locked) */
-    unsigned index;           /* the process's devices in creation order, from 0 */
+    unsigned index;           /* the process's devices in creation order, from 0, an image
+                                 started by exec going on after the one before (PID.N) */
     long app_refs;            /* the program's references to the device (locked) */
     WGPUFeatureName added[4]; /* features the program did not ask for, hidden from it */
     unsigned added_count;
@@ -416,6 +421,10 @@ struct wgprof_rec_session {
     wgprof_rec_writer writer;  /* the snapshot being written */
 };
 
+/* Writes every session's results for good, as at exit: the process is about to replace its
+ * image (exec), after which nothing of this one runs. Sessions of another process (a forked
+ * or vforked child's parent) are left alone. */
+void wgprof_rec_finish_all(void);
 /* The session of `device`, set up on first use (waiting for a set-up another thread began);
  * NULL when it is not profiled. */
 wgprof_rec_session *wgprof_rec_session_of(WGPUDevice device);

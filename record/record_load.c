@@ -6,15 +6,19 @@
  * program is linked to (the next wgpu* definition after this one), or WGPROF_RECORD_LIBRARY
  * (the CLI's choice, for programs that load this library by its own path, as wgpu-py does
  * through WGPU_LIB_PATH). Where it is wgpu-native of another major version than the headers
- * these forwarders were generated from, or unknown, the program runs unprofiled.
+ * these forwarders were generated from, or unknown, the program runs unprofiled. A program that
+ * asks for wgpu-native (by WGPU_LIB_PATH, or by its library's name) and would be handed another
+ * implementation instead is stopped before its first WebGPU call, the reason given.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -223,6 +227,59 @@ void wgprof_rec_missing(const char *name)
     }
 }
 
+/* Whether `file` is this library, by path: a program given it as its WebGPU library, by
+ * WGPU_LIB_PATH (the CLI points it here), which names wgpu-native's library (wgpu-py). */
+static bool is_this_library(const char *file)
+{
+    Dl_info self = {0};
+    struct stat a, b;
+    return strchr(file, '/') && dladdr(&g_settings, &self) && self.dli_fname && stat(file, &a) == 0 &&
+           stat(self.dli_fname, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* A program that asked for wgpu-native (`how`) is about to be handed another implementation
+ * (--webgpu dawn): it would fail later, in some call of wgpu-native's extensions (wgpu-py needs
+ * them), far from the reason. Stopped here, before its first WebGPU call, with the reason: in
+ * the results folder for the CLI to print and exit 2 on (record.h), else on stderr. */
+static void require_wgpu_native(void *handle, const char *how)
+{
+    wgprof_rec_real(); /* the settings: the results folder */
+    if (!handle || wgprof_rec_system_dlsym(handle, "wgpuGetVersion")) {
+        return;
+    }
+    Dl_info where = {0};
+    void *any = wgprof_rec_system_dlsym(handle, "wgpuCreateInstance");
+    const char *path = any && dladdr(any, &where) && where.dli_fname ? where.dli_fname : "the one chosen";
+    char line[1024];
+    snprintf(line, sizeof line,
+             "the program loads wgpu-native (%s) and needs wgpu-native's extensions, as wgpu-py does; the "
+             "implementation wgprof was given, %s (%s), has none of them: record it with --webgpu wgpu-native",
+             how, wgprof_rec_system_dlsym(handle, "wgpuDeviceTick") ? "Dawn" : "not wgpu-native", path);
+    /* Into the folder the CLI made, not through a link or a folder put in its place. */
+    int dir = g_settings.dir[0] ? open(g_settings.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    struct stat st;
+    char id[64] = "";
+    if (dir >= 0 && fstat(dir, &st) == 0) {
+        snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+    }
+    int fd = dir >= 0 && strcmp(id, g_settings.dir_id) == 0
+                 ? openat(dir, RECORD_FILE_REFUSED, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+                 : -1;
+    if (dir >= 0) {
+        close(dir);
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f && fd >= 0) {
+        close(fd);
+    }
+    bool told = f && fprintf(f, "%s\n", line) > 0;
+    told = f && fclose(f) == 0 && told;
+    if (!told) {
+        wgprof_rec_say("%s", line);
+    }
+    _exit(RECORD_EXIT_REFUSED);
+}
+
 /* The program's dlopen: its implementation, named, is answered with this library, whose
  * wgpu* functions stand in for the implementation's; every other call is the system's, made as
  * a tail call so that the system sees the program's caller (dlopen looks up a relative name in
@@ -231,6 +288,10 @@ void wgprof_rec_missing(const char *name)
  * installed in it before it runs (load). */
 WGPROF_REC_EXPORT void *dlopen(const char *file, int mode)
 {
+    if (file && is_this_library(file)) {
+        wgprof_rec_real(); /* the implementation chosen */
+        require_wgpu_native(g_handle, "by WGPU_LIB_PATH");
+    }
     if (file && is_implementation_name(file)) {
         if (!g_handle) {
             /* A bare name is looked up in this library's run path, not the caller's: where that
@@ -242,6 +303,9 @@ WGPROF_REC_EXPORT void *dlopen(const char *file, int mode)
             if (!g_handle) {
                 return NULL;
             }
+        }
+        if (strncmp(base_name(file), "libwgpu_native", 14) == 0) {
+            require_wgpu_native(g_handle, base_name(file));
         }
         Dl_info self = {0};
         void *me = NULL;

@@ -2,7 +2,8 @@
  * A session's results, written into the folder the CLI made for them (record.h, private to
  * this run): PID.N.json (the JSON report), PID.N.txt (the per-kernel table),
  * PID.N.meta (what was not timed, and why, as "key value" lines), and at the end the other
- * formats asked for (PID.N.html, .trace.json, .csv) and PID.N.done. Each file is written to a
+ * formats asked for (PID.N.html, .trace.json, .csv) and PID.N.done. N is the first number no
+ * image of this process took (wgprof_rec_output_claim). Each file is written to a
  * temporary name and renamed over the old one, so that the CLI never reads half a report, even
  * after the program crashed mid-write. The folder is opened once (record.h says why) and every
  * file is created and renamed through that descriptor, never by path.
@@ -84,6 +85,28 @@ static int results_folder(void)
 {
     call_once(&g_folder_once, open_folder);
     return g_folder;
+}
+
+unsigned wgprof_rec_output_claim(void)
+{
+    /* Where another image of this process (exec keeps the PID) took numbers already, this one's
+     * go on after them instead of replacing its results. A number is taken by creating its
+     * .meta file alone (O_EXCL), which the set's own meta replaces later. */
+    static atomic_uint next;
+    int dir = results_folder();
+    for (;;) {
+        unsigned n = atomic_fetch_add(&next, 1);
+        char name[64];
+        snprintf(name, sizeof name, "%ld.%u." RECORD_SUFFIX_META, (long)getpid(), n);
+        int fd = dir >= 0 ? openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+        if (fd >= 0) {
+            close(fd);
+        }
+        /* Any failure but "taken" is the writing's to say, later. */
+        if (fd >= 0 || errno != EEXIST || dir < 0) {
+            return n;
+        }
+    }
 }
 
 /* Opens a temporary file beside `name` in the results folder; returns it, its name in tmp. */

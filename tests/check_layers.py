@@ -47,10 +47,10 @@ CONTRACTS = {"common": "common.h", "demo": "demo.h", "spec": "spec.h", "diff": "
 # Headers of a product's that its tests include besides its contract: the product's pure parts,
 # tested without what the product runs in (record's chain planner, in a library of its own).
 TESTED = {"record": {"record_chain_plan.h"}}
-# Names that are not wgprof's though a file of wgprof's defines them: the WebGPU functions and
-# dlopen and dlsym, which record's preload library stands in for. A call to them is a call to the
-# implementation (or the system), whoever answers it.
-NOT_OURS = re.compile(r"^(wgpu[A-Z]\w*|dlopen|dlsym)$")
+# Names that are not wgprof's though a file of wgprof's defines them: the WebGPU functions,
+# dlopen, dlsym and the exec functions, which record's preload library stands in for. A call to
+# them is a call to the implementation (or the system), whoever answers it.
+NOT_OURS = re.compile(r"^(wgpu[A-Z]\w*|dlopen|dlsym|exec(ve|v|vp|vpe|l|lp|le)|fexecve)$")
 
 failures = []
 

@@ -62,6 +62,9 @@
  *                   with different entry points, two of one entry point with different
  *                   override constants, one with no entry point given; each dispatched once
  *   names-reversed  the same pipelines created in the reverse order
+ *   exec            12 dispatches, checked and printed, then it replaces itself (execv, the same
+ *                   process) with this program in mode exec-after, everything still alive
+ *   exec-after      20 dispatches, checked and printed
  *   callback-thread a mapping callback (AllowProcessEvents) of the main thread waits, at most
  *                   10 s, for a second thread to encode a dispatch (pass "other thread") and
  *                   submit it; it prints where the callback ran ("callback ran in
@@ -71,6 +74,7 @@
  * device lacks what the mode needs.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -1210,6 +1214,31 @@ static int mode_long_chain(app *a)
     return failed;
 }
 
+/* A fill and `adds` adds in one pass; then, for the exec mode, this program in place of this
+ * one (the same process), nothing released, as a program that execs another leaves it. */
+static int mode_exec(app *a, int adds, bool then_exec)
+{
+    kernel_set k = make_kernels(a);
+    recording r;
+    begin(a, &r);
+    pass_begin(a, &r, "before exec", NULL);
+    dispatch(&r, k.fill, ALL, 1, 1);
+    for (int i = 0; i < adds; i++) {
+        dispatch(&r, k.adder, ALL, 1, 1);
+    }
+    pass_end(&r);
+    submit_one(a, &r);
+    int failed = check_data(a);
+    print_manifest(a);
+    if (then_exec && !failed) {
+        char *const args[] = {"record_app", "exec-after", NULL};
+        execv("/proc/self/exe", args);
+        return fail("execv: %s", strerror(errno));
+    }
+    wgpuBufferUnmap(a->readback);
+    return failed;
+}
+
 /* ---- threads ---- */
 
 enum { THREADS = 8, THREAD_STEPS = 6, THREAD_DISPATCHES = 3 };
@@ -1426,7 +1455,7 @@ int main(int argc, char **argv)
                                         "callback-release", "orphan-scope", "two-devices", "fork",
                                         "copies",       "long-chain",     "threads8",         "callback-thread",
                                         "names",        "names-reversed", "crash-kill",       "crash-term",
-                                        "crash-abort",  "crash-exit0"};
+                                        "crash-abort",  "crash-exit0",    "exec",             "exec-after"};
     const char *mode = argc > 1 ? argv[1] : "";
     int known = 0;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
@@ -1480,6 +1509,8 @@ int main(int argc, char **argv)
         failed = mode_callback_thread(&a);
     } else if (!strncmp(mode, "names", 5)) {
         failed = mode_names(&a, !strcmp(mode, "names-reversed"));
+    } else if (!strcmp(mode, "exec") || !strcmp(mode, "exec-after")) {
+        failed = mode_exec(&a, !strcmp(mode, "exec") ? 11 : 19, !strcmp(mode, "exec"));
     } else {
         failed = mode_fork(&a);
     }
