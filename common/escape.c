@@ -57,7 +57,7 @@ void wgprof__escape_json_chars(FILE *out, const char *s, int flags)
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     const unsigned char *run = p; /* bytes that go out as they are, written together */
     while (*p) {
-        uint32_t cp;
+        uint32_t cp = 0;
         size_t n = utf8_length(p, &cp);
         bool plain = n > 0 && cp >= 0x20 && cp != '"' && cp != '\\' &&
                      !(script && (cp == '<' || cp == '>' || cp == '&'));
@@ -91,7 +91,7 @@ void wgprof__escape_html(FILE *out, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
-        uint32_t cp;
+        uint32_t cp = 0;
         size_t n = utf8_length(p, &cp);
         if (n == 0) {
             fputs(REPLACEMENT, out);
@@ -121,7 +121,7 @@ void wgprof__escape_terminal_cell(FILE *out, const char *s, int width)
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     int shown = 0;
     while (*p) {
-        uint32_t cp;
+        uint32_t cp = 0;
         size_t n = utf8_length(p, &cp);
         if (!shown_as_is(n, cp)) {
             fputs(REPLACEMENT, out);
@@ -146,7 +146,7 @@ static void cell_text(FILE *out, const char *s, char quote)
 {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
-        uint32_t cp;
+        uint32_t cp = 0;
         size_t n = utf8_length(p, &cp);
         if (!shown_as_is(n, cp)) {
             fputs(REPLACEMENT, out);

@@ -68,6 +68,7 @@ _Static_assert(sizeof(dawn2025_pass_writes) == 16, "transition ABI: pass timesta
 _Static_assert(offsetof(WGPUComputePassDescriptor, timestampWrites) == 24, "pass descriptor layout");
 
 _Static_assert(sizeof(wgprof_rec_dawn2025_adapter_options) == 40, "transition ABI: adapter options");
+_Static_assert(offsetof(wgprof_rec_dawn2025_adapter_options, featureLevel) == 16, "transition ABI: adapter options");
 
 /* Its on-submitted-work-done callback has no message. */
 typedef void (*dawn2025_work_done_cb)(WGPUQueueWorkDoneStatus status, void *userdata1, void *userdata2);
@@ -332,11 +333,23 @@ static WGPUBool device_has(WGPUDevice device, WGPUFeatureName f)
     return g_dawn2025.device_has_feature(device, wgprof_rec_abi_feature_out(f));
 }
 
-/* The list is the implementation's, freed by it: its numbers are rewritten in place, and
- * wgprof_rec_abi_features_out writes them back before the program sees them. */
+/* The implementation's list, which it frees, as writable: its numbers are rewritten in place. */
+static WGPUFeatureName *writable_list(const WGPUSupportedFeatures *features)
+{
+    WGPUFeatureName *list;
+    memcpy(&list, &features->features, sizeof list);
+    return list;
+}
+
+void wgprof_rec_abi_supported_out(WGPUSupportedFeatures *features)
+{
+    wgprof_rec_abi_features_out(writable_list(features), features->featureCount);
+}
+
+/* wgprof_rec_abi_supported_out writes them back before the program sees them. */
 static void features_in(WGPUSupportedFeatures *features)
 {
-    WGPUFeatureName *list = (WGPUFeatureName *)(uintptr_t)features->features;
+    WGPUFeatureName *list = writable_list(features);
     for (size_t i = 0; list && i < features->featureCount; i++) {
         list[i] = wgprof_rec_abi_feature_in(list[i]);
     }

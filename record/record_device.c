@@ -149,7 +149,7 @@ WGPROF_REC_EXPORT WGPUFuture wgpuInstanceRequestAdapter2(WGPUInstance instance,
     WGPURequestAdapterOptions probe = {0};
     wgprof__chain storage;
     wgprof__ext_chain_adapter(&probe, &storage);
-    copy.nextInChain = chain_ours(probe.nextInChain, (WGPUChainedStruct *)(uintptr_t)copy.nextInChain);
+    copy.nextInChain = chain_ours(probe.nextInChain, copy.nextInChain);
     return request_adapter(instance, &copy, req, callbackInfo, request_dawn2025);
 }
 
@@ -430,7 +430,7 @@ WGPROF_REC_EXPORT void wgpuDeviceGetFeatures(WGPUDevice device, WGPUSupportedFea
         return;
     }
     if (!wgprof_rec_active()) {
-        wgprof_rec_abi_features_out((WGPUFeatureName *)(uintptr_t)features->features, features->featureCount);
+        wgprof_rec_abi_supported_out(features);
         return;
     }
     const wgprof_rec_session *s = wgprof_rec_session_get(device);
@@ -450,7 +450,7 @@ WGPROF_REC_EXPORT void wgpuDeviceGetFeatures(WGPUDevice device, WGPUSupportedFea
         features->features = kept;
     } else {
         wgprof__free(kept);
-        wgprof_rec_abi_features_out((WGPUFeatureName *)(uintptr_t)features->features, features->featureCount);
+        wgprof_rec_abi_supported_out(features);
     }
 }
 

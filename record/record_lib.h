@@ -134,6 +134,9 @@ const char *wgprof_rec_abi_name(wgprof_rec_abi abi);
 WGPUFeatureName wgprof_rec_abi_feature_in(WGPUFeatureName value);
 WGPUFeatureName wgprof_rec_abi_feature_out(WGPUFeatureName value);
 void wgprof_rec_abi_features_out(WGPUFeatureName *features, size_t count);
+/* The same, in place, on a list the implementation handed out (its numbers rewritten in the
+ * implementation's memory, which it frees). */
+void wgprof_rec_abi_supported_out(WGPUSupportedFeatures *features);
 /* The program's compute pass descriptor in webgpu.h's layout: `d` itself, or `copy` (pointing
  * at `writes`) where the ABI lays the timestamp writes out otherwise. */
 const WGPUComputePassDescriptor *wgprof_rec_abi_pass_in(const WGPUComputePassDescriptor *d,
@@ -142,7 +145,7 @@ const WGPUComputePassDescriptor *wgprof_rec_abi_pass_in(const WGPUComputePassDes
 
 /* The transition ABI's WGPURequestAdapterOptions: the surface second, a compatibility flag last. */
 typedef struct wgprof_rec_dawn2025_adapter_options {
-    WGPUChainedStruct const *nextInChain;
+    WGPUChainedStruct *nextInChain; /* const in its header, as nothing writes through it */
     WGPUSurface compatibleSurface;
     uint32_t featureLevel, powerPreference, backendType;
     WGPUBool forceFallbackAdapter, compatibilityMode;

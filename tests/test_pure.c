@@ -1119,6 +1119,9 @@ static void test_format_names(void)
         const char *name = wgprof_format_name((wgprof_format)f);
         const char *suffix = wgprof_format_suffix((wgprof_format)f);
         CHECK(name && *name && suffix && *suffix);
+        if (!name || !suffix) {
+            continue;
+        }
         wgprof_format back = WGPROF_FORMAT_COUNT;
         CHECK(wgprof_format_from_name(name, &back) == WGPROF_OK && back == (wgprof_format)f);
         for (int g = 0; g < f; g++) {
