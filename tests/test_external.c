@@ -236,6 +236,26 @@ static void test_valid_bits(void)
     CHECK(wgprof_pool_add_external(pool, &batch) == WGPROF_ERR_INVALID_ARGUMENT);
     CHECK(wgprof_pool_count(pool) == 6);
     wgprof_pool_destroy(pool);
+
+    /* Readings older than the pool's first, across a wrap: the first came just after one, and a
+     * later batch (another queue's) holds a record that ran over it. */
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    sites[0] = site_of(pool, "k");
+    uint64_t first[2] = {10, 20}, over[2] = {range - 5, 3};
+    batch.sites = sites;
+    batch.valid_bits = 36;
+    batch.ticks = first;
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    batch.ticks = over;
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    wgprof_record after = record_at(pool, 0), before = record_at(pool, 1);
+    CHECK_MSG(before.valid && before.duration_ns == 8 && before.start_ns == 0 && after.start_ns == 15,
+              "a record over the wrap before the first reading: %s, %g ns, starting %g ns before the first",
+              wgprof_invalid_reason_str(before.invalid_reason), before.duration_ns, after.start_ns - before.start_ns);
+    wgprof_pool_destroy(pool);
 }
 
 /* Ticks the recorder could not read (VK_QUERY_RESULT_WITH_AVAILABILITY_BIT gave 0). */
@@ -566,10 +586,13 @@ static bool same_state(pool_state a, pool_state b)
            a.collected == b.collected;
 }
 
-enum { BIG = 300 }; /* past the store's first 256 records: the add grows it */
+enum {
+    BIG = 300,  /* past the store's first 256 records: the add grows them */
+    BEFORE = 16 /* batches before it: the add grows the store's 16 */
+};
 
-/* A pool with one record, an empty scope and one open, then a batch of BIG records without ids
- * added with allocation n failing; returns that add's status. */
+/* A pool with BEFORE batches of one record, an empty scope and one open, then a batch of BIG
+ * records without ids added with allocation n failing; returns that add's status. */
 static wgprof_status add_with_failure(long n, wgprof_pool **out, pool_state *before)
 {
     g_fail_at = 0;
@@ -588,7 +611,9 @@ static wgprof_status add_with_failure(long n, wgprof_pool **out, pool_state *bef
     }
     wgprof_external_batch one = {.strategy = WGPROF_STRATEGY_CHAIN, .count = 1, .sites = sites, .ticks = ticks,
                                  .valid_bits = 36, .period_ns = 1.0};
-    CHECK_OK(wgprof_pool_add_external(pool, &one));
+    for (int i = 0; i < BEFORE; i++) {
+        CHECK_OK(wgprof_pool_add_external(pool, &one));
+    }
     CHECK_OK(wgprof_pool_scope_begin(pool, "empty"));
     CHECK_OK(wgprof_pool_scope_end(pool));
     CHECK_OK(wgprof_pool_scope_begin(pool, "open"));
@@ -650,8 +675,9 @@ static void test_oom(void)
                                      .valid_bits = 36, .period_ns = 1.0};
         CHECK_OK(wgprof_pool_add_external(pool, &big));
         CHECK_OK(wgprof_pool_scope_end(pool));
-        wgprof_record last = record_at(pool, BIG);
-        CHECK_MSG(wgprof_pool_count(pool) == BIG + 1 && last.valid && last.duration_ns == 10 && last.dispatch_id == BIG,
+        wgprof_record last = record_at(pool, BEFORE + BIG - 1);
+        CHECK_MSG(wgprof_pool_count(pool) == BEFORE + BIG && last.valid && last.duration_ns == 10 &&
+                      last.dispatch_id == BEFORE + BIG - 1,
                   "after allocation %ld failed, the retried add: %zu records, the last %s, %g ns, id %llu", n,
                   wgprof_pool_count(pool), wgprof_invalid_reason_str(last.invalid_reason), last.duration_ns,
                   (unsigned long long)last.dispatch_id);
