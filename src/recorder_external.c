@@ -1,9 +1,9 @@
 /*
- * External pools: a recorder outside WebGPU (wgprof's Vulkan layer, an engine's own
- * timestamps) reads its GPU's timestamps itself and hands them over a batch at a time. Each
- * batch becomes records through the store's own conversion, as a collected batch's readings
- * do, so that summaries, reports and merges see an ordinary pool. What such a counter needs
- * first is done here: masking to its valid bits and continuing across its wraps.
+ * External pools: a recorder outside WebGPU (a Vulkan layer with query pools of its own, an
+ * engine's own timestamps) reads its GPU's timestamps itself and hands them over a batch at a
+ * time. Each batch becomes records through the store's own conversion, as a collected batch's
+ * readings do, so that summaries, reports and merges see an ordinary pool. What such a counter
+ * needs first is done here: masking to its valid bits and continuing across its wraps.
  */
 #include <math.h>
 

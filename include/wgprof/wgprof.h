@@ -676,9 +676,9 @@ WGPROF_API wgprof_pool *wgprof_graph_pool(wgprof_graph *graph);
 
 /* ---- external recorders ----------------------------------------------------------------- */
 
-/* A pool with no WebGPU device and no query set, for a recorder outside WebGPU (wgprof's Vulkan
- * layer, an engine's own timestamps) that reads its GPU's timestamps itself and hands them over
- * here, a batch at a time. Everything else is every pool's: sites (wgprof_pool_site), scopes,
+/* A pool with no WebGPU device and no query set, for a recorder outside WebGPU (a Vulkan layer
+ * with query pools of its own, an engine's own timestamps) that reads its GPU's timestamps
+ * itself and hands them over here, a batch at a time. Everything else is every pool's: sites (wgprof_pool_site), scopes,
  * records, batches, summaries, reports, wgprof_pool_merge (with other external pools whose ticks
  * count on the same counter: one device), reset and destroy. The calls that write or read
  * timestamps through WebGPU (the recording calls, resolve, calibrate) return WGPROF_ERR_STATE
