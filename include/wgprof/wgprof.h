@@ -461,7 +461,8 @@ WGPROF_API uint64_t wgprof_pool_dropped(const wgprof_pool *pool, uint64_t *dispa
  * nothing to do; summarise it, report it, destroy it with wgprof_pool_destroy(). Records keep
  * their dispatch ids, sizes, validity and raw ticks. Only collected batches are copied; the pools
  * are only read, and stay as they are. WGPROF_ERR_INVALID_ARGUMENT for no pools, a NULL one, or
- * pools of different devices. */
+ * pools of different devices. External pools (wgprof_pool_create_external) have no device and
+ * merge with each other: pools whose ticks count on one counter. */
 WGPROF_API wgprof_status wgprof_pool_merge(const wgprof_pool *const *pools, size_t count, wgprof_pool **out);
 
 /* Drops all records, batches, scopes, names (borrowed kernel strings become invalid) and the
