@@ -48,11 +48,15 @@ static wgprof_status add_query_set(wgprof_pool *pool)
     return WGPROF_OK;
 }
 
-/* A merged pool (and the tests' host pools) holds results only: no device, no query set. */
+/* A merged pool, an external one (and the tests' host pools) hold results only: no device, no
+ * query set. */
 static wgprof_status need_recorder(const wgprof_pool *pool, const char *call)
 {
     if (!pool->device) {
-        wgprof__log(WGPROF_LOG_ERROR, "%s: the pool holds merged results and records nothing", call);
+        wgprof__log(WGPROF_LOG_ERROR,
+                    pool->external ? "%s: the pool is external: its readings come through wgprof_pool_add_external"
+                                   : "%s: the pool holds merged results and records nothing",
+                    call);
         return WGPROF_ERR_STATE;
     }
     return WGPROF_OK;
@@ -68,7 +72,7 @@ wgprof_status wgprof_pool_reserve(wgprof_pool *pool, uint32_t count)
     if (!pool) {
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
-    wgprof_status recorder = need_recorder(pool, "wgprof_pool_reserve");
+    wgprof_status recorder = pool->external ? WGPROF_OK : need_recorder(pool, "wgprof_pool_reserve");
     if (recorder != WGPROF_OK) {
         return recorder;
     }
@@ -82,8 +86,8 @@ wgprof_status wgprof_pool_reserve(wgprof_pool *pool, uint32_t count)
         return WGPROF_ERR_CAPACITY;
     }
     wgprof_status reserved = wgprof__store_reserve(pool->store, count);
-    if (reserved != WGPROF_OK) {
-        return reserved;
+    if (reserved != WGPROF_OK || pool->external) {
+        return reserved; /* an external pool's records need no query set */
     }
     /* Sets for pairs; a chain needs no more (it also starts the set after a full one). */
     uint64_t need_sets = (batch_size(pool) + count + WGPROF__PAIRS_PER_SET - 1) / WGPROF__PAIRS_PER_SET;
@@ -101,7 +105,7 @@ wgprof_status wgprof_pool_reserve(wgprof_pool *pool, uint32_t count)
  * wgprof_site is refused. */
 static atomic_uint g_site_tags;
 
-static uint32_t new_site_tag(void)
+uint32_t wgprof__site_tag_new(void)
 {
     uint32_t tag;
     do {
@@ -125,7 +129,7 @@ wgprof_status wgprof_pool_create(wgprof_device *device, const wgprof_pool_desc *
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
     pool->device = device;
-    pool->site_tag = new_site_tag();
+    pool->site_tag = wgprof__site_tag_new();
     pool->settings = wgprof__pool_desc_defaults(desc);
     pool->frames = wgprof__calloc(pool->settings.readback_frames, sizeof *pool->frames);
     pool->store = wgprof__store_create();
@@ -175,7 +179,8 @@ void wgprof_pool_reset(wgprof_pool *pool)
     pool->chain_end_owed = false;
     pool->batch_chained = false;
     pool->batch_strategies = 0;
-    pool->site_tag = pool->device ? new_site_tag() : 0; /* the store forgot its sites */
+    pool->site_tag = pool->device || pool->external ? wgprof__site_tag_new() : 0; /* the store forgot its sites */
+    pool->external_next_id = 0;
 }
 
 void wgprof__pool_unresolve(wgprof_pool *pool)
@@ -337,9 +342,14 @@ wgprof_status wgprof_pool_begin(wgprof_pool *pool, WGPUComputePassEncoder pass,
 
 /* ---- sites ---- */
 
+bool wgprof__pool_owns_site(const wgprof_pool *pool, wgprof_site site)
+{
+    return site.tag != 0 && site.tag == pool->site_tag && site.id < wgprof__store_site_count(pool->store);
+}
+
 static wgprof_status check_site(const wgprof_pool *pool, wgprof_site site, const char *call)
 {
-    if (site.tag == 0 || site.tag != pool->site_tag || site.id >= wgprof__store_site_count(pool->store)) {
+    if (!wgprof__pool_owns_site(pool, site)) {
         wgprof__log(WGPROF_LOG_ERROR, "%s: site %u is not this pool's: another pool's, or interned before its last reset",
                     call, site.id);
         return WGPROF_ERR_INVALID_ARGUMENT;
@@ -353,7 +363,7 @@ wgprof_status wgprof_pool_site(wgprof_pool *pool, const wgprof_dispatch_desc *di
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     uint32_t id;
-    wgprof_status s = need_recorder(pool, "wgprof_pool_site");
+    wgprof_status s = pool->external ? WGPROF_OK : need_recorder(pool, "wgprof_pool_site");
     s = s == WGPROF_OK ? wgprof__store_site(pool->store, dispatch, &id) : s;
     if (s == WGPROF_OK) {
         out->id = id;

@@ -93,7 +93,8 @@ wgprof_status wgprof_pool_calibrate(wgprof_pool *pool, uint32_t samples)
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     if (!pool->device) {
-        wgprof__log(WGPROF_LOG_ERROR, "wgprof_pool_calibrate: the pool holds merged results and has no device");
+        wgprof__log(WGPROF_LOG_ERROR, "wgprof_pool_calibrate: the pool has no device (%s)",
+                    pool->external ? "external: its batches' CPU stamps bound the clock fit" : "merged results");
         return WGPROF_ERR_STATE;
     }
     wgprof_status s = calibration_resources(pool);

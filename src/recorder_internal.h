@@ -44,7 +44,8 @@ typedef struct wgprof__calibration {
 } wgprof__calibration;
 
 struct wgprof_pool {
-    wgprof_device *device; /* NULL for a host-only pool (tests) */
+    wgprof_device *device; /* NULL for a pool of results only: merged, external, the tests' */
+    bool external;         /* wgprof_pool_create_external: the caller hands its readings over */
     wgprof_pool_desc settings;
     wgprof__store *store;
 
@@ -70,6 +71,13 @@ struct wgprof_pool {
 
     wgprof__clock_fit clock;
     wgprof__calibration calibration;
+
+    /* An external pool's counter (recorder_external.c): kept across reset, as the store's
+     * origin is, so that times after a reset still continue the same counter. */
+    uint32_t external_bits;    /* its width, as the first batch gave it (64: the whole word) */
+    bool external_have_last;
+    uint64_t external_last;    /* the latest reading, continued across the counter's wraps */
+    uint64_t external_next_id; /* for a batch without dispatch ids; 0: the record index */
 };
 
 /* ---- recorder_layout.c: how a batch of records lays out over the query sets ---- */
@@ -88,6 +96,17 @@ wgprof_status wgprof__frame_readbacks(wgprof_pool *pool, wgprof__frame *frame, u
 /* The oldest frame in flight is done with: it is free, and the next one is the oldest. */
 void wgprof__release_oldest(wgprof_pool *pool);
 void wgprof__free_frames(wgprof_pool *pool);
+
+/* ---- recorder.c ---- */
+/* A tag that no pool's sites carry yet (never 0). */
+uint32_t wgprof__site_tag_new(void);
+/* Whether `site` is one that `pool` interned since its last reset. */
+bool wgprof__pool_owns_site(const wgprof_pool *pool, wgprof_site site);
+
+/* ---- recorder_readback.c ---- */
+/* Adds the clock fit's bounds of collected batch `b`, whose valid readings reach `extent`: its
+ * first begin lies after its submit, its last end before it was seen read. */
+void wgprof__pool_clock_bounds(wgprof_pool *pool, const wgprof__batch *b, const wgprof__extent *extent);
 
 /* ---- recorder_calibrate.c ---- */
 void wgprof__calibration_release(wgprof__calibration *calibration);

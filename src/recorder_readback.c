@@ -95,9 +95,7 @@ static wgprof_status take_set(wgprof_pool *pool, wgprof__frame *frame, uint32_t 
     return s;
 }
 
-/* From a collected batch: its first begin lies after the submit, its last end before the
- * readback was seen complete. */
-static void add_clock_bounds(wgprof_pool *pool, const wgprof__batch *b, const wgprof__extent *extent)
+void wgprof__pool_clock_bounds(wgprof_pool *pool, const wgprof__batch *b, const wgprof__extent *extent)
 {
     if (b->cpu_submit_ns) {
         double gpu_ns = wgprof__store_gpu_ns(pool->store, extent->first_begin, b->period_ns);
@@ -127,7 +125,7 @@ static wgprof_status take_oldest(wgprof_pool *pool, bool waited)
     if (frame->batch != WGPROF__NONE) {
         wgprof__store_batch_collected(pool->store, frame->batch, period_ns, ready, waited);
         if (extent.last_end) {
-            add_clock_bounds(pool, wgprof__store_batch_at(pool->store, frame->batch), &extent);
+            wgprof__pool_clock_bounds(pool, wgprof__store_batch_at(pool->store, frame->batch), &extent);
         }
     }
     wgprof__release_oldest(pool);

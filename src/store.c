@@ -98,10 +98,15 @@ void wgprof__store_truncate(wgprof__store *store, size_t count)
 
 /* ---- batches ---- */
 
+wgprof_status wgprof__store_reserve_batch(wgprof__store *store)
+{
+    return wgprof__reserve((void **)&store->batches, &store->batch_cap, store->batch_count + 1, sizeof *store->batches,
+                           16);
+}
+
 wgprof_status wgprof__store_add_batch(wgprof__store *store, const wgprof__batch *batch, uint32_t *index)
 {
-    wgprof_status s = wgprof__reserve((void **)&store->batches, &store->batch_cap, store->batch_count + 1,
-                                      sizeof *store->batches, 16);
+    wgprof_status s = wgprof__store_reserve_batch(store);
     if (s != WGPROF_OK) {
         return s;
     }

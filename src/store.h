@@ -100,6 +100,9 @@ size_t wgprof__store_count(const wgprof__store *store);
 void wgprof__store_truncate(wgprof__store *store, size_t count);
 
 /* ---- batches ---- */
+/* Room for one more batch: the add that follows cannot fail, for a caller that must change
+ * nothing when it cannot finish. */
+wgprof_status wgprof__store_reserve_batch(wgprof__store *store);
 /* Appends a batch (its results already added); *index (may be NULL) receives its index. */
 wgprof_status wgprof__store_add_batch(wgprof__store *store, const wgprof__batch *batch, uint32_t *index);
 /* Takes back the newest batch, which was never submitted, and its results. */

@@ -461,7 +461,8 @@ WGPROF_API uint64_t wgprof_pool_dropped(const wgprof_pool *pool, uint64_t *dispa
  * nothing to do; summarise it, report it, destroy it with wgprof_pool_destroy(). Records keep
  * their dispatch ids, sizes, validity and raw ticks. Only collected batches are copied; the pools
  * are only read, and stay as they are. WGPROF_ERR_INVALID_ARGUMENT for no pools, a NULL one, or
- * pools of different devices. */
+ * pools of different devices. External pools (wgprof_pool_create_external) have no device and
+ * merge with each other: pools whose ticks count on one counter. */
 WGPROF_API wgprof_status wgprof_pool_merge(const wgprof_pool *const *pools, size_t count, wgprof_pool **out);
 
 /* Drops all records, batches, scopes, names (borrowed kernel strings become invalid) and the
@@ -673,6 +674,68 @@ WGPROF_API const char *wgprof_graph_profiling_note(const wgprof_graph *graph);
 /* The graph's pool, owned by the graph: made by wgprof_graph_create when the graph profiles,
  * NULL when it does not. */
 WGPROF_API wgprof_pool *wgprof_graph_pool(wgprof_graph *graph);
+
+/* ---- external recorders ----------------------------------------------------------------- */
+
+/* A pool with no WebGPU device and no query set, for a recorder outside WebGPU (a Vulkan layer
+ * with query pools of its own, an engine's own timestamps) that reads its GPU's timestamps
+ * itself and hands them over here, a batch at a time. Everything else is every pool's: sites (wgprof_pool_site), scopes,
+ * records, batches, summaries, reports, wgprof_pool_merge (with other external pools whose ticks
+ * count on the same counter: one device), reset and destroy. The calls that write or read
+ * timestamps through WebGPU (the recording calls, resolve, calibrate) return WGPROF_ERR_STATE
+ * on it; discard, collect and read_async have nothing to do (every batch arrives collected).
+ * The clock fit rests on the batches' CPU stamps alone (cpu_submit_ns, cpu_read_ns).
+ * `desc` may be NULL: max_dispatches fixes the capacity as for any pool, initial_capacity is the
+ * records prepared for; readback_frames means nothing here. wgprof_pool_capacity() of a growing
+ * external pool is 0 (it has no query sets). Destroy it with wgprof_pool_destroy(). One thread
+ * at a time, as any pool: a recorder that reads on a thread of its own hands over from there or
+ * holds its own lock around the pool's calls. */
+WGPROF_API wgprof_status wgprof_pool_create_external(const wgprof_pool_desc *desc, wgprof_pool **out);
+
+/* One batch of readings, as the recorder read them (vkGetQueryPoolResults, say). Records come in
+ * submission order, as a resolve's would. Nothing is kept of the arrays after the call. */
+typedef struct wgprof_external_batch {
+    wgprof_strategy strategy;     /* how they were timed: CHAIN, count + 1 ticks, record i from
+                                     ticks[i] to ticks[i + 1] (each time runs from the previous
+                                     record's end); PASS or INSIDE, two ticks a record, begin
+                                     then end. The summary and the reports name it */
+    size_t count;                 /* records; 0: nothing to add (and no ticks) */
+    const wgprof_site *sites;     /* [count]: record i's site, from wgprof_pool_site on this pool */
+    const uint64_t *dispatch_ids; /* [count]; NULL: each record's id is the pool's previous one + 1
+                                     (its first record's id is 0, as an id of 0 is the record
+                                     index; reset starts over) */
+    const uint64_t *ticks;        /* as read; [count + 1] for CHAIN, [2 * count] else */
+    const bool *available;        /* one a tick; NULL: all. A record with a tick not available
+                                     is invalid, not-written, never a number */
+    uint32_t valid_bits;          /* the counter's width (Vulkan's timestampValidBits), the same
+                                     for every batch of the pool: ticks are masked to it and
+                                     continued across its wraps, each one taken as the value
+                                     nearest the tick before it (the previous batch's last for a
+                                     batch's first), so one wrap between two readings and readings
+                                     up to half the counter's range out of order are handled.
+                                     0 or 64: the whole word, as read */
+    double period_ns;             /* ns per tick (timestampPeriod): > 0 and finite */
+    uint64_t cpu_submit_ns;       /* wgprof_cpu_now_ns() before the work was submitted; 0:
+                                     unknown. A bound of the clock fit: the batch's first begin
+                                     came after it */
+    uint64_t cpu_read_ns;         /* wgprof_cpu_now_ns() once the readings were known complete
+                                     (a fence or timeline value signalled); 0: unknown. The
+                                     other bound: its last end came before it */
+} wgprof_external_batch;
+
+/* Appends `batch` to the pool as one collected batch: its records converted as a collected
+ * batch's are (ticks to ns once, with its period; validity; overlap clamped), each record in
+ * the innermost scope open now. A record's begin_ticks and end_ticks are its ticks masked and
+ * continued across wraps (with a width below 64, counted from one wrap above the first
+ * reading, so that no earlier reading falls below 0): their difference is its duration in
+ * ticks.
+ * Errors, each naming what in the log, the pool then unchanged: WGPROF_ERR_STATE for a pool not
+ * made by wgprof_pool_create_external; WGPROF_ERR_INVALID_ARGUMENT for a NULL pool or batch, a
+ * strategy other than PASS, INSIDE and CHAIN, ticks with a count of 0, NULL sites or ticks
+ * with records, a site that is not this pool's, a period that is not > 0 and finite, a
+ * valid_bits above 64 or not the pool's earlier batches'; WGPROF_ERR_CAPACITY past the fixed
+ * capacity or 2^32 - 1 records; WGPROF_ERR_OUT_OF_MEMORY. */
+WGPROF_API wgprof_status wgprof_pool_add_external(wgprof_pool *pool, const wgprof_external_batch *batch);
 
 /* ---- summaries -------------------------------------------------------------------------- */
 

@@ -1,0 +1,704 @@
+/* External pools (wgprof_pool_create_external, wgprof_pool_add_external), through the public
+ * API alone and with no GPU: readings handed over as a Vulkan layer reads them come out of the
+ * summary, the reports and a merge exactly; a counter narrower than 64 bits is masked and
+ * continued across its wrap; ticks not available make records invalid with a reason; every bad
+ * argument is refused with a status and changes nothing; every other pool call answers with a
+ * status; and each allocation failing in turn leaves the pool as it was. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "wgprof/wgprof.h"
+
+static wgprof_site site_of(wgprof_pool *pool, const char *kernel)
+{
+    wgprof_dispatch_desc d = {.kernel = kernel, .workgroups = {4, 1, 1}, .workgroup_size = {64, 1, 1}};
+    wgprof_site site = {0};
+    CHECK_OK(wgprof_pool_site(pool, &d, &site));
+    return site;
+}
+
+static wgprof_record record_at(const wgprof_pool *pool, size_t index)
+{
+    wgprof_record r;
+    memset(&r, 0, sizeof r);
+    CHECK_OK(wgprof_pool_record(pool, index, &r));
+    return r;
+}
+
+static char *report_text(const wgprof_pool *pool, wgprof_format format)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    wgprof_report_desc desc = {.pool = pool};
+    CHECK_OK(wgprof_report_write(&desc, format, f));
+    fclose(f);
+    return buf;
+}
+
+static json_t *report_json(const wgprof_pool *pool)
+{
+    char *text = report_text(pool, WGPROF_FORMAT_JSON);
+    json_error_t err;
+    json_t *root = json_loads(text, 0, &err);
+    CHECK_MSG(root != NULL, "the JSON report does not parse: %s (line %d)", err.text, err.line);
+    free(text);
+    return root;
+}
+
+static const wgprof_kernel_stats *kernel_named(const wgprof_summary *s, const char *name)
+{
+    for (size_t i = 0; i < s->kernel_count; i++) {
+        if (strcmp(s->kernels[i].name, name) == 0) {
+            return &s->kernels[i];
+        }
+    }
+    CHECK_MSG(false, "no kernel %s in the summary", name);
+    return NULL;
+}
+
+/* The JSON report's dispatch `i`: its duration (NAN when null) and reason ("" when valid). */
+static double json_duration(json_t *root, size_t i, const char **reason)
+{
+    json_t *d = json_array_get(json_object_get(root, "dispatches"), i);
+    json_t *why = json_object_get(d, "invalid_reason");
+    *reason = json_is_string(why) ? json_string_value(why) : "";
+    json_t *dur = json_object_get(d, "duration_ns");
+    return json_is_number(dur) ? json_number_value(dur) : NAN;
+}
+
+/* A chain: count + 1 ticks, each record from one to the next, 2 ns a tick. */
+static void test_chain(void)
+{
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    wgprof_site a = site_of(pool, "a"), b = site_of(pool, "b");
+    wgprof_site sites[3] = {a, b, a};
+    uint64_t ticks[4] = {1000, 1100, 1250, 1260};
+    uint64_t ids[3] = {7, 8, 9};
+    wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_CHAIN, .count = 3, .sites = sites,
+                                   .dispatch_ids = ids, .ticks = ticks, .period_ns = 2.0};
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    CHECK(wgprof_pool_count(pool) == 3 && wgprof_pool_batch_count(pool) == 1 && wgprof_pool_collected_batches(pool) == 1);
+    const double want[3] = {200, 300, 20};
+    for (size_t i = 0; i < 3; i++) {
+        wgprof_record r = record_at(pool, i);
+        CHECK_MSG(r.valid && r.duration_ns == want[i], "chain record %zu: %g ns, want %g", i, r.duration_ns, want[i]);
+        CHECK(r.begin_ticks == ticks[i] && r.end_ticks == ticks[i + 1] && r.dispatch_id == ids[i]);
+        CHECK(r.period_ns == 2.0 && r.start_ns == (double)(ticks[i] - ticks[0]) * 2.0);
+    }
+    wgprof_batch_info info;
+    CHECK_OK(wgprof_pool_batch(pool, 0, &info));
+    CHECK(info.chained && info.collected && info.records == 3 && info.period_ns == 2.0);
+
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(pool, &sum));
+    if (sum) {
+        CHECK(sum->strategy == WGPROF_STRATEGY_CHAIN && sum->records == 3 && sum->invalid == 0);
+        CHECK(sum->total_ns == 520 && sum->batches == 1 && sum->period_min_ns == 2.0);
+        const wgprof_kernel_stats *ka = kernel_named(sum, "a"), *kb = kernel_named(sum, "b");
+        CHECK(ka && ka->count == 2 && ka->total_ns == 220 && ka->min_ns == 20 && ka->max_ns == 200);
+        CHECK(kb && kb->count == 1 && kb->total_ns == 300);
+        wgprof_summary_destroy(sum);
+    }
+    json_t *root = report_json(pool);
+    if (root) {
+        CHECK(strcmp(json_string_value(json_object_get(root, "strategy")), "chain") == 0);
+        CHECK(json_array_size(json_object_get(root, "dispatches")) == 3);
+        for (size_t i = 0; i < 3; i++) {
+            const char *reason;
+            double d = json_duration(root, i, &reason);
+            CHECK_MSG(d == want[i] && !reason[0], "JSON chain dispatch %zu: %g ns (%s), want %g", i, d, reason, want[i]);
+        }
+        /* No CPU stamps, so no clock fit: the report says so and gives no CPU times. */
+        json_t *clock = json_object_get(root, "clock");
+        CHECK(json_is_false(json_object_get(clock, "calibrated")));
+        CHECK(json_is_null(json_object_get(json_array_get(json_object_get(root, "dispatches"), 0), "cpu_start_ns")));
+        json_decref(root);
+    }
+    char *table = report_text(pool, WGPROF_FORMAT_TABLE);
+    CHECK_MSG(table && !strstr(table, "GPU clock on the CPU clock") && strstr(table, "chain"),
+              "the table names a clock fit, or not the chain:\n%s", table ? table : "(none)");
+    free(table);
+    wgprof_pool_destroy(pool);
+}
+
+/* Pairs (pass and inside): two ticks a record; an overlap is clamped out of exclusive time. */
+static void test_pairs(void)
+{
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    wgprof_site k = site_of(pool, "k");
+    wgprof_site sites[3] = {k, k, k};
+    /* The third begins 10 ticks before the second ends. */
+    uint64_t ticks[6] = {5000, 5300, 5400, 5410, 5400, 5500};
+    wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_PASS, .count = 3, .sites = sites, .ticks = ticks,
+                                   .period_ns = 0.5};
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    const double want[3] = {150, 5, 50}, exclusive[3] = {150, 5, 45};
+    for (size_t i = 0; i < 3; i++) {
+        wgprof_record r = record_at(pool, i);
+        CHECK_MSG(r.valid && r.duration_ns == want[i] && r.exclusive_ns == exclusive[i],
+                  "pass record %zu: %g ns (%g exclusive), want %g (%g)", i, r.duration_ns, r.exclusive_ns, want[i],
+                  exclusive[i]);
+        CHECK_MSG(r.dispatch_id == i, "pass record %zu: id %llu, want the record index", i,
+                  (unsigned long long)r.dispatch_id);
+    }
+    /* Without ids, numbering goes on from the pool's last; an inside batch of one record. */
+    batch.strategy = WGPROF_STRATEGY_INSIDE;
+    batch.count = 1;
+    uint64_t more[2] = {6000, 6040};
+    batch.ticks = more;
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    wgprof_record r = record_at(pool, 3);
+    CHECK(r.valid && r.duration_ns == 20 && r.dispatch_id == 3 && r.batch == 1);
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(pool, &sum));
+    if (sum) {
+        CHECK(sum->total_ns == 225 && sum->exclusive_total_ns == 220);
+        CHECK(sum->strategy == WGPROF_STRATEGY_DEFAULT &&
+              sum->strategies == (1u << WGPROF_STRATEGY_PASS | 1u << WGPROF_STRATEGY_INSIDE));
+        wgprof_summary_destroy(sum);
+    }
+    json_t *root = report_json(pool);
+    if (root) {
+        CHECK(strcmp(json_string_value(json_object_get(root, "strategy")), "pass+inside") == 0);
+        for (size_t i = 0; i < 3; i++) {
+            const char *reason;
+            double d = json_duration(root, i, &reason);
+            CHECK_MSG(d == want[i] && !reason[0], "JSON pass dispatch %zu: %g ns (%s), want %g", i, d, reason, want[i]);
+        }
+        json_decref(root);
+    }
+    wgprof_pool_destroy(pool);
+}
+
+/* A 36-bit counter (timestampValidBits 36): bits above it are noise, and it wraps. */
+static void test_valid_bits(void)
+{
+    const uint64_t range = (uint64_t)1 << 36, half = range / 2;
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    wgprof_site k = site_of(pool, "k");
+    wgprof_site sites[3] = {k, k, k};
+    /* The counter wraps between the second and the third tick. */
+    uint64_t chain[4] = {0xabcull << 36 | (range - 100), 0x123ull << 36 | (range - 40), 7ull << 36 | 20, 80};
+    wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_CHAIN, .count = 3, .sites = sites, .ticks = chain,
+                                   .valid_bits = 36, .period_ns = 1.0};
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    /* Pairs going on from there (1,000 masked ticks on), the second record's end past the next
+     * wrap: each reading lies less than half the counter's range after the one before it. */
+    uint64_t pairs[4] = {1000, 1050, half + 500, 5};
+    batch.strategy = WGPROF_STRATEGY_PASS;
+    batch.count = 2;
+    batch.ticks = pairs;
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    const double want[5] = {60, 60, 60, 50, (double)(half - 495)};
+    double previous_end = -INFINITY;
+    for (size_t i = 0; i < 5; i++) {
+        wgprof_record r = record_at(pool, i);
+        CHECK_MSG(r.valid && r.duration_ns == want[i] && r.end_ticks - r.begin_ticks == (uint64_t)want[i],
+                  "36-bit record %zu: %s, %g ns, want %g", i, wgprof_invalid_reason_str(r.invalid_reason),
+                  r.duration_ns, want[i]);
+        CHECK_MSG(r.start_ns >= previous_end, "36-bit record %zu starts at %g ns, before the previous end %g", i,
+                  r.start_ns, previous_end);
+        previous_end = r.end_ns;
+    }
+    /* The second batch began 1,100 ticks after the first. */
+    CHECK(record_at(pool, 3).start_ns == 1100);
+    /* A batch a little older than the last reading (another queue's, read later) lies before it,
+     * not a whole counter's range after. */
+    uint64_t older[2] = {range - 20, range - 10};
+    batch.strategy = WGPROF_STRATEGY_CHAIN;
+    batch.count = 1;
+    batch.ticks = older;
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    wgprof_record last = record_at(pool, 4), back = record_at(pool, 5);
+    CHECK_MSG(back.valid && back.duration_ns == 10 && back.end_ns == last.end_ns - 15,
+              "the older batch: %s, %g ns, ends at %.0f, want 10 ns, ending at %.0f",
+              wgprof_invalid_reason_str(back.invalid_reason), back.duration_ns, back.end_ns, last.end_ns - 15);
+    /* A batch of another width is another counter. */
+    batch.valid_bits = 48;
+    CHECK(wgprof_pool_add_external(pool, &batch) == WGPROF_ERR_INVALID_ARGUMENT);
+    batch.valid_bits = 0; /* the whole word: not 36 either */
+    CHECK(wgprof_pool_add_external(pool, &batch) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_count(pool) == 6);
+    wgprof_pool_destroy(pool);
+
+    /* Readings older than the pool's first, across a wrap: the first came just after one, and a
+     * later batch (another queue's) holds a record that ran over it. */
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    sites[0] = site_of(pool, "k");
+    uint64_t first[2] = {10, 20}, over[2] = {range - 5, 3};
+    batch.sites = sites;
+    batch.valid_bits = 36;
+    batch.ticks = first;
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    batch.ticks = over;
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    wgprof_record after = record_at(pool, 0), before = record_at(pool, 1);
+    CHECK_MSG(before.valid && before.duration_ns == 8 && before.start_ns == 0 && after.start_ns == 15,
+              "a record over the wrap before the first reading: %s, %g ns, starting %g ns before the first",
+              wgprof_invalid_reason_str(before.invalid_reason), before.duration_ns, after.start_ns - before.start_ns);
+    wgprof_pool_destroy(pool);
+}
+
+/* Ticks the recorder could not read (VK_QUERY_RESULT_WITH_AVAILABILITY_BIT gave 0). */
+static void test_unavailable(void)
+{
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    wgprof_site k = site_of(pool, "k");
+    wgprof_site sites[4] = {k, k, k, k};
+    /* A chain whose third tick is missing: records 1 and 2 (its end, its begin) have no time. */
+    uint64_t chain[5] = {100, 200, 12345, 400, 500};
+    bool chain_ok[5] = {true, true, false, true, true};
+    wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_CHAIN, .count = 4, .sites = sites, .ticks = chain,
+                                   .available = chain_ok, .period_ns = 1.0};
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    /* Pairs: the first's end missing, the second's begin. */
+    uint64_t pairs[6] = {600, 700, 800, 900, 1000, 1100};
+    bool pairs_ok[6] = {true, false, false, true, true, true};
+    batch.strategy = WGPROF_STRATEGY_PASS;
+    batch.count = 3;
+    batch.ticks = pairs;
+    batch.available = pairs_ok;
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    const bool valid[7] = {true, false, false, true, false, false, true};
+    for (size_t i = 0; i < 7; i++) {
+        wgprof_record r = record_at(pool, i);
+        CHECK_MSG(r.valid == valid[i] && (valid[i] ? r.duration_ns == 100
+                                                   : r.invalid_reason == WGPROF_INVALID_NOT_WRITTEN),
+                  "record %zu: %s, %g ns", i, wgprof_invalid_reason_str(r.invalid_reason), r.duration_ns);
+    }
+    CHECK(wgprof_pool_invalid_count(pool) == 4);
+    wgprof_summary *sum = NULL;
+    CHECK_OK(wgprof_summary_create(pool, &sum));
+    if (sum) {
+        CHECK(sum->invalid == 4 && sum->invalid_by_reason[WGPROF_INVALID_NOT_WRITTEN] == 4 && sum->total_ns == 300);
+        wgprof_summary_destroy(sum);
+    }
+    json_t *root = report_json(pool);
+    if (root) {
+        for (size_t i = 0; i < 7; i++) {
+            const char *reason;
+            double d = json_duration(root, i, &reason);
+            CHECK_MSG(valid[i] ? d == 100 && !reason[0] : isnan(d) && strcmp(reason, "not-written") == 0,
+                      "JSON dispatch %zu: %g ns, reason '%s'", i, d, reason);
+        }
+        json_decref(root);
+    }
+    wgprof_pool_destroy(pool);
+}
+
+/* CPU stamps bound the clock fit: the records then have CPU times between them. */
+static void test_clock(void)
+{
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    CHECK(!wgprof_pool_clock(pool)->calibrated);
+    wgprof_site k = site_of(pool, "k");
+    wgprof_site sites[2] = {k, k};
+    uint64_t ticks[3] = {10000, 10500, 11000};
+    wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_CHAIN, .count = 2, .sites = sites, .ticks = ticks,
+                                   .period_ns = 1.0, .cpu_submit_ns = 1000000, .cpu_read_ns = 1002000};
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    const wgprof_clock_info *clock = wgprof_pool_clock(pool);
+    CHECK(clock->calibrated && clock->consistent);
+    wgprof_record r0 = record_at(pool, 0), r1 = record_at(pool, 1);
+    CHECK_MSG(r0.cpu_start_ns >= 1000000 && r1.cpu_end_ns <= 1002000 && r1.cpu_end_ns - r0.cpu_start_ns == 1000,
+              "CPU times %.1f .. %.1f outside the stamps 1000000 .. 1002000", r0.cpu_start_ns, r1.cpu_end_ns);
+    wgprof_batch_info info;
+    CHECK_OK(wgprof_pool_batch(pool, 0, &info));
+    CHECK(info.cpu_submit_ns == 1000000 && info.cpu_ready_ns == 1002000 && !info.waited);
+    wgprof_pool_destroy(pool);
+}
+
+/* What every bad argument gets, and that it changes nothing. */
+static void test_refusals(void)
+{
+    wgprof_pool *pool = NULL, *other = NULL;
+    CHECK(wgprof_pool_create_external(NULL, NULL) == WGPROF_ERR_INVALID_ARGUMENT);
+    wgprof_pool_desc fixed = {.max_dispatches = 4};
+    CHECK_OK(wgprof_pool_create_external(&fixed, &pool));
+    CHECK_OK(wgprof_pool_create_external(NULL, &other));
+    if (!pool || !other) {
+        wgprof_pool_destroy(pool);
+        wgprof_pool_destroy(other);
+        return;
+    }
+    wgprof_site k = site_of(pool, "k"), foreign = site_of(other, "k");
+    wgprof_site sites[3] = {k, k, k};
+    uint64_t ticks[6] = {100, 200, 300, 400, 500, 600};
+    const wgprof_external_batch good = {.strategy = WGPROF_STRATEGY_PASS, .count = 2, .sites = sites, .ticks = ticks,
+                                        .valid_bits = 40, .period_ns = 1.0};
+    CHECK_OK(wgprof_pool_add_external(pool, &good));
+    CHECK(wgprof_pool_add_external(NULL, &good) == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_add_external(pool, NULL) == WGPROF_ERR_INVALID_ARGUMENT);
+
+    struct {
+        const char *what;
+        wgprof_external_batch batch;
+        wgprof_status want;
+    } bad[] = {
+        {"strategy default", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"strategy auto", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"strategy 99", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"count 0 with ticks", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"no sites", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"no ticks", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"another pool's site", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"a zeroed site", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"period 0", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"period -1", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"period NAN", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"period infinite", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"valid_bits 65", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"valid_bits 36 after 40", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"past the fixed capacity", good, WGPROF_ERR_CAPACITY},
+    };
+    bad[0].batch.strategy = WGPROF_STRATEGY_DEFAULT;
+    bad[1].batch.strategy = WGPROF_STRATEGY_AUTO;
+    bad[2].batch.strategy = (wgprof_strategy)99;
+    bad[3].batch.count = 0;
+    bad[4].batch.sites = NULL;
+    bad[5].batch.ticks = NULL;
+    wgprof_site with_foreign[2] = {k, foreign}, with_zero[2] = {k, {0, 0}};
+    bad[6].batch.sites = with_foreign;
+    bad[7].batch.sites = with_zero;
+    bad[8].batch.period_ns = 0;
+    bad[9].batch.period_ns = -1;
+    bad[10].batch.period_ns = NAN;
+    bad[11].batch.period_ns = INFINITY;
+    bad[12].batch.valid_bits = 65;
+    bad[13].batch.valid_bits = 36;
+    bad[14].batch.count = 3; /* 2 + 3 > 4 */
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        wgprof_status s = wgprof_pool_add_external(pool, &bad[i].batch);
+        CHECK_MSG(s == bad[i].want, "%s: %s, want %s", bad[i].what, wgprof_status_str(s), wgprof_status_str(bad[i].want));
+        CHECK_MSG(wgprof_pool_count(pool) == 2 && wgprof_pool_batch_count(pool) == 1, "%s changed the pool", bad[i].what);
+    }
+    /* Count 0 without ticks has nothing to add. */
+    wgprof_external_batch empty = {.strategy = WGPROF_STRATEGY_CHAIN, .valid_bits = 40, .period_ns = 1.0};
+    CHECK_OK(wgprof_pool_add_external(pool, &empty));
+    CHECK(wgprof_pool_count(pool) == 2 && wgprof_pool_batch_count(pool) == 1);
+
+    /* A site from before a reset is stale. */
+    wgprof_pool_reset(other);
+    wgprof_external_batch stale = good;
+    wgprof_site stale_sites[2] = {foreign, foreign};
+    stale.sites = stale_sites;
+    stale.valid_bits = 0;
+    CHECK(wgprof_pool_add_external(other, &stale) == WGPROF_ERR_INVALID_ARGUMENT);
+    stale_sites[0] = stale_sites[1] = site_of(other, "k");
+    CHECK_OK(wgprof_pool_add_external(other, &stale));
+
+    /* A merged pool holds results only, and takes no readings. */
+    const wgprof_pool *pools[1] = {pool};
+    wgprof_pool *merged = NULL;
+    CHECK_OK(wgprof_pool_merge(pools, 1, &merged));
+    CHECK(wgprof_pool_add_external(merged, &good) == WGPROF_ERR_STATE && wgprof_pool_count(merged) == 2);
+    wgprof_pool_destroy(merged);
+    wgprof_pool_destroy(other);
+    wgprof_pool_destroy(pool);
+}
+
+/* Every pool call on an external pool answers with a status: those that work through WebGPU
+ * refuse before touching their WebGPU arguments (here stand-ins that must never be used). */
+static void test_other_calls(void)
+{
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    char stand_in;
+    WGPUCommandEncoder encoder = (WGPUCommandEncoder)(void *)&stand_in;
+    WGPUComputePassEncoder pass = (WGPUComputePassEncoder)(void *)&stand_in;
+    wgprof_dispatch_desc d = {.kernel = "k"};
+    WGPUPassTimestampWrites writes;
+    wgprof_site site = site_of(pool, "k");
+    wgprof_chain_end end = 0;
+    CHECK(wgprof_pool_collect(pool) == WGPROF_ERR_STATE); /* nothing added yet */
+    CHECK(wgprof_pool_pass_writes(pool, &d, &writes) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_begin(pool, pass, &d) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_begin_site(pool, pass, site, 1) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_end(pool, pass) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_begin(pool, pass) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_next(pool, pass, &d) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_pass_writes(pool, &d, &writes) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_start_writes(pool, &writes) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_add(pool, site, 1, &end) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_end_in_pass(pool, pass, end) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_end_writes(pool, end, &writes) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_chain_carry(pool, pass, end) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_resolve(pool, encoder) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_calibrate(pool, 1) == WGPROF_ERR_STATE);
+    CHECK(wgprof_pool_count(pool) == 0 && wgprof_pool_batch_count(pool) == 0);
+    CHECK_OK(wgprof_pool_reserve(pool, 1000));
+
+    /* Scopes work as on any pool: records added inside one belong to it. */
+    CHECK_OK(wgprof_pool_scope_begin(pool, "layer"));
+    wgprof_site sites[2] = {site, site};
+    uint64_t ticks[3] = {10, 30, 70};
+    wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_CHAIN, .count = 2, .sites = sites, .ticks = ticks,
+                                   .period_ns = 1.0};
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    CHECK_OK(wgprof_pool_scope_end(pool));
+    CHECK(wgprof_pool_scope_count(pool) == 1);
+    wgprof_scope_record sc;
+    CHECK_OK(wgprof_pool_scope(pool, 0, &sc));
+    CHECK(sc.valid && sc.valid_records == 2 && sc.duration_ns == 60 && sc.dispatch_ns == 60);
+
+    CHECK_OK(wgprof_pool_discard(pool));
+    CHECK_OK(wgprof_pool_read_async(pool));
+    uint32_t collected = 99;
+    CHECK_OK(wgprof_pool_collect_ready(pool, &collected));
+    CHECK(collected == 0);
+    CHECK_OK(wgprof_pool_collect(pool));
+    CHECK(wgprof_pool_in_flight(pool) == 0 && wgprof_pool_dropped(pool, NULL) == 0);
+    CHECK(wgprof_pool_count(pool) == 2 && wgprof_pool_collected_batches(pool) == 1);
+    /* Every format writes. */
+    for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
+        char *text = report_text(pool, (wgprof_format)f);
+        CHECK_MSG(text && text[0], "format %s wrote nothing", wgprof_format_name((wgprof_format)f));
+        free(text);
+    }
+    /* Reset forgets the records and the sites; ids start over. */
+    wgprof_pool_reset(pool);
+    CHECK(wgprof_pool_count(pool) == 0);
+    CHECK(wgprof_pool_add_external(pool, &batch) == WGPROF_ERR_INVALID_ARGUMENT);
+    sites[0] = sites[1] = site_of(pool, "k");
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    CHECK(record_at(pool, 1).dispatch_id == 1);
+    wgprof_pool_destroy(pool);
+}
+
+/* Two external pools of one counter merge as any pools do: batches in the order they began. */
+static void test_merge(void)
+{
+    wgprof_pool *p = NULL, *q = NULL, *m = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &p));
+    CHECK_OK(wgprof_pool_create_external(NULL, &q));
+    if (!p || !q) {
+        wgprof_pool_destroy(p);
+        wgprof_pool_destroy(q);
+        return;
+    }
+    wgprof_site pa[2] = {site_of(p, "a"), site_of(p, "a")}, qb[2] = {site_of(q, "b"), site_of(q, "b")};
+    uint64_t later[3] = {5000, 5100, 5300}, earlier[4] = {1000, 1010, 1020, 1050};
+    uint64_t ids[2] = {41, 42};
+    wgprof_external_batch chain = {.strategy = WGPROF_STRATEGY_CHAIN, .count = 2, .sites = pa, .ticks = later,
+                                   .dispatch_ids = ids, .period_ns = 2.0};
+    wgprof_external_batch pairs = {.strategy = WGPROF_STRATEGY_PASS, .count = 2, .sites = qb, .ticks = earlier,
+                                   .period_ns = 2.0};
+    CHECK_OK(wgprof_pool_add_external(p, &chain));
+    CHECK_OK(wgprof_pool_add_external(q, &pairs));
+    const wgprof_pool *pools[2] = {p, q};
+    CHECK_OK(wgprof_pool_merge(pools, 2, &m));
+    if (m) {
+        CHECK(wgprof_pool_count(m) == 4 && wgprof_pool_batch_count(m) == 2);
+        /* q's batch began first. */
+        const char *kernel[4] = {"b", "b", "a", "a"};
+        const double want[4] = {20, 60, 200, 400};
+        const uint64_t id[4] = {0, 1, 41, 42};
+        for (size_t i = 0; i < 4; i++) {
+            wgprof_record r = record_at(m, i);
+            CHECK_MSG(r.valid && strcmp(r.kernel, kernel[i]) == 0 && r.duration_ns == want[i] && r.dispatch_id == id[i],
+                      "merged record %zu: %s %g ns id %llu, want %s %g ns id %llu", i, r.kernel, r.duration_ns,
+                      (unsigned long long)r.dispatch_id, kernel[i], want[i], (unsigned long long)id[i]);
+        }
+        CHECK(record_at(m, 2).start_ns == (5000 - 1000) * 2.0);
+        wgprof_summary *sum = NULL;
+        CHECK_OK(wgprof_summary_create(m, &sum));
+        if (sum) {
+            CHECK(sum->total_ns == 680 && sum->kernel_count == 2);
+            CHECK(sum->strategies == (1u << WGPROF_STRATEGY_PASS | 1u << WGPROF_STRATEGY_CHAIN));
+            wgprof_summary_destroy(sum);
+        }
+        wgprof_batch_info info;
+        CHECK_OK(wgprof_pool_batch(m, 1, &info));
+        CHECK(info.chained);
+        wgprof_pool_destroy(m);
+    }
+    wgprof_pool_destroy(p);
+    wgprof_pool_destroy(q);
+}
+
+/* ---- out of memory ---- */
+
+static long g_allocations, g_live, g_fail_at;
+
+static void *counting_alloc(size_t size, void *user)
+{
+    (void)user;
+    if (++g_allocations == g_fail_at) {
+        return NULL;
+    }
+    void *p = malloc(size);
+    g_live += p != NULL;
+    return p;
+}
+
+static void counting_free(void *p, void *user)
+{
+    (void)user;
+    g_live--;
+    free(p);
+}
+
+/* What a pool holds, to tell that a failed call changed nothing. */
+typedef struct pool_state {
+    size_t count, invalid, scopes;
+    uint32_t batches, collected;
+} pool_state;
+
+static pool_state state_of(const wgprof_pool *pool)
+{
+    return (pool_state){wgprof_pool_count(pool), wgprof_pool_invalid_count(pool), wgprof_pool_scope_count(pool),
+                        wgprof_pool_batch_count(pool), wgprof_pool_collected_batches(pool)};
+}
+
+static bool same_state(pool_state a, pool_state b)
+{
+    return a.count == b.count && a.invalid == b.invalid && a.scopes == b.scopes && a.batches == b.batches &&
+           a.collected == b.collected;
+}
+
+enum {
+    BIG = 300,  /* past the store's first 256 records: the add grows them */
+    BEFORE = 16 /* batches before it: the add grows the store's 16 */
+};
+
+/* A pool with BEFORE batches of one record, an empty scope and one open, then a batch of BIG
+ * records without ids added with allocation n failing; returns that add's status. */
+static wgprof_status add_with_failure(long n, wgprof_pool **out, pool_state *before)
+{
+    g_fail_at = 0;
+    *out = NULL;
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    static wgprof_site sites[BIG];
+    static uint64_t ticks[BIG + 1];
+    sites[0] = site_of(pool, "k");
+    for (size_t i = 0; i <= BIG; i++) {
+        sites[i < BIG ? i : 0] = sites[0];
+        ticks[i] = 1000 + 10 * i;
+    }
+    wgprof_external_batch one = {.strategy = WGPROF_STRATEGY_CHAIN, .count = 1, .sites = sites, .ticks = ticks,
+                                 .valid_bits = 36, .period_ns = 1.0};
+    for (int i = 0; i < BEFORE; i++) {
+        CHECK_OK(wgprof_pool_add_external(pool, &one));
+    }
+    CHECK_OK(wgprof_pool_scope_begin(pool, "empty"));
+    CHECK_OK(wgprof_pool_scope_end(pool));
+    CHECK_OK(wgprof_pool_scope_begin(pool, "open"));
+    *before = state_of(pool);
+    wgprof_external_batch big = one;
+    big.count = BIG;
+    g_allocations = 0;
+    g_fail_at = n;
+    wgprof_status s = wgprof_pool_add_external(pool, &big);
+    g_fail_at = 0;
+    *out = pool;
+    return s;
+}
+
+static void test_oom(void)
+{
+    wgprof_allocator counting = {counting_alloc, counting_free, NULL};
+    wgprof_set_allocator(&counting);
+
+    /* Creation: each allocation failing gives a status, no pool, nothing left. */
+    g_allocations = 0;
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    long create = g_allocations;
+    wgprof_pool_destroy(pool);
+    CHECK_MSG(g_live == 0 && create >= 3, "creation made %ld allocations and left %ld blocks", create, g_live);
+    for (long n = 1; n <= create; n++) {
+        g_allocations = 0;
+        g_fail_at = n;
+        pool = (wgprof_pool *)&counting; /* must be cleared */
+        wgprof_status s = wgprof_pool_create_external(NULL, &pool);
+        g_fail_at = 0;
+        CHECK_MSG(s == WGPROF_ERR_OUT_OF_MEMORY && pool == NULL && g_live == 0,
+                  "creation, allocation %ld failing: %s, %ld blocks left", n, wgprof_status_str(s), g_live);
+    }
+
+    /* The add: count the allocations of one that succeeds, then fail each in turn. */
+    pool_state before;
+    CHECK_OK(add_with_failure(0, &pool, &before));
+    long adds = g_allocations;
+    wgprof_pool_destroy(pool);
+    CHECK_MSG(adds >= 3 && g_live == 0, "the add made %ld allocations, %ld blocks left", adds, g_live);
+    for (long n = 1; n <= adds; n++) {
+        wgprof_status s = add_with_failure(n, &pool, &before);
+        CHECK_MSG(s == WGPROF_ERR_OUT_OF_MEMORY, "allocation %ld of the add failing: %s", n, wgprof_status_str(s));
+        CHECK_MSG(pool && same_state(state_of(pool), before), "allocation %ld of the add failing changed the pool", n);
+        if (!pool) {
+            continue;
+        }
+        /* The same add again: whole, its ids going on from the pool's last as if nothing had failed. */
+        static wgprof_site sites[BIG];
+        static uint64_t ticks[BIG + 1];
+        sites[0] = site_of(pool, "k");
+        for (size_t i = 0; i <= BIG; i++) {
+            sites[i < BIG ? i : 0] = sites[0];
+            ticks[i] = 1000 + 10 * i;
+        }
+        wgprof_external_batch big = {.strategy = WGPROF_STRATEGY_CHAIN, .count = BIG, .sites = sites, .ticks = ticks,
+                                     .valid_bits = 36, .period_ns = 1.0};
+        CHECK_OK(wgprof_pool_add_external(pool, &big));
+        CHECK_OK(wgprof_pool_scope_end(pool));
+        wgprof_record last = record_at(pool, BEFORE + BIG - 1);
+        CHECK_MSG(wgprof_pool_count(pool) == BEFORE + BIG && last.valid && last.duration_ns == 10 &&
+                      last.dispatch_id == BEFORE + BIG - 1,
+                  "after allocation %ld failed, the retried add: %zu records, the last %s, %g ns, id %llu", n,
+                  wgprof_pool_count(pool), wgprof_invalid_reason_str(last.invalid_reason), last.duration_ns,
+                  (unsigned long long)last.dispatch_id);
+        CHECK_MSG(wgprof_pool_scope_count(pool) == 2, "after allocation %ld failed: %zu scopes, want 2", n,
+                  wgprof_pool_scope_count(pool));
+        wgprof_pool_destroy(pool);
+        CHECK_MSG(g_live == 0, "allocation %ld of the add failing: %ld blocks left", n, g_live);
+    }
+    wgprof_set_allocator(NULL);
+}
+
+int main(void)
+{
+    test_chain();
+    test_pairs();
+    test_valid_bits();
+    test_unavailable();
+    test_clock();
+    test_refusals();
+    test_other_calls();
+    test_merge();
+    test_oom();
+    return check_summary();
+}
