@@ -20,6 +20,22 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* ---- code_hash.c ---- */
+
+/* 64-bit FNV-1a of `data`, continued from `h` (CODE_HASH_OFFSET to start). */
+#define CODE_HASH_OFFSET 0xcbf29ce484222325ull
+uint64_t code_hash_fnv1a(uint64_t h, const void *data, size_t n);
+/* "KIND-xxxxxxxx" (KIND at most 6 characters): what names code nobody named. */
+enum { CODE_HASH_NAME_CAP = 16 };
+void code_hash_name(char out[CODE_HASH_NAME_CAP], const char *kind, uint64_t h);
+
+/* ---- private_folder.c ---- */
+
+/* Opens `path`, a folder another process of ours made and named (with its identity "DEV:INO"),
+ * as a descriptor: -1 with the reason in `why` where it is not a folder (a link), not this
+ * user's and private, or not the one made. */
+int private_folder_open(const char *path, const char *identity, char *why, size_t cap);
+
 /* ---- output_file.c ---- */
 
 /*

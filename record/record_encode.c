@@ -98,25 +98,6 @@ static void free_pipeline(pipeline_info *p)
     }
 }
 
-/* 64-bit FNV-1a, continued from `h`. */
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    }
-    return h;
-}
-
-#define FNV_OFFSET 0xcbf29ce484222325ull
-
-/* "KIND-xxxxxxxx": what names an unlabelled module's pipelines, the same for the same code in
- * every run (and never from its place in the program's order or its address). */
-static void code_name(char out[16], const char *kind, uint64_t h)
-{
-    snprintf(out, 16, "%.6s-%08x", kind, (unsigned)(h ^ (h >> 32)));
-}
-
 void wgprof_rec_module_keep(WGPUShaderModule module, WGPUStringView label, wgprof_rec_code kind, const void *code,
                             size_t bytes)
 {
@@ -136,7 +117,7 @@ void wgprof_rec_module_keep(WGPUShaderModule module, WGPUStringView label, wgpro
         m->source = copy_view((WGPUStringView){code, bytes});
     }
     if (kind != WGPROF_REC_CODE_UNKNOWN && (unsigned)kind < sizeof kinds / sizeof kinds[0] && (code || !bytes)) {
-        code_name(m->code, kinds[kind], fnv1a(FNV_OFFSET, code, bytes));
+        code_hash_name(m->code, kinds[kind], code_hash_fnv1a(CODE_HASH_OFFSET, code, bytes));
     }
     if (!m->label || (kind == WGPROF_REC_CODE_WGSL && !m->source) || !wgprof_rec_module_put(module, m)) {
         free_module(m);
@@ -279,7 +260,7 @@ static void constants_text(WGPUConstantEntry const *constants, size_t count, cha
     }
     char text[1024];
     size_t len = 0;
-    uint64_t h = FNV_OFFSET;
+    uint64_t h = CODE_HASH_OFFSET;
     for (size_t i = 0; i < count; i++) {
         const WGPUConstantEntry *c = &constants[sorted ? order[i] : i];
         size_t n = view_length(c->key);
@@ -288,8 +269,8 @@ static void constants_text(WGPUConstantEntry const *constants, size_t count, cha
         if (strtod(value, NULL) != c->value) { /* the shortest text that reads back as the value */
             snprintf(value, sizeof value, "%.17g", c->value);
         }
-        h = fnv1a(fnv1a(h, n ? c->key.data : "", n), "=", 1);
-        h = fnv1a(fnv1a(h, value, strlen(value)), ",", 1);
+        h = code_hash_fnv1a(code_hash_fnv1a(h, n ? c->key.data : "", n), "=", 1);
+        h = code_hash_fnv1a(code_hash_fnv1a(h, value, strlen(value)), ",", 1);
         if (len < sizeof text) {
             int w = snprintf(text + len, sizeof text - len, "%s%.*s=%s", i ? "," : "", (int)(n < 128 ? n : 128),
                              n ? c->key.data : "", value);

@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "record.h"
 #include "record_lib.h"
+#include "common.h"
 
 enum { PATH_CAP = 256, TMP_CAP = PATH_CAP + 32 }; /* names in the results folder: PID.N.SUFFIX */
 /* A snapshot whose last writing took longer than this is written on a thread of wgprof's. */
@@ -54,31 +55,11 @@ static once_flag g_folder_once = ONCE_FLAG_INIT;
 static void open_folder(void)
 {
     const wgprof_rec_settings *settings = wgprof_rec_settings_get();
-    int fd = open(settings->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    const char *why = NULL;
-    if (fd < 0) {
-        why = errno == ELOOP || errno == ENOTDIR ? "it is no longer a folder (a symbolic link put in its place?)"
-                                                  : strerror(errno);
-    } else if (fstat(fd, &st) != 0) {
-        why = strerror(errno);
-    } else {
-        char id[64];
-        snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
-        if (st.st_uid != geteuid() || (st.st_mode & 077)) {
-            why = "it is not this user's private folder";
-        } else if (strcmp(id, settings->dir_id) != 0) {
-            why = "it is not the folder wgprof made (replaced while the program ran?)";
-        }
-    }
-    if (why) {
+    char why[256];
+    g_folder = private_folder_open(settings->dir, settings->dir_id, why, sizeof why);
+    if (g_folder < 0) {
         wgprof_rec_say("results folder %s: %s: no results written", settings->dir, why);
-        if (fd >= 0) {
-            close(fd);
-        }
-        return;
     }
-    g_folder = fd;
 }
 
 static int results_folder(void)
