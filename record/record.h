@@ -60,5 +60,7 @@
 #define RECORD_META_UNTIMED_SAMPLED "untimed_sampled" /* in encoders the sampling skipped */
 #define RECORD_META_DISCARDED "discarded"             /* in encoders never submitted */
 #define RECORD_META_SAMPLE_EVERY "sample_every"
+#define RECORD_META_DROPPED "dropped" /* timed, but their timestamps could not be kept (out of memory, a
+                                         command buffer reset before they were there) */
 
 #endif

@@ -17,7 +17,7 @@ or variable that B defines. Then:
 5. The environment is read in one file: no object of src/ but config.c refers to getenv.
 6. Headers: a file outside a product's folder includes only that product's contract header
    (the tests also the headers in TESTED); the library's internal headers stay with their owners.
-7. Every public function (WGPROF_API in include/wgprof/) is used by a test, an example or the CLI.
+7. Every public function (WGPROF_API in include/wgprof/) is used by a test, an example or a product.
 
 usage: check_layers.py SOURCE_DIR BUILD_DIR
 """
@@ -38,12 +38,13 @@ FLOORS = {
     "spec": {"src", "common"},
     "diff": {"src", "common"},
     "record": {"src", "common"},
+    "layer": {"src", "common"},
     "cli": {"src", "common", "demo", "spec", "diff"},
 }
 USERS = {"tests", "bench", "fuzz", "examples"}
 # Each product's contract: the one header of its folder that other folders include.
 CONTRACTS = {"common": "common.h", "demo": "demo.h", "spec": "spec.h", "diff": "diff.h", "record": "record.h",
-             "cli": "cli.h"}
+             "layer": "layer.h", "cli": "cli.h"}
 # Headers of a product's that its tests include besides its contract: the product's pure parts,
 # tested without what the product runs in (record's chain planner, in a library of its own).
 TESTED = {"record": {"record_chain_plan.h"}}
@@ -231,7 +232,7 @@ def check_public_functions_used(src):
         text = open(header, encoding="utf-8").read()
         names |= set(re.findall(r"WGPROF_API\s+[^;(]*?\b(wgprof_\w+)\s*\(", text))
     users = ""
-    for pattern in ("cli/*.c", "spec/*.c", "demo/*.c", "diff/*.c", "tests/*.c", "tests/*/*.c", "tests/*.sh", "examples/*.c"):
+    for pattern in ("cli/*.c", "spec/*.c", "demo/*.c", "diff/*.c", "record/*.c", "layer/*.c", "tests/*.c", "tests/*/*.c", "tests/*.sh", "examples/*.c"):
         for path in glob.glob(os.path.join(src, pattern)):
             users += open(path, encoding="utf-8").read()
     unused = sorted(n for n in names if not re.search(r"\b" + n + r"\b", users))

@@ -1,0 +1,529 @@
+/*
+ * Command buffers, pipelines and their names. A timed command buffer gets a timestamp before
+ * each dispatch and one after the last (at vkEndCommandBuffer), in blocks of queries it takes
+ * from its device; each dispatch is a record of the kernel its bound pipeline names:
+ * `label:entry` where the pipeline was given a debug-utils name, `module:entry` where its shader
+ * module was, else `spirv-xxxxxxxx:entry` (a hash of the SPIR-V, the same in every run).
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "internal.h"
+#include "layer_lib.h"
+
+static uint64_t handle_key(uint64_t h) { return h; }
+#define KEY(h) handle_key((uint64_t)(uintptr_t)(h))
+
+/* ---- shader modules and pipelines ---- */
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo *info,
+                                                               const VkAllocationCallbacks *alloc,
+                                                               VkShaderModule *module)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    VkResult r = d->CreateShaderModule(device, info, alloc, module);
+    wgprof_layer_module *m = r == VK_SUCCESS ? wgprof__calloc(1, sizeof *m) : NULL;
+    if (m) {
+        wgprof_layer_spirv_read(info->pCode, info->codeSize, m);
+        wgprof_layer_lock();
+        bool kept = wgprof_layer_map_put(&wgprof_layer_modules, KEY(*module), m);
+        wgprof_layer_unlock();
+        if (!kept) {
+            wgprof__free(m);
+        }
+    }
+    return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyShaderModule(VkDevice device, VkShaderModule module,
+                                                            const VkAllocationCallbacks *alloc)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    wgprof_layer_lock();
+    wgprof_layer_module *m = wgprof_layer_map_take(&wgprof_layer_modules, KEY(module));
+    wgprof_layer_unlock();
+    wgprof__free(m);
+    d->DestroyShaderModule(device, module, alloc);
+}
+
+/* What names the pipeline's dispatches: the stage's entry point, its module's hash and label,
+ * and its workgroup size, copied now (the module may be destroyed while the pipeline lives). */
+static wgprof_layer_pipeline *describe(const VkPipelineShaderStageCreateInfo *stage)
+{
+    wgprof_layer_pipeline *p = wgprof__calloc(1, sizeof *p);
+    if (!p) {
+        return NULL;
+    }
+    snprintf(p->entry, sizeof p->entry, "%s", stage->pName ? stage->pName : "");
+    wgprof_layer_lock();
+    const wgprof_layer_module *m = wgprof_layer_map_get(&wgprof_layer_modules, KEY(stage->module));
+    if (m) {
+        snprintf(p->code, sizeof p->code, "%s", m->hash);
+        snprintf(p->module_label, sizeof p->module_label, "%s", m->label);
+        const wgprof_layer_entry *e = wgprof_layer_spirv_entry(m, stage->pName);
+        if (e) {
+            memcpy(p->local_size, e->local_size, sizeof p->local_size);
+        }
+    } else {
+        snprintf(p->code, sizeof p->code, "spirv");
+    }
+    wgprof_layer_unlock();
+    return p;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateComputePipelines(VkDevice device, VkPipelineCache cache,
+                                                                   uint32_t count,
+                                                                   const VkComputePipelineCreateInfo *infos,
+                                                                   const VkAllocationCallbacks *alloc,
+                                                                   VkPipeline *pipelines)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    VkResult r = d->CreateComputePipelines(device, cache, count, infos, alloc, pipelines);
+    for (uint32_t i = 0; i < count; i++) {
+        if (pipelines[i] == VK_NULL_HANDLE) {
+            continue;
+        }
+        wgprof_layer_pipeline *p = describe(&infos[i].stage);
+        if (!p) {
+            continue;
+        }
+        wgprof_layer_lock();
+        bool kept = wgprof_layer_map_put(&wgprof_layer_pipelines, KEY(pipelines[i]), p);
+        wgprof_layer_unlock();
+        if (!kept) {
+            wgprof__free(p);
+        }
+    }
+    return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyPipeline(VkDevice device, VkPipeline pipeline,
+                                                        const VkAllocationCallbacks *alloc)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    /* Its description stays while a recording names it: kept until the process ends would
+     * grow without bound, so it goes now, and a command buffer bound to it keeps its copy. */
+    wgprof_layer_lock();
+    wgprof_layer_pipeline *p = wgprof_layer_map_take(&wgprof_layer_pipelines, KEY(pipeline));
+    wgprof_layer_unlock();
+    wgprof__free(p);
+    d->DestroyPipeline(device, pipeline, alloc);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_SetDebugUtilsObjectNameEXT(VkDevice device,
+                                                                       const VkDebugUtilsObjectNameInfoEXT *info)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    if (info && info->pObjectName) {
+        wgprof_layer_lock();
+        if (info->objectType == VK_OBJECT_TYPE_PIPELINE) {
+            wgprof_layer_pipeline *p = wgprof_layer_map_get(&wgprof_layer_pipelines, info->objectHandle);
+            if (p) {
+                snprintf(p->label, sizeof p->label, "%s", info->pObjectName);
+            }
+        } else if (info->objectType == VK_OBJECT_TYPE_SHADER_MODULE) {
+            wgprof_layer_module *m = wgprof_layer_map_get(&wgprof_layer_modules, info->objectHandle);
+            if (m) {
+                snprintf(m->label, sizeof m->label, "%s", info->pObjectName);
+            }
+        }
+        wgprof_layer_unlock();
+    }
+    return d->SetDebugUtilsObjectNameEXT ? d->SetDebugUtilsObjectNameEXT(device, info) : VK_SUCCESS;
+}
+
+/* ---- command pools and buffers ---- */
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *info,
+                                                              const VkAllocationCallbacks *alloc, VkCommandPool *pool)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    VkResult r = d->CreateCommandPool(device, info, alloc, pool);
+    if (r == VK_SUCCESS) {
+        wgprof_layer_lock();
+        /* The family + 1, as a pointer's worth of number: 0 is "absent". */
+        wgprof_layer_map_put(&wgprof_layer_pools, KEY(*pool), (void *)(uintptr_t)(info->queueFamilyIndex + 1u));
+        wgprof_layer_unlock();
+    }
+    return r;
+}
+
+static void cb_free(wgprof_layer_cb *cb)
+{
+    wgprof_layer_cb_release(cb);
+    wgprof__free(cb->blocks);
+    wgprof__free(cb->sites);
+    wgprof__free(cb->children);
+    wgprof__free(cb);
+}
+
+void wgprof_layer_cb_release(wgprof_layer_cb *cb)
+{
+    wgprof_layer_device *d = cb->device;
+    if (cb->pending) {
+        /* Reset or freed: by Vulkan's rules its execution is over, so what is there is read. */
+        wgprof_layer_read_cb(cb, true);
+    }
+    if (cb->block_count) {
+        /* A block written but never read (recorded, not submitted) is reset before another use. */
+        wgprof_layer_blocks_return(d, cb->blocks, cb->block_count, cb->ticks > 0 && !cb->pending);
+    }
+    cb->block_count = 0;
+    cb->ticks = 0;
+    cb->count = 0;
+    cb->child_count = 0;
+    cb->bound = NULL;
+    cb->timed_any = false;
+    cb->cached_valid = false;
+}
+
+typedef struct pool_match {
+    VkCommandPool pool;
+    wgprof_layer_cb **found;
+    size_t count, cap;
+} pool_match;
+
+static void match_pool(uint64_t key, void *value, void *user)
+{
+    (void)key;
+    pool_match *m = user;
+    wgprof_layer_cb *cb = value;
+    if (cb->pool == m->pool && m->count < m->cap) {
+        m->found[m->count++] = cb;
+    }
+}
+
+/* The pool's command buffers, taken out of the map where `take` (the pool's end). */
+static pool_match pool_cbs(VkCommandPool pool, bool take)
+{
+    pool_match m = {.pool = pool};
+    wgprof_layer_lock();
+    m.cap = wgprof_layer_cbs.count;
+    m.found = m.cap ? wgprof__calloc(m.cap, sizeof *m.found) : NULL;
+    if (m.found) {
+        wgprof_layer_map_each(&wgprof_layer_cbs, match_pool, &m);
+        for (size_t i = 0; take && i < m.count; i++) {
+            wgprof_layer_map_take(&wgprof_layer_cbs, KEY(m.found[i]->handle));
+        }
+    }
+    wgprof_layer_unlock();
+    return m;
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyCommandPool(VkDevice device, VkCommandPool pool,
+                                                           const VkAllocationCallbacks *alloc)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    pool_match m = pool_cbs(pool, true);
+    for (size_t i = 0; i < m.count; i++) {
+        cb_free(m.found[i]);
+    }
+    wgprof__free(m.found);
+    wgprof_layer_lock();
+    wgprof_layer_map_take(&wgprof_layer_pools, KEY(pool));
+    wgprof_layer_unlock();
+    d->DestroyCommandPool(device, pool, alloc);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_ResetCommandPool(VkDevice device, VkCommandPool pool,
+                                                             VkCommandPoolResetFlags flags)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    pool_match m = pool_cbs(pool, false);
+    for (size_t i = 0; i < m.count; i++) {
+        wgprof_layer_cb_release(m.found[i]);
+    }
+    wgprof__free(m.found);
+    return d->ResetCommandPool(device, pool, flags);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_AllocateCommandBuffers(VkDevice device,
+                                                                   const VkCommandBufferAllocateInfo *info,
+                                                                   VkCommandBuffer *cbs)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    VkResult r = d->AllocateCommandBuffers(device, info, cbs);
+    if (r != VK_SUCCESS) {
+        return r;
+    }
+    wgprof_layer_lock();
+    uintptr_t family = (uintptr_t)wgprof_layer_map_get(&wgprof_layer_pools, KEY(info->commandPool));
+    wgprof_layer_unlock();
+    for (uint32_t i = 0; i < info->commandBufferCount; i++) {
+        wgprof_layer_cb *cb = wgprof__calloc(1, sizeof *cb);
+        if (!cb) {
+            continue; /* that one runs untimed */
+        }
+        cb->handle = cbs[i];
+        cb->device = d;
+        cb->pool = info->commandPool;
+        cb->family = family ? (uint32_t)(family - 1) : 0;
+        wgprof_layer_lock();
+        bool kept = wgprof_layer_map_put(&wgprof_layer_cbs, KEY(cbs[i]), cb);
+        wgprof_layer_unlock();
+        if (!kept) {
+            wgprof__free(cb);
+        }
+    }
+    return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
+                                                           const VkCommandBuffer *cbs)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    for (uint32_t i = 0; i < count; i++) {
+        wgprof_layer_lock();
+        wgprof_layer_cb *cb = cbs[i] ? wgprof_layer_map_take(&wgprof_layer_cbs, KEY(cbs[i])) : NULL;
+        wgprof_layer_unlock();
+        if (cb) {
+            cb_free(cb);
+        }
+    }
+    d->FreeCommandBuffers(device, pool, count, cbs);
+}
+
+static wgprof_layer_cb *cb_of(VkCommandBuffer handle)
+{
+    wgprof_layer_lock();
+    wgprof_layer_cb *cb = wgprof_layer_map_get(&wgprof_layer_cbs, KEY(handle));
+    wgprof_layer_unlock();
+    return cb;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_BeginCommandBuffer(VkCommandBuffer handle, const VkCommandBufferBeginInfo *info)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(handle);
+    wgprof_layer_cb *cb = cb_of(handle);
+    if (cb) {
+        wgprof_layer_cb_release(cb);
+        uint32_t every = wgprof_layer_settings_get()->sample_every;
+        pthread_mutex_lock(&d->lock);
+        bool sampled = d->begun++ % every == 0;
+        pthread_mutex_unlock(&d->lock);
+        /* A command buffer that may be pending twice at once would write one query twice. */
+        bool simultaneous = info && (info->flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT);
+        uint32_t bits = d->valid_bits[cb->family < WGPROF_LAYER_FAMILIES ? cb->family : 0];
+        cb->untimed = simultaneous || !sampled || bits == 0;
+    }
+    return d->BeginCommandBuffer(handle, info);
+}
+
+/* The next query of the command buffer's, writing a timestamp into it; false where none. */
+static bool write_timestamp(wgprof_layer_cb *cb)
+{
+    wgprof_layer_device *d = cb->device;
+    uint32_t in_block = cb->ticks % WGPROF_LAYER_BLOCK;
+    if (in_block == 0) {
+        if (cb->block_count == cb->block_cap) {
+            size_t cap = cb->block_cap ? 2 * cb->block_cap : 4;
+            wgprof_layer_block *more = wgprof_layer_grow(cb->blocks, cb->block_count, cap, sizeof *more);
+            if (!more) {
+                return false;
+            }
+            cb->blocks = more;
+            cb->block_cap = cap;
+        }
+        wgprof_layer_block b;
+        if (!wgprof_layer_block_take(d, &b)) {
+            return false;
+        }
+        cb->blocks[cb->block_count++] = b;
+        if (!d->ResetQueryPool) {
+            d->CmdResetQueryPool(cb->handle, b.pool, b.first, WGPROF_LAYER_BLOCK);
+        }
+    }
+    const wgprof_layer_block *b = &cb->blocks[cb->block_count - 1];
+    d->CmdWriteTimestamp(cb->handle, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->pool, b->first + in_block);
+    cb->ticks++;
+    cb->timed_any = true;
+    return true;
+}
+
+/* The site of a dispatch of the bound pipeline with these workgroup counts (0: indirect). */
+static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, bool indirect, wgprof_site *out)
+{
+    const wgprof_layer_pipeline *p = cb->bound;
+    char name[2 * WGPROF_LAYER_NAME_CAP + 32];
+    const char *entry = p && p->entry[0] ? p->entry : "";
+    const char *who = !p ? "unknown" : p->label[0] ? p->label : p->module_label[0] ? p->module_label : p->code;
+    snprintf(name, sizeof name, "%s%s%s%s", who, entry[0] ? ":" : "", entry, indirect ? " (indirect)" : "");
+    wgprof_dispatch_desc desc = {.kernel = name};
+    if (p) {
+        desc.workgroup_size[0] = p->local_size[0];
+        desc.workgroup_size[1] = p->local_size[1];
+        desc.workgroup_size[2] = p->local_size[2];
+    }
+    desc.workgroups[0] = x;
+    desc.workgroups[1] = y;
+    desc.workgroups[2] = z;
+    wgprof_layer_device *d = cb->device;
+    pthread_mutex_lock(&d->lock);
+    bool ok = d->results && wgprof_pool_site(d->results, &desc, out) == WGPROF_OK;
+    pthread_mutex_unlock(&d->lock);
+    return ok;
+}
+
+/* Before a dispatch: its timestamp, and its record. */
+static void before_dispatch(VkCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z, bool indirect)
+{
+    wgprof_layer_cb *cb = cb_of(handle);
+    if (!cb) {
+        return;
+    }
+    wgprof_layer_device *d = cb->device;
+    atomic_fetch_add_explicit(&d->dispatches, 1, memory_order_relaxed);
+    if (cb->untimed) {
+        atomic_fetch_add_explicit(&d->untimed_sampled, 1, memory_order_relaxed);
+        return;
+    }
+    wgprof_site site;
+    if (cb->count == cb->cap) {
+        size_t cap = cb->cap ? 2 * cb->cap : 16;
+        wgprof_site *more = wgprof_layer_grow(cb->sites, cb->count, cap, sizeof *more);
+        if (!more) {
+            return;
+        }
+        cb->sites = more;
+        cb->cap = cap;
+    }
+    bool cached = cb->cached_valid && cb->cached_pipeline == cb->bound && cb->cached_indirect == indirect &&
+                  cb->cached_counts[0] == x && cb->cached_counts[1] == y && cb->cached_counts[2] == z;
+    if (cached) {
+        site = cb->cached_site;
+    } else if (site_of(cb, x, y, z, indirect, &site)) {
+        cb->cached_valid = true;
+        cb->cached_pipeline = cb->bound;
+        cb->cached_indirect = indirect;
+        cb->cached_counts[0] = x;
+        cb->cached_counts[1] = y;
+        cb->cached_counts[2] = z;
+        cb->cached_site = site;
+    } else {
+        return;
+    }
+    if (!write_timestamp(cb)) {
+        return;
+    }
+    cb->sites[cb->count++] = site;
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindPipeline(VkCommandBuffer handle, VkPipelineBindPoint point,
+                                                        VkPipeline pipeline)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(handle);
+    if (point == VK_PIPELINE_BIND_POINT_COMPUTE) {
+        wgprof_layer_cb *cb = cb_of(handle);
+        if (cb) {
+            wgprof_layer_lock();
+            cb->bound = wgprof_layer_map_get(&wgprof_layer_pipelines, KEY(pipeline));
+            wgprof_layer_unlock();
+        }
+    }
+    d->CmdBindPipeline(handle, point, pipeline);
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatch(VkCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(handle);
+    before_dispatch(handle, x, y, z, false);
+    d->CmdDispatch(handle, x, y, z);
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatchBase(VkCommandBuffer handle, uint32_t bx, uint32_t by, uint32_t bz,
+                                                        uint32_t x, uint32_t y, uint32_t z)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(handle);
+    before_dispatch(handle, x, y, z, false);
+    d->CmdDispatchBase(handle, bx, by, bz, x, y, z);
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatchIndirect(VkCommandBuffer handle, VkBuffer buffer, VkDeviceSize offset)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(handle);
+    before_dispatch(handle, 0, 0, 0, true);
+    d->CmdDispatchIndirect(handle, buffer, offset);
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer handle, uint32_t count,
+                                                           const VkCommandBuffer *secondaries)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(handle);
+    wgprof_layer_cb *cb = cb_of(handle);
+    for (uint32_t i = 0; cb && i < count; i++) {
+        wgprof_layer_cb *child = cb_of(secondaries[i]);
+        if (!child) {
+            continue;
+        }
+        if (cb->child_count == cb->child_cap) {
+            size_t cap = cb->child_cap ? 2 * cb->child_cap : 4;
+            wgprof_layer_cb **more = wgprof_layer_grow(cb->children, cb->child_count, cap, sizeof *more);
+            if (!more) {
+                break;
+            }
+            cb->children = more;
+            cb->child_cap = cap;
+        }
+        cb->children[cb->child_count++] = child;
+    }
+    d->CmdExecuteCommands(handle, count, secondaries);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_EndCommandBuffer(VkCommandBuffer handle)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(handle);
+    wgprof_layer_cb *cb = cb_of(handle);
+    /* The chain's last timestamp: the end of the last dispatch (and of what follows it). */
+    if (cb && cb->count && !write_timestamp(cb)) {
+        pthread_mutex_lock(&d->lock);
+        d->dropped += cb->count;
+        pthread_mutex_unlock(&d->lock);
+        cb->count = 0;
+    }
+    return d->EndCommandBuffer(handle);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_ResetCommandBuffer(VkCommandBuffer handle, VkCommandBufferResetFlags flags)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(handle);
+    wgprof_layer_cb *cb = cb_of(handle);
+    if (cb) {
+        wgprof_layer_cb_release(cb);
+    }
+    return d->ResetCommandBuffer(handle, flags);
+}
+
+typedef struct device_match {
+    wgprof_layer_device *device;
+    wgprof_layer_cb **found;
+    size_t count, cap;
+} device_match;
+
+static void match_device(uint64_t key, void *value, void *user)
+{
+    (void)key;
+    device_match *m = user;
+    wgprof_layer_cb *cb = value;
+    if (cb->device == m->device && m->count < m->cap) {
+        m->found[m->count++] = cb;
+    }
+}
+
+void wgprof_layer_cbs_forget(wgprof_layer_device *d)
+{
+    device_match m = {.device = d};
+    wgprof_layer_lock();
+    m.cap = wgprof_layer_cbs.count;
+    m.found = m.cap ? wgprof__calloc(m.cap, sizeof *m.found) : NULL;
+    if (m.found) {
+        wgprof_layer_map_each(&wgprof_layer_cbs, match_device, &m);
+        for (size_t i = 0; i < m.count; i++) {
+            wgprof_layer_map_take(&wgprof_layer_cbs, KEY(m.found[i]->handle));
+        }
+    }
+    wgprof_layer_unlock();
+    for (size_t i = 0; i < m.count; i++) {
+        cb_free(m.found[i]);
+    }
+    wgprof__free(m.found);
+}

@@ -1,0 +1,436 @@
+/*
+ * The loader's interface: vkNegotiateLoaderLayerInterfaceVersion, vkGetInstanceProcAddr and
+ * vkGetDeviceProcAddr hand out the layer's hooks (layer_commands.c, layer_queue.c) and the next
+ * layer's functions for everything else; vkCreateInstance and vkCreateDevice pass the call down
+ * the chain and keep what the hooks need. A device is created with host query resets where it
+ * has them and the program left them unsaid (VkPhysicalDeviceHostQueryResetFeatures chained in
+ * front of its own structs, VK_EXT_host_query_reset added for Vulkan < 1.2); else the layer
+ * resets its queries in the command stream. At the device's end (or the process's) its results
+ * are read and written.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "layer.h"
+#include "layer_lib.h"
+
+/* ---- instances ---- */
+
+static const void *find_chain(const void *next, VkStructureType type, VkLayerFunction function)
+{
+    for (const VkBaseInStructure *s = next; s; s = s->pNext) {
+        const VkLayerInstanceCreateInfo *info = (const VkLayerInstanceCreateInfo *)s;
+        if (s->sType == type && info->function == function) {
+            return s;
+        }
+    }
+    return NULL;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreateInfo *info,
+                                                           const VkAllocationCallbacks *alloc, VkInstance *out)
+{
+    VkLayerInstanceCreateInfo *chain = (VkLayerInstanceCreateInfo *)find_chain(
+        info->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO, VK_LAYER_LINK_INFO);
+    if (!chain || !chain->u.pLayerInfo) {
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    PFN_vkGetInstanceProcAddr gipa = chain->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+    chain->u.pLayerInfo = chain->u.pLayerInfo->pNext; /* the next layer's turn */
+    PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
+    VkResult r = create ? create(info, alloc, out) : VK_ERROR_INITIALIZATION_FAILED;
+    if (r != VK_SUCCESS) {
+        return r;
+    }
+    wgprof_layer_instance *i = wgprof__calloc(1, sizeof *i);
+    if (!i) {
+        return r; /* the layer stays out of this instance's way */
+    }
+    i->handle = *out;
+    i->gipa = gipa;
+    i->api_version = info->pApplicationInfo && info->pApplicationInfo->apiVersion ? info->pApplicationInfo->apiVersion
+                                                                                    : VK_API_VERSION_1_0;
+    i->DestroyInstance = (PFN_vkDestroyInstance)gipa(*out, "vkDestroyInstance");
+    i->GetPhysicalDeviceProperties = (PFN_vkGetPhysicalDeviceProperties)gipa(*out, "vkGetPhysicalDeviceProperties");
+    i->GetPhysicalDeviceQueueFamilyProperties =
+        (PFN_vkGetPhysicalDeviceQueueFamilyProperties)gipa(*out, "vkGetPhysicalDeviceQueueFamilyProperties");
+    if (i->api_version >= VK_API_VERSION_1_1) {
+        i->GetPhysicalDeviceFeatures2 = (PFN_vkGetPhysicalDeviceFeatures2)gipa(*out, "vkGetPhysicalDeviceFeatures2");
+    }
+    i->EnumerateDeviceExtensionProperties =
+        (PFN_vkEnumerateDeviceExtensionProperties)gipa(*out, "vkEnumerateDeviceExtensionProperties");
+    if (!wgprof_layer_instance_put(i)) {
+        wgprof__free(i);
+    }
+    return r;
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *alloc)
+{
+    wgprof_layer_instance *i = wgprof_layer_instance_take(instance);
+    if (i) {
+        PFN_vkDestroyInstance destroy = i->DestroyInstance;
+        wgprof__free(i);
+        destroy(instance, alloc);
+    }
+}
+
+/* ---- devices ---- */
+
+static bool has_extension(wgprof_layer_instance *i, VkPhysicalDevice physical, const char *name)
+{
+    uint32_t n = 0;
+    if (i->EnumerateDeviceExtensionProperties(physical, NULL, &n, NULL) != VK_SUCCESS || !n) {
+        return false;
+    }
+    VkExtensionProperties *all = wgprof__calloc(n, sizeof *all);
+    bool found = false;
+    if (all && i->EnumerateDeviceExtensionProperties(physical, NULL, &n, all) == VK_SUCCESS) {
+        for (uint32_t k = 0; k < n && !found; k++) {
+            found = strcmp(all[k].extensionName, name) == 0;
+        }
+    }
+    wgprof__free(all);
+    return found;
+}
+
+/* How the device's queries get reset: from the host (true), with what `info` needs to allow it
+ * put in `copy` (and in `ours`, `names`), or in the stream (false, `copy` as `info`). */
+static bool plan_host_reset(wgprof_layer_instance *i, VkPhysicalDevice physical, uint32_t device_api,
+                            const VkDeviceCreateInfo *info, VkDeviceCreateInfo *copy,
+                            VkPhysicalDeviceHostQueryResetFeatures *ours, const char ***names)
+{
+    *copy = *info;
+    *names = NULL;
+    /* What the program chained already decides it. */
+    for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
+        if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) {
+            return ((const VkPhysicalDeviceVulkan12Features *)s)->hostQueryReset;
+        }
+        if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES) {
+            return ((const VkPhysicalDeviceHostQueryResetFeatures *)s)->hostQueryReset;
+        }
+    }
+    if (!i->GetPhysicalDeviceFeatures2) {
+        return false; /* cannot ask the device (a Vulkan 1.0 instance) */
+    }
+    VkPhysicalDeviceHostQueryResetFeatures probe = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES};
+    VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &probe};
+    bool core = device_api >= VK_API_VERSION_1_2 && i->api_version >= VK_API_VERSION_1_2;
+    bool extension = !core && has_extension(i, physical, VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME);
+    if (!core && !extension) {
+        return false;
+    }
+    i->GetPhysicalDeviceFeatures2(physical, &features);
+    if (!probe.hostQueryReset) {
+        return false;
+    }
+    if (extension) {
+        bool listed = false;
+        for (uint32_t k = 0; k < info->enabledExtensionCount && !listed; k++) {
+            listed = strcmp(info->ppEnabledExtensionNames[k], VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME) == 0;
+        }
+        if (!listed) {
+            *names = wgprof__calloc(info->enabledExtensionCount + 1, sizeof **names);
+            if (!*names) {
+                return false;
+            }
+            for (uint32_t k = 0; k < info->enabledExtensionCount; k++) {
+                (*names)[k] = info->ppEnabledExtensionNames[k];
+            }
+            (*names)[info->enabledExtensionCount] = VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME;
+            copy->enabledExtensionCount = info->enabledExtensionCount + 1;
+            copy->ppEnabledExtensionNames = *names;
+        }
+    }
+    *ours = (VkPhysicalDeviceHostQueryResetFeatures){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
+                                                     .pNext = (void *)(uintptr_t)info->pNext,
+                                                     .hostQueryReset = VK_TRUE};
+    copy->pNext = ours;
+    return true;
+}
+
+#define NEXT(d, name) (d)->name = (PFN_vk##name)(d)->gdpa((d)->handle, "vk" #name)
+
+static void describe(wgprof_layer_device *d, const VkPhysicalDeviceProperties *p)
+{
+    wgprof_device_info *info = &d->info;
+    snprintf(info->adapter, sizeof info->adapter, "%s", p->deviceName);
+    snprintf(info->driver, sizeof info->driver, "Vulkan %u.%u.%u, driver 0x%x", VK_API_VERSION_MAJOR(p->apiVersion),
+             VK_API_VERSION_MINOR(p->apiVersion), VK_API_VERSION_PATCH(p->apiVersion), p->driverVersion);
+    info->implementation = WGPROF_LAYER_IMPLEMENTATION;
+    info->backend = "vulkan";
+    info->adapter_type = p->deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU     ? "discrete"
+                         : p->deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? "integrated"
+                         : p->deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU            ? "cpu"
+                                                                                   : "unknown";
+    info->vendor_id = p->vendorID;
+    info->device_id = p->deviceID;
+    info->timestamp_query = true;
+    info->timestamp_inside_passes = true;
+    info->timestamp_inside_encoders = true;
+    info->profiling_available = true;
+    info->timestamp_period_ns = p->limits.timestampPeriod;
+    info->period_from_implementation = true;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
+                                                         const VkAllocationCallbacks *alloc, VkDevice *out)
+{
+    VkLayerDeviceCreateInfo *chain = (VkLayerDeviceCreateInfo *)find_chain(
+        info->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO, VK_LAYER_LINK_INFO);
+    wgprof_layer_instance *i = wgprof_layer_instance_of(physical);
+    if (!chain || !chain->u.pLayerInfo || !i) {
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    PFN_vkGetInstanceProcAddr gipa = chain->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+    PFN_vkGetDeviceProcAddr gdpa = chain->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+    chain->u.pLayerInfo = chain->u.pLayerInfo->pNext;
+    PFN_vkCreateDevice create = (PFN_vkCreateDevice)gipa(i->handle, "vkCreateDevice");
+    if (!create) {
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    VkPhysicalDeviceProperties props;
+    i->GetPhysicalDeviceProperties(physical, &props);
+    VkDeviceCreateInfo copy;
+    VkPhysicalDeviceHostQueryResetFeatures ours;
+    const char **names = NULL;
+    bool host_reset = plan_host_reset(i, physical, props.apiVersion, info, &copy, &ours, &names);
+    VkResult r = create(physical, &copy, alloc, out);
+    wgprof__free(names);
+    if (r != VK_SUCCESS) {
+        return r;
+    }
+    wgprof_layer_device *d = wgprof__calloc(1, sizeof *d);
+    if (!d) {
+        return r;
+    }
+    d->handle = *out;
+    d->physical = physical;
+    d->instance = i;
+    d->gdpa = gdpa;
+    pthread_mutex_init(&d->lock, NULL);
+    NEXT(d, DestroyDevice);
+    NEXT(d, CreateQueryPool);
+    NEXT(d, DestroyQueryPool);
+    NEXT(d, GetQueryPoolResults);
+    NEXT(d, CmdWriteTimestamp);
+    NEXT(d, CmdResetQueryPool);
+    NEXT(d, CmdDispatch);
+    NEXT(d, CmdDispatchBase);
+    NEXT(d, CmdDispatchIndirect);
+    NEXT(d, CmdBindPipeline);
+    NEXT(d, CmdExecuteCommands);
+    NEXT(d, BeginCommandBuffer);
+    NEXT(d, EndCommandBuffer);
+    NEXT(d, ResetCommandBuffer);
+    NEXT(d, AllocateCommandBuffers);
+    NEXT(d, FreeCommandBuffers);
+    NEXT(d, CreateCommandPool);
+    NEXT(d, DestroyCommandPool);
+    NEXT(d, ResetCommandPool);
+    NEXT(d, CreateShaderModule);
+    NEXT(d, DestroyShaderModule);
+    NEXT(d, CreateComputePipelines);
+    NEXT(d, DestroyPipeline);
+    NEXT(d, SetDebugUtilsObjectNameEXT);
+    NEXT(d, QueueSubmit);
+    NEXT(d, QueueSubmit2);
+    NEXT(d, QueueSubmit2KHR);
+    NEXT(d, QueueWaitIdle);
+    NEXT(d, DeviceWaitIdle);
+    NEXT(d, WaitForFences);
+    NEXT(d, GetFenceStatus);
+    if (host_reset) {
+        d->ResetQueryPool = (PFN_vkResetQueryPool)gdpa(*out, "vkResetQueryPool");
+        if (!d->ResetQueryPool) {
+            d->ResetQueryPool = (PFN_vkResetQueryPool)gdpa(*out, "vkResetQueryPoolEXT");
+        }
+    }
+    d->period_ns = props.limits.timestampPeriod;
+    uint32_t families = 0;
+    i->GetPhysicalDeviceQueueFamilyProperties(physical, &families, NULL);
+    VkQueueFamilyProperties fam[WGPROF_LAYER_FAMILIES];
+    families = families < WGPROF_LAYER_FAMILIES ? families : WGPROF_LAYER_FAMILIES;
+    i->GetPhysicalDeviceQueueFamilyProperties(physical, &families, fam);
+    for (uint32_t k = 0; k < families; k++) {
+        d->valid_bits[k] = fam[k].timestampValidBits;
+        if (d->valid_bits[k] && (!d->pool_bits || d->valid_bits[k] < d->pool_bits)) {
+            d->pool_bits = d->valid_bits[k];
+        }
+    }
+    describe(d, &props);
+    if (wgprof_pool_create_external(NULL, &d->results) != WGPROF_OK) {
+        d->results = NULL;
+        wgprof_layer_say("device %s: out of memory: it runs untimed", props.deviceName);
+    }
+    d->index = wgprof_layer_output_claim();
+    if (!wgprof_layer_device_put(d)) {
+        wgprof_pool_destroy(d->results);
+        wgprof__free(d);
+    }
+    return r;
+}
+
+/* The device's end (or the process's): what is there read, written, its queries given back. */
+static void finish(wgprof_layer_device *d, bool final)
+{
+    pthread_mutex_lock(&d->lock);
+    bool done = d->finished;
+    d->finished = true;
+    pthread_mutex_unlock(&d->lock);
+    if (done) {
+        return;
+    }
+    wgprof_layer_poll(d, final);
+    wgprof_layer_output_write(d, final);
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkAllocationCallbacks *alloc)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    if (!d) {
+        return;
+    }
+    finish(d, true);
+    wgprof_layer_cbs_forget(d);
+    wgprof_layer_device_take(device);
+    for (size_t k = 0; k < d->query_pool_count; k++) {
+        d->DestroyQueryPool(device, d->query_pools[k], NULL);
+    }
+    PFN_vkDestroyDevice destroy = d->DestroyDevice;
+    wgprof_pool_destroy(d->results);
+    wgprof__free(d->query_pools);
+    wgprof__free(d->free_blocks);
+    wgprof__free(d->in_flight);
+    pthread_mutex_destroy(&d->lock);
+    wgprof__free(d);
+    destroy(device, alloc);
+}
+
+/* A program that ends without destroying its device: what was read so far, marked partial. */
+static void finish_at_exit(wgprof_layer_device *d) { finish(d, false); }
+
+static void at_exit(void) { wgprof_layer_devices_each(finish_at_exit); }
+
+__attribute__((constructor)) static void watch(void)
+{
+    if (wgprof_layer_settings_get()->dir[0]) {
+        atexit(at_exit);
+    }
+}
+
+/* ---- the loader's interface ---- */
+
+typedef struct hook {
+    const char *name;
+    PFN_vkVoidFunction fn;
+} hook;
+
+#define HOOK(name, fn) {name, (PFN_vkVoidFunction)(fn)}
+
+static const hook DEVICE_HOOKS[] = {
+    HOOK("vkDestroyDevice", layer_DestroyDevice),
+    HOOK("vkCreateShaderModule", wgprof_layer_CreateShaderModule),
+    HOOK("vkDestroyShaderModule", wgprof_layer_DestroyShaderModule),
+    HOOK("vkCreateComputePipelines", wgprof_layer_CreateComputePipelines),
+    HOOK("vkDestroyPipeline", wgprof_layer_DestroyPipeline),
+    HOOK("vkSetDebugUtilsObjectNameEXT", wgprof_layer_SetDebugUtilsObjectNameEXT),
+    HOOK("vkCreateCommandPool", wgprof_layer_CreateCommandPool),
+    HOOK("vkDestroyCommandPool", wgprof_layer_DestroyCommandPool),
+    HOOK("vkResetCommandPool", wgprof_layer_ResetCommandPool),
+    HOOK("vkAllocateCommandBuffers", wgprof_layer_AllocateCommandBuffers),
+    HOOK("vkFreeCommandBuffers", wgprof_layer_FreeCommandBuffers),
+    HOOK("vkBeginCommandBuffer", wgprof_layer_BeginCommandBuffer),
+    HOOK("vkEndCommandBuffer", wgprof_layer_EndCommandBuffer),
+    HOOK("vkResetCommandBuffer", wgprof_layer_ResetCommandBuffer),
+    HOOK("vkCmdBindPipeline", wgprof_layer_CmdBindPipeline),
+    HOOK("vkCmdDispatch", wgprof_layer_CmdDispatch),
+    HOOK("vkCmdDispatchBase", wgprof_layer_CmdDispatchBase),
+    HOOK("vkCmdDispatchBaseKHR", wgprof_layer_CmdDispatchBase),
+    HOOK("vkCmdDispatchIndirect", wgprof_layer_CmdDispatchIndirect),
+    HOOK("vkCmdExecuteCommands", wgprof_layer_CmdExecuteCommands),
+    HOOK("vkQueueSubmit", wgprof_layer_QueueSubmit),
+    HOOK("vkQueueSubmit2", wgprof_layer_QueueSubmit2),
+    HOOK("vkQueueSubmit2KHR", wgprof_layer_QueueSubmit2KHR),
+    HOOK("vkQueueWaitIdle", wgprof_layer_QueueWaitIdle),
+    HOOK("vkDeviceWaitIdle", wgprof_layer_DeviceWaitIdle),
+    HOOK("vkWaitForFences", wgprof_layer_WaitForFences),
+    HOOK("vkGetFenceStatus", wgprof_layer_GetFenceStatus),
+};
+
+static PFN_vkVoidFunction device_hook(const char *name)
+{
+    for (size_t k = 0; k < sizeof DEVICE_HOOKS / sizeof *DEVICE_HOOKS; k++) {
+        if (strcmp(name, DEVICE_HOOKS[k].name) == 0) {
+            return DEVICE_HOOKS[k].fn;
+        }
+    }
+    return NULL;
+}
+
+WGPROF_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL wgprof_layer_GetDeviceProcAddr(VkDevice device,
+                                                                                            const char *name);
+
+WGPROF_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL wgprof_layer_GetDeviceProcAddr(VkDevice device,
+                                                                                            const char *name)
+{
+    if (strcmp(name, "vkGetDeviceProcAddr") == 0) {
+        return (PFN_vkVoidFunction)wgprof_layer_GetDeviceProcAddr;
+    }
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    if (!d) {
+        return NULL;
+    }
+    PFN_vkVoidFunction next = d->gdpa(device, name);
+    /* Only what the device has (an extension's function where it was enabled). */
+    PFN_vkVoidFunction mine = next ? device_hook(name) : NULL;
+    return mine ? mine : next;
+}
+
+WGPROF_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL wgprof_layer_GetInstanceProcAddr(VkInstance instance,
+                                                                                              const char *name);
+
+WGPROF_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL wgprof_layer_GetInstanceProcAddr(VkInstance instance,
+                                                                                              const char *name)
+{
+    if (strcmp(name, "vkGetInstanceProcAddr") == 0) {
+        return (PFN_vkVoidFunction)wgprof_layer_GetInstanceProcAddr;
+    }
+    if (strcmp(name, "vkGetDeviceProcAddr") == 0) {
+        return (PFN_vkVoidFunction)wgprof_layer_GetDeviceProcAddr;
+    }
+    if (strcmp(name, "vkCreateInstance") == 0) {
+        return (PFN_vkVoidFunction)layer_CreateInstance;
+    }
+    wgprof_layer_instance *i = instance ? wgprof_layer_instance_of(instance) : NULL;
+    if (!i) {
+        return NULL;
+    }
+    if (strcmp(name, "vkDestroyInstance") == 0) {
+        return (PFN_vkVoidFunction)layer_DestroyInstance;
+    }
+    if (strcmp(name, "vkCreateDevice") == 0) {
+        return (PFN_vkVoidFunction)layer_CreateDevice;
+    }
+    PFN_vkVoidFunction next = i->gipa(instance, name);
+    PFN_vkVoidFunction mine = next ? device_hook(name) : NULL;
+    return mine ? mine : next;
+}
+
+WGPROF_LAYER_EXPORT VKAPI_ATTR VkResult VKAPI_CALL
+vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *interface)
+{
+    if (!interface || interface->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT) {
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    if (interface->loaderLayerInterfaceVersion > 2) {
+        interface->loaderLayerInterfaceVersion = 2;
+    }
+    interface->pfnGetInstanceProcAddr = wgprof_layer_GetInstanceProcAddr;
+    interface->pfnGetDeviceProcAddr = wgprof_layer_GetDeviceProcAddr;
+    interface->pfnGetPhysicalDeviceProcAddr = NULL;
+    return VK_SUCCESS;
+}

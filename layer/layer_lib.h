@@ -1,0 +1,296 @@
+/*
+ * wgprof's Vulkan layer, inside. It stands between a program (or the WebGPU implementation
+ * compiled into it) and the Vulkan driver, and times each compute dispatch with timestamps of
+ * its own: before each vkCmdDispatch* of a command buffer and once after the last (the chain:
+ * a dispatch's time runs from the end of the work before it to its own end), written into query
+ * pools the layer owns, reset from the host where the device allows it (hostQueryReset, enabled
+ * at device creation where the program did not say otherwise), else by one reset in the stream
+ * per block of queries. Results are read without waiting (vkGetQueryPoolResults with
+ * availability) at the program's next submit, after its waits, when a command buffer is used
+ * again, and at the device's end; they go into a wgprof pool fed from outside
+ * (wgprof_pool_add_external) and are written into record's results folder (record.h).
+ *
+ * Files, from the bottom: layer_map.c (handle maps), layer_spirv.c (entry points, workgroup
+ * sizes and a hash from SPIR-V), layer_registry.c (the maps, the devices by dispatch key, the
+ * settings), layer_output.c (the results folder), layer_queue.c (submits, readback, waits),
+ * layer_commands.c (command buffers, pipelines, names), layer_dispatch.c (instances, devices,
+ * the loader's interface: it hands out the others' hooks).
+ *
+ * Threads: a command buffer and its pool are used by one thread at a time (Vulkan's external
+ * synchronization), so its state needs no lock. The maps have one mutex, held for a lookup or
+ * an update; a device's mutex guards its free query blocks, the command buffers in flight and
+ * its results. No lock is held while the layer calls the driver.
+ */
+#ifndef WGPROF_LAYER_LIB_H
+#define WGPROF_LAYER_LIB_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vulkan/vk_layer.h>
+#include <vulkan/vulkan.h>
+
+#include <wgprof/wgprof.h>
+
+#include "common.h"
+
+#define WGPROF_LAYER_EXPORT __attribute__((visibility("default")))
+
+/* ---- layer_map.c ---- */
+
+typedef struct wgprof_layer_map {
+    uint64_t *keys;
+    void **values;
+    size_t cap, count, used;
+} wgprof_layer_map;
+
+void *wgprof_layer_map_get(const wgprof_layer_map *map, uint64_t key);
+bool wgprof_layer_map_put(wgprof_layer_map *map, uint64_t key, void *value); /* false: out of memory */
+void *wgprof_layer_map_take(wgprof_layer_map *map, uint64_t key);
+void wgprof_layer_map_each(const wgprof_layer_map *map, void (*fn)(uint64_t key, void *value, void *user), void *user);
+void wgprof_layer_map_free(wgprof_layer_map *map);
+/* A copy of `old`'s first old_count items in a new array of new_count (zeroed past them), `old`
+ * freed; NULL (and `old` kept) where out of memory. */
+void *wgprof_layer_grow(void *old, size_t old_count, size_t new_count, size_t size);
+
+/* ---- layer_spirv.c ---- */
+
+enum { WGPROF_LAYER_ENTRIES = 16, WGPROF_LAYER_NAME_CAP = 128 };
+
+typedef struct wgprof_layer_entry {
+    char name[WGPROF_LAYER_NAME_CAP];
+    uint32_t local_size[3]; /* 0: not stated by a LocalSize mode */
+} wgprof_layer_entry;
+
+typedef struct wgprof_layer_module {
+    char hash[CODE_HASH_NAME_CAP]; /* "spirv-xxxxxxxx" */
+    char label[WGPROF_LAYER_NAME_CAP]; /* its debug-utils name, "" where none */
+    uint32_t entry_count;
+    wgprof_layer_entry entries[WGPROF_LAYER_ENTRIES]; /* its GLCompute entry points */
+} wgprof_layer_module;
+
+void wgprof_layer_spirv_read(const uint32_t *code, size_t bytes, wgprof_layer_module *out);
+const wgprof_layer_entry *wgprof_layer_spirv_entry(const wgprof_layer_module *m, const char *name);
+
+/* ---- layer_registry.c (types), layer_dispatch.c (hooks): instances and devices ---- */
+
+typedef struct wgprof_layer_instance {
+    VkInstance handle;
+    uint32_t api_version;
+    PFN_vkGetInstanceProcAddr gipa;
+    PFN_vkDestroyInstance DestroyInstance;
+    PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
+    PFN_vkGetPhysicalDeviceFeatures2 GetPhysicalDeviceFeatures2;
+    PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
+} wgprof_layer_instance;
+
+enum { WGPROF_LAYER_BLOCK = 64, WGPROF_LAYER_POOL_QUERIES = 4096, WGPROF_LAYER_FAMILIES = 16 };
+
+/* A block of WGPROF_LAYER_BLOCK queries of one of the device's query pools. */
+typedef struct wgprof_layer_block {
+    VkQueryPool pool;
+    uint32_t first;
+} wgprof_layer_block;
+
+typedef struct wgprof_layer_cb wgprof_layer_cb;
+
+typedef struct wgprof_layer_device {
+    VkDevice handle;
+    VkPhysicalDevice physical;
+    wgprof_layer_instance *instance;
+    PFN_vkGetDeviceProcAddr gdpa;
+    /* The next layer's (or the driver's) functions. */
+    PFN_vkDestroyDevice DestroyDevice;
+    PFN_vkCreateQueryPool CreateQueryPool;
+    PFN_vkDestroyQueryPool DestroyQueryPool;
+    PFN_vkResetQueryPool ResetQueryPool; /* NULL: resets in the stream */
+    PFN_vkGetQueryPoolResults GetQueryPoolResults;
+    PFN_vkCmdWriteTimestamp CmdWriteTimestamp;
+    PFN_vkCmdResetQueryPool CmdResetQueryPool;
+    PFN_vkCmdDispatch CmdDispatch;
+    PFN_vkCmdDispatchBase CmdDispatchBase;
+    PFN_vkCmdDispatchIndirect CmdDispatchIndirect;
+    PFN_vkCmdBindPipeline CmdBindPipeline;
+    PFN_vkCmdExecuteCommands CmdExecuteCommands;
+    PFN_vkBeginCommandBuffer BeginCommandBuffer;
+    PFN_vkEndCommandBuffer EndCommandBuffer;
+    PFN_vkResetCommandBuffer ResetCommandBuffer;
+    PFN_vkAllocateCommandBuffers AllocateCommandBuffers;
+    PFN_vkFreeCommandBuffers FreeCommandBuffers;
+    PFN_vkCreateCommandPool CreateCommandPool;
+    PFN_vkDestroyCommandPool DestroyCommandPool;
+    PFN_vkResetCommandPool ResetCommandPool;
+    PFN_vkCreateShaderModule CreateShaderModule;
+    PFN_vkDestroyShaderModule DestroyShaderModule;
+    PFN_vkCreateComputePipelines CreateComputePipelines;
+    PFN_vkDestroyPipeline DestroyPipeline;
+    PFN_vkSetDebugUtilsObjectNameEXT SetDebugUtilsObjectNameEXT;
+    PFN_vkQueueSubmit QueueSubmit;
+    PFN_vkQueueSubmit2 QueueSubmit2;
+    PFN_vkQueueSubmit2 QueueSubmit2KHR;
+    PFN_vkQueueWaitIdle QueueWaitIdle;
+    PFN_vkDeviceWaitIdle DeviceWaitIdle;
+    PFN_vkWaitForFences WaitForFences;
+    PFN_vkGetFenceStatus GetFenceStatus;
+
+    double period_ns;
+    uint32_t valid_bits[WGPROF_LAYER_FAMILIES]; /* per queue family; 0: no timestamps there */
+    uint32_t pool_bits; /* the narrowest of them, for every batch (a pool has one width) */
+    unsigned index; /* N of PID.N */
+    wgprof_device_info info;
+
+    pthread_mutex_t lock;         /* what follows */
+    wgprof_layer_block *free_blocks;
+    size_t free_count, free_cap;
+    VkQueryPool *query_pools;
+    size_t query_pool_count;
+    wgprof_layer_cb **in_flight;  /* submitted, results not read */
+    size_t in_flight_count, in_flight_cap;
+    wgprof_pool *results;         /* fed by wgprof_pool_add_external */
+    _Atomic uint64_t dispatches, untimed_sampled; /* counted without the lock */
+    uint64_t dropped;
+    uint64_t begun;               /* command buffers begun, for --sample-every */
+    bool finished;
+} wgprof_layer_device;
+
+/* What the layer knows of a dispatchable handle's owner (the loader's dispatch key): a device
+ * for a VkDevice, VkQueue or VkCommandBuffer, an instance for a VkInstance or VkPhysicalDevice. */
+wgprof_layer_device *wgprof_layer_device_of(const void *dispatchable);
+wgprof_layer_instance *wgprof_layer_instance_of(const void *dispatchable);
+bool wgprof_layer_device_put(wgprof_layer_device *d);     /* false: out of memory */
+bool wgprof_layer_instance_put(wgprof_layer_instance *i);
+wgprof_layer_device *wgprof_layer_device_take(const void *dispatchable);
+wgprof_layer_instance *wgprof_layer_instance_take(const void *dispatchable);
+/* Every live device, for the exit. */
+void wgprof_layer_devices_each(void (*fn)(wgprof_layer_device *d));
+/* The settings the CLI passed (record.h): the results folder, its identity, sampling. */
+typedef struct wgprof_layer_settings {
+    char dir[4096];
+    char dir_id[64];
+    uint32_t sample_every;
+} wgprof_layer_settings;
+const wgprof_layer_settings *wgprof_layer_settings_get(void);
+void wgprof_layer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The maps, behind one mutex (layer_registry.c). */
+void wgprof_layer_lock(void);
+void wgprof_layer_unlock(void);
+extern wgprof_layer_map wgprof_layer_cbs;       /* VkCommandBuffer -> wgprof_layer_cb */
+extern wgprof_layer_map wgprof_layer_pipelines; /* VkPipeline -> wgprof_layer_pipeline */
+extern wgprof_layer_map wgprof_layer_modules;   /* VkShaderModule -> wgprof_layer_module */
+extern wgprof_layer_map wgprof_layer_pools;     /* VkCommandPool -> queue family + 1 */
+
+/* ---- layer_commands.c ---- */
+
+typedef struct wgprof_layer_pipeline {
+    char entry[WGPROF_LAYER_NAME_CAP];
+    char code[CODE_HASH_NAME_CAP];             /* the module's hash */
+    char module_label[WGPROF_LAYER_NAME_CAP];
+    char label[WGPROF_LAYER_NAME_CAP];         /* its debug-utils name */
+    uint32_t local_size[3];
+} wgprof_layer_pipeline;
+
+struct wgprof_layer_cb {
+    VkCommandBuffer handle;
+    wgprof_layer_device *device;
+    VkCommandPool pool;
+    uint32_t family;
+    bool untimed;  /* this recording is not timed (simultaneous use, sampling, no timestamps) */
+    bool timed_any; /* a timestamp was written in this recording */
+    const wgprof_layer_pipeline *bound;
+    wgprof_layer_block *blocks;
+    size_t block_count, block_cap;
+    uint32_t ticks; /* timestamps written */
+    wgprof_site *sites;
+    size_t count, cap; /* dispatches timed */
+    /* The last dispatch's site, for the next of the same pipeline and counts (most are). */
+    const wgprof_layer_pipeline *cached_pipeline;
+    uint32_t cached_counts[3];
+    bool cached_indirect, cached_valid;
+    wgprof_site cached_site;
+    wgprof_layer_cb **children; /* secondaries it executes */
+    size_t child_count, child_cap;
+    bool pending;   /* submitted, not read */
+    uint64_t submit_ns;
+};
+
+/* Hooks handed out by layer_dispatch.c. */
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo *info,
+                                                               const VkAllocationCallbacks *alloc,
+                                                               VkShaderModule *module);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyShaderModule(VkDevice device, VkShaderModule module,
+                                                            const VkAllocationCallbacks *alloc);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateComputePipelines(VkDevice device, VkPipelineCache cache,
+                                                                   uint32_t count,
+                                                                   const VkComputePipelineCreateInfo *infos,
+                                                                   const VkAllocationCallbacks *alloc,
+                                                                   VkPipeline *pipelines);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyPipeline(VkDevice device, VkPipeline pipeline,
+                                                        const VkAllocationCallbacks *alloc);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_SetDebugUtilsObjectNameEXT(VkDevice device,
+                                                                       const VkDebugUtilsObjectNameInfoEXT *info);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *info,
+                                                              const VkAllocationCallbacks *alloc, VkCommandPool *pool);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyCommandPool(VkDevice device, VkCommandPool pool,
+                                                           const VkAllocationCallbacks *alloc);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_ResetCommandPool(VkDevice device, VkCommandPool pool,
+                                                             VkCommandPoolResetFlags flags);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_AllocateCommandBuffers(VkDevice device,
+                                                                   const VkCommandBufferAllocateInfo *info,
+                                                                   VkCommandBuffer *cbs);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
+                                                           const VkCommandBuffer *cbs);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo *info);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_EndCommandBuffer(VkCommandBuffer cb);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_ResetCommandBuffer(VkCommandBuffer cb, VkCommandBufferResetFlags flags);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint point,
+                                                        VkPipeline pipeline);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatch(VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatchBase(VkCommandBuffer cb, uint32_t bx, uint32_t by, uint32_t bz,
+                                                        uint32_t x, uint32_t y, uint32_t z);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatchIndirect(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer cb, uint32_t count,
+                                                           const VkCommandBuffer *secondaries);
+/* Lets go of a command buffer's recording: its results read if they are there, its queries
+ * back to the device. */
+void wgprof_layer_cb_release(wgprof_layer_cb *cb);
+/* Forgets every command buffer of the device's (its end). */
+void wgprof_layer_cbs_forget(wgprof_layer_device *d);
+
+/* ---- layer_queue.c ---- */
+
+/* Reads every command buffer in flight whose timestamps are all there (`force`: every one, the
+ * missing ones as not written). Calls the driver; takes the device's lock only in between. */
+void wgprof_layer_poll(wgprof_layer_device *d, bool force);
+/* Reads `cb` now if it was submitted (`force` as above); its queries reset for a new use. */
+void wgprof_layer_read_cb(wgprof_layer_cb *cb, bool force);
+/* Queries back to the device, reset (from the host) for another use. */
+void wgprof_layer_blocks_return(wgprof_layer_device *d, wgprof_layer_block *blocks, size_t count, bool reset);
+/* A block for a command buffer being recorded; false where none can be had. */
+bool wgprof_layer_block_take(wgprof_layer_device *d, wgprof_layer_block *out);
+
+/* Hooks handed out by layer_dispatch.c. */
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
+                                                        VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2 *submits,
+                                                         VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit2KHR(VkQueue queue, uint32_t count,
+                                                            const VkSubmitInfo2 *submits, VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueWaitIdle(VkQueue queue);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_DeviceWaitIdle(VkDevice device);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitForFences(VkDevice device, uint32_t count, const VkFence *fences,
+                                                          VkBool32 all, uint64_t timeout);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_GetFenceStatus(VkDevice device, VkFence fence);
+
+/* ---- layer_output.c ---- */
+
+/* Writes the device's results (final: also PID.N.done) into the results folder. */
+void wgprof_layer_output_write(wgprof_layer_device *d, bool final);
+/* The N of the device's PID.N, taken in the results folder (as record's preload takes it). */
+unsigned wgprof_layer_output_claim(void);
+
+#endif

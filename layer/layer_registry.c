@@ -1,0 +1,129 @@
+/* The layer's maps: its instances and devices by the loader's dispatch key (the first word of
+ * every dispatchable handle: a device's queues and command buffers share its key, an instance's
+ * physical devices its), the program's command buffers, pipelines, shader modules and command
+ * pools by handle; one mutex, held for a lookup or an update. And the settings the CLI passed. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "layer_lib.h"
+#include "record.h"
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static wgprof_layer_map g_devices, g_instances;
+wgprof_layer_map wgprof_layer_cbs, wgprof_layer_pipelines, wgprof_layer_modules, wgprof_layer_pools;
+
+void wgprof_layer_lock(void) { pthread_mutex_lock(&g_lock); }
+void wgprof_layer_unlock(void) { pthread_mutex_unlock(&g_lock); }
+
+static uint64_t key_of(const void *dispatchable)
+{
+    const void *const *table = dispatchable;
+    return dispatchable ? (uint64_t)(uintptr_t)*table : 0;
+}
+
+wgprof_layer_device *wgprof_layer_device_of(const void *dispatchable)
+{
+    wgprof_layer_lock();
+    wgprof_layer_device *d = wgprof_layer_map_get(&g_devices, key_of(dispatchable));
+    wgprof_layer_unlock();
+    return d;
+}
+
+wgprof_layer_instance *wgprof_layer_instance_of(const void *dispatchable)
+{
+    wgprof_layer_lock();
+    wgprof_layer_instance *i = wgprof_layer_map_get(&g_instances, key_of(dispatchable));
+    wgprof_layer_unlock();
+    return i;
+}
+
+bool wgprof_layer_device_put(wgprof_layer_device *d)
+{
+    wgprof_layer_lock();
+    bool ok = wgprof_layer_map_put(&g_devices, key_of(d->handle), d);
+    wgprof_layer_unlock();
+    return ok;
+}
+
+bool wgprof_layer_instance_put(wgprof_layer_instance *i)
+{
+    wgprof_layer_lock();
+    bool ok = wgprof_layer_map_put(&g_instances, key_of(i->handle), i);
+    wgprof_layer_unlock();
+    return ok;
+}
+
+wgprof_layer_device *wgprof_layer_device_take(const void *dispatchable)
+{
+    wgprof_layer_lock();
+    wgprof_layer_device *d = wgprof_layer_map_take(&g_devices, key_of(dispatchable));
+    wgprof_layer_unlock();
+    return d;
+}
+
+wgprof_layer_instance *wgprof_layer_instance_take(const void *dispatchable)
+{
+    wgprof_layer_lock();
+    wgprof_layer_instance *i = wgprof_layer_map_take(&g_instances, key_of(dispatchable));
+    wgprof_layer_unlock();
+    return i;
+}
+
+typedef struct device_list {
+    wgprof_layer_device **items;
+    size_t count;
+} device_list;
+
+static void collect(uint64_t key, void *value, void *user)
+{
+    (void)key;
+    device_list *list = user;
+    list->items[list->count++] = value;
+}
+
+void wgprof_layer_devices_each(void (*fn)(wgprof_layer_device *d))
+{
+    wgprof_layer_lock();
+    device_list list = {wgprof__calloc(g_devices.count + 1, sizeof *list.items), 0};
+    if (list.items) {
+        wgprof_layer_map_each(&g_devices, collect, &list);
+    }
+    wgprof_layer_unlock();
+    for (size_t i = 0; i < list.count; i++) {
+        fn(list.items[i]);
+    }
+    wgprof__free(list.items);
+}
+
+static wgprof_layer_settings g_settings;
+static pthread_once_t g_settings_once = PTHREAD_ONCE_INIT;
+
+static void read_settings(void)
+{
+    const char *dir = getenv(RECORD_ENV_DIR);
+    snprintf(g_settings.dir, sizeof g_settings.dir, "%s", dir ? dir : "");
+    const char *id = getenv(RECORD_ENV_DIR_ID);
+    snprintf(g_settings.dir_id, sizeof g_settings.dir_id, "%s", id ? id : "");
+    const char *every = getenv(RECORD_ENV_SAMPLE_EVERY);
+    unsigned long n = every ? strtoul(every, NULL, 10) : 1;
+    g_settings.sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
+}
+
+const wgprof_layer_settings *wgprof_layer_settings_get(void)
+{
+    pthread_once(&g_settings_once, read_settings);
+    return &g_settings;
+}
+
+void wgprof_layer_say(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "wgprof record (Vulkan layer): %s\n", line);
+}
