@@ -27,8 +27,29 @@ report_of() {
   echo "${found:-$1}"
 }
 
+# ---- the command line, with or without the program and the layer ----
+"$wgprof" record --via sideways -- true >via.out 2>via.err
+status=$?
+[ "$status" -eq 2 ] && grep -q -- '--via sideways: webgpu or vulkan' via.err && [ ! -s via.out ] && ok \
+  || bad "--via sideways: exit $status (want 2 and a message, nothing run): $(cat via.err)"
+# A wgprof with no layer beside it says so and runs nothing (a copy of it in a folder of its own).
+mkdir -p alone/bin && cp "$wgprof" alone/bin/wgprof
+alone/bin/wgprof record --via vulkan -- echo ran >alone.out 2>alone.err
+status=$?
+[ "$status" -eq 2 ] && grep -q "Vulkan layer is not beside wgprof" alone.err && [ ! -s alone.out ] && ok \
+  || bad "--via vulkan without the layer: exit $status (want 2, saying the layer is missing, nothing run): $(cat alone.err)"
+# --webgpu after `record` as before it; given in both places, refused.
+"$wgprof" record --webgpu wgpu-native -- echo ran >webgpu.out 2>webgpu.err
+status=$?
+[ "$status" -eq 0 ] && grep -qx ran webgpu.out && ok || bad "record --webgpu wgpu-native: exit $status: $(cat webgpu.err)"
+"$wgprof" --webgpu wgpu-native record --webgpu dawn -- echo ran >webgpu2.out 2>webgpu2.err
+status=$?
+[ "$status" -eq 2 ] && grep -q -- '--webgpu given twice' webgpu2.err && [ ! -s webgpu2.out ] && ok \
+  || bad "--webgpu before and after record: exit $status (want 2, nothing run): $(cat webgpu2.err)"
+
 if [ ! -x "$app" ]; then
   echo "skipped: $app is not built (no Vulkan headers or glslangValidator at configure time)"
+  [ "$failed" -eq 0 ] || { finish; exit; }
   exit 77
 fi
 
@@ -43,18 +64,6 @@ for mode in $modes; do
   [ "$status" -eq 0 ] && grep -q '^checksum ' "$mode.plain.out" && grep -q '^manifest ' "$mode.plain.out" && ok \
     || bad "vk_compute $mode fails by itself (exit $status): $(tail_of "$mode.plain.err")"
 done
-
-# ---- the command line, layer or not ----
-"$wgprof" record --via sideways -- "$app" basic 1 >via.out 2>via.err
-status=$?
-[ "$status" -eq 2 ] && grep -q -- '--via sideways: webgpu or vulkan' via.err && [ ! -s via.out ] && ok \
-  || bad "--via sideways: exit $status (want 2 and a message, nothing run): $(cat via.err)"
-# A wgprof with no layer beside it says so and runs nothing (a copy of it in a folder of its own).
-mkdir -p alone/bin && cp "$wgprof" alone/bin/wgprof
-alone/bin/wgprof record --via vulkan -- "$app" basic 1 >alone.out 2>alone.err
-status=$?
-[ "$status" -eq 2 ] && grep -q "Vulkan layer is not beside wgprof" alone.err && [ ! -s alone.out ] && ok \
-  || bad "--via vulkan without the layer: exit $status (want 2, saying the layer is missing, nothing run): $(cat alone.err)"
 
 if [ ! -f "$layer_dir/libwgprof_layer.so" ] || [ ! -f "$layer_dir/VkLayer_wgprof_timing.json" ]; then
   if [ "$failed" -ne 0 ]; then
