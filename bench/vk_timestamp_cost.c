@@ -40,7 +40,7 @@ typedef enum variant { V_NONE, V_BRACKETED, V_CHAIN, V_BACK_TO_BACK } variant;
 static const char *const variant_names[VARIANTS] = {"none", "bracketed", "chain", "back_to_back"};
 static const unsigned timestamps_per_step[VARIANTS] = {0, 2 * DISPATCHES, DISPATCHES + 1, DISPATCHES + 1};
 
-static void die(const char *fmt, ...)
+_Noreturn static void die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -179,13 +179,13 @@ static void create_pipeline(bench *b)
     VK_CHECK(vkAllocateMemory(b->device, &ai, NULL, &b->memory));
     VK_CHECK(vkBindBufferMemory(b->device, b->buffer, b->memory, 0));
 
-    VkDescriptorSetLayoutBinding binding = {.binding = 0,
+    VkDescriptorSetLayoutBinding storage = {.binding = 0,
                                             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                             .descriptorCount = 1,
                                             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                           .bindingCount = 1,
-                                          .pBindings = &binding};
+                                          .pBindings = &storage};
     VK_CHECK(vkCreateDescriptorSetLayout(b->device, &li, NULL, &b->set_layout));
     VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1};
     VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -325,7 +325,7 @@ int main(int argc, char **argv)
     bench b = {.steps = 20, .groups = 64, .loops = 64, .stage = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT};
     unsigned rounds = 21;
     const char *stage_name = "bottom";
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc && argv[i]; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--steps") == 0 && v) {
             b.steps = parse_count(a, v, 100000);
@@ -390,7 +390,7 @@ int main(int argc, char **argv)
         record_variant(&b, (variant)v);
     }
 
-    fprintf(stderr, "vk_timestamp_cost: %s, %u rounds of %u steps of %u dispatches (%u workgroups of %d, %u loops), "
+    fprintf(stderr, "vk_timestamp_cost: %s, %u rounds of %u steps of %d dispatches (%u workgroups of %d, %u loops), "
                     "timestamps at %s\n",
             b.props.deviceName, rounds, b.steps, DISPATCHES, b.groups, LOCAL_SIZE, b.loops, stage_name);
     double *us = calloc((size_t)rounds * VARIANTS, sizeof *us);

@@ -47,7 +47,7 @@ static const char *const mode_names[] = {"basic", "names", "reuse", "secondary",
 static const uint32_t scale_groups[3] = {ELEMENTS / SCALE_LOCAL, 1, 1};
 static const uint32_t fold_groups[3] = {ELEMENTS / FOLD_LOCAL / FOLD_ROWS, FOLD_ROWS, 1};
 
-static void die(const char *fmt, ...)
+_Noreturn static void die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -259,13 +259,13 @@ static void read_memory(app *a, VkDeviceMemory memory, void *to, size_t size)
 
 static void create_descriptors(app *a)
 {
-    VkDescriptorSetLayoutBinding binding = {.binding = 0,
+    VkDescriptorSetLayoutBinding storage = {.binding = 0,
                                             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                             .descriptorCount = 1,
                                             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                           .bindingCount = 1,
-                                          .pBindings = &binding};
+                                          .pBindings = &storage};
     VK_CHECK(vkCreateDescriptorSetLayout(a->device, &li, NULL, &a->set_layout));
     VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1};
     VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -278,13 +278,13 @@ static void create_descriptors(app *a)
                                       .descriptorSetCount = 1,
                                       .pSetLayouts = &a->set_layout};
     VK_CHECK(vkAllocateDescriptorSets(a->device, &ai, &a->set));
-    VkDescriptorBufferInfo buffer = {.buffer = a->data, .offset = 0, .range = VK_WHOLE_SIZE};
+    VkDescriptorBufferInfo whole = {.buffer = a->data, .offset = 0, .range = VK_WHOLE_SIZE};
     VkWriteDescriptorSet write = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = a->set,
                                   .dstBinding = 0,
                                   .descriptorCount = 1,
                                   .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  .pBufferInfo = &buffer};
+                                  .pBufferInfo = &whole};
     vkUpdateDescriptorSets(a->device, 1, &write, 0, NULL);
     VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                      .setLayoutCount = 1,
