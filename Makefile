@@ -55,7 +55,7 @@ test: build
 FUZZ_SECONDS ?= 600
 # cppcheck walks the folders; clang-tidy takes the sources of each folder, subfolders named.
 LINT_DIRS = src common demo spec diff record cli bench tests examples
-TIDY_DIRS = $(LINT_DIRS) tests/record tests/support
+TIDY_DIRS = $(LINT_DIRS) tests/record tests/support tests/layer
 lint: build
 	@./scripts/install-deps.sh lint
 	cppcheck --quiet --enable=warning,performance,portability --std=c11 --error-exitcode=1 \

@@ -31,6 +31,11 @@ void cli_install_logger(void);
 void cli_signals_save(void);
 void cli_signals_restore(void);
 
+/* Selects the WebGPU implementation wgprof loads (webgpu_loader_select of common.h; NULL: the
+ * default). Prints why it cannot and returns CLI_USAGE for a name or path that is not one,
+ * CLI_FAILED for one that cannot be loaded. */
+int cli_select_webgpu(const char *choice);
+
 /* Prints "wgprof: <what>: <status>" to stderr and returns the exit code for `s`. */
 int cli_fail(const char *what, wgprof_status s);
 
@@ -68,7 +73,8 @@ void cli_error_timed_out(const char *command, const cli_iterations *r, double ti
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
-int cmd_record(int argc, char **argv);
+/* `webgpu`: the --webgpu given before the command, or NULL. */
+int cmd_record(int argc, char **argv, const char *webgpu);
 int cmd_diff(int argc, char **argv);
 
 /* --baseline FILE of run, demo and record (cmd_diff.c): the report is read before the run, which

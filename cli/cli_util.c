@@ -1,6 +1,6 @@
 /* The helpers every wgprof subcommand shares (declared in cli.h): the stderr logger, the
- * messages, and the signal state wgprof started with. Below both main.c and the cmd_*.c files;
- * it calls neither. */
+ * messages, the choice of the WebGPU implementation, and the signal state wgprof started with.
+ * Below both main.c and the cmd_*.c files; it calls neither. */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +18,17 @@ static void log_stderr(wgprof_log_level level, const char *message, void *user_d
     if (level <= g_level) {
         cli_error("%s", message); /* messages may quote labels from a spec */
     }
+}
+
+int cli_select_webgpu(const char *choice)
+{
+    char error[2048];
+    if (!webgpu_loader_select(choice, error, sizeof error)) {
+        cli_error("wgprof: %s", error);
+        /* A name or path that is not one is bad usage; one that cannot be loaded a failure. */
+        return strstr(error, ": expected wgpu-native") ? CLI_USAGE : CLI_FAILED;
+    }
+    return CLI_OK;
 }
 
 /* libwayland-client's messages, at debug level. Mesa's device-selection Vulkan layer asks

@@ -1,9 +1,11 @@
 /*
- * wgprof record: runs an unmodified program with libwgprof_record.so preloaded (record/),
- * which times its compute dispatches and writes each device's results into a private folder;
- * when the program ends, prints the per-kernel tables, copies the reports asked for to their
- * paths (with .PID.N before the extension where several processes or devices made results)
- * and exits with the program's own status (128 + N for signal N, as a shell does).
+ * wgprof record: runs an unmodified program with libwgprof_record.so preloaded (record/), or
+ * with wgprof's Vulkan layer enabled through the Vulkan loader's environment (--via vulkan,
+ * layer/), either of which times its compute dispatches and writes each device's results into
+ * a private folder; when the program ends, prints the per-kernel tables, copies the reports
+ * asked for to their paths (with .PID.N before the extension where several processes or
+ * devices made results) and exits with the program's own status (128 + N for signal N, as a
+ * shell does).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -23,15 +25,28 @@
 #include "record.h"
 #include "common.h"
 
+/* The layer's name as the loader knows it, and its manifest's file name: what the layer's own
+ * contract (layer/layer.h) spells. */
+#define RECORD_LAYER_NAME "VK_LAYER_WGPROF_timing"
+#define RECORD_LAYER_MANIFEST "VkLayer_wgprof_timing.json"
+
 static const char record_usage[] =
-    "usage: wgprof [--webgpu IMPLEMENTATION] record [options] -- PROGRAM [ARGS...]\n"
+    "usage: wgprof record [options] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM, unmodified, and times each compute dispatch it makes through the WebGPU C API\n"
-    "(programs linked to wgpu-native or Dawn, and wgpu-py scripts): the per-kernel table is\n"
-    "printed on stderr when it ends. Kernels are named after their compute pipeline's label and\n"
-    "entry point (label:entry); compute pass labels and debug groups become scopes.\n"
+    "(programs linked to wgpu-native or Dawn, and wgpu-py scripts) or, with --via vulkan, through\n"
+    "Vulkan: the per-kernel table is printed on stderr when it ends. Kernels are named after their\n"
+    "compute pipeline's label and entry point (label:entry); compute pass labels and debug groups\n"
+    "become scopes.\n"
     "\n"
     "options:\n"
+    "  --via webgpu|vulkan  where dispatches are timed: webgpu (default) through the WebGPU C API,\n"
+    "                       by a library preloaded into PROGRAM; vulkan through wgprof's Vulkan\n"
+    "                       layer (" RECORD_LAYER_NAME "), enabled for PROGRAM by the Vulkan\n"
+    "                       loader's environment: programs with WebGPU compiled in (ONNX Runtime's\n"
+    "                       WebGPU EP, Rust wgpu, Chromium) and plain Vulkan programs. Kernels\n"
+    "                       are named after debug-utils names, else the SPIR-V's entry point\n"
+    "  --webgpu IMPL        wgpu-native, dawn or a library's path: as 'wgprof --webgpu IMPL record'\n"
     "  --json FILE          the JSON report: every dispatch, kernel and scope\n"
     "  --html FILE          the HTML report: timeline, charts, tables\n"
     "  --trace FILE         a Chrome trace (Perfetto, chrome://tracing)\n"
@@ -48,6 +63,11 @@ static const char record_usage[] =
     "WGPU_LIB_PATH; wgpu-py needs wgpu-native). A FILE that is PROGRAM, a file its ARGS name, or\n"
     "another FILE is refused before PROGRAM runs.\n"
     "\n"
+    "--via vulkan adds the layer's folder to VK_ADD_LAYER_PATH and its name to VK_INSTANCE_LAYERS\n"
+    "(and to VK_LOADER_LAYERS_ENABLE where a loader filter is set), after the layers already\n"
+    "named there, which stay enabled; where VK_INSTANCE_LAYERS names it already, it is left as it\n"
+    "is.\n"
+    "\n"
     "exit status: PROGRAM's own (128 + N when signal N ended it); 2 bad usage (also a program that\n"
     "needs wgpu-native given Dawn, stopped before it starts its work); 127 PROGRAM not found, 126\n"
     "not executable\n";
@@ -58,6 +78,8 @@ typedef struct record_options {
     const char *files[WGPROF_FORMAT_COUNT];
     const char *baseline;
     const char *strategy;
+    const char *webgpu; /* --webgpu after `record`, or NULL */
+    bool via_vulkan;
     unsigned long sample_every;
     char **program; /* argv of the program, NULL-terminated */
 } record_options;
@@ -98,6 +120,32 @@ static int parse(int argc, char **argv, record_options *o)
                 return CLI_USAGE;
             }
             o->baseline = argv[++i];
+            continue;
+        }
+        if (strcmp(a, "--via") == 0 || strncmp(a, "--via=", 6) == 0) {
+            const char *v = a[5] == '=' ? a + 6 : i + 1 < argc && strcmp(argv[i + 1], "--") != 0 ? argv[++i] : NULL;
+            if (!v) {
+                cli_error("wgprof record: --via needs a value: webgpu or vulkan");
+                return CLI_USAGE;
+            }
+            if (strcmp(v, "webgpu") != 0 && strcmp(v, "vulkan") != 0) {
+                cli_error("wgprof record: --via %s: webgpu or vulkan", v);
+                return CLI_USAGE;
+            }
+            o->via_vulkan = strcmp(v, "vulkan") == 0;
+            continue;
+        }
+        if (strcmp(a, "--webgpu") == 0 || strncmp(a, "--webgpu=", 9) == 0) {
+            const char *v = a[8] == '=' ? a + 9 : i + 1 < argc && strcmp(argv[i + 1], "--") != 0 ? argv[++i] : NULL;
+            if (!v || !*v) {
+                cli_error("wgprof record: --webgpu needs a value: wgpu-native, dawn, or a path to a WebGPU library");
+                return CLI_USAGE;
+            }
+            if (o->webgpu) {
+                cli_error("wgprof record: --webgpu given twice ('%s' and '%s')", o->webgpu, v);
+                return CLI_USAGE;
+            }
+            o->webgpu = v;
             continue;
         }
         if (strcmp(a, "--strategy") == 0 || strcmp(a, "--sample-every") == 0) {
@@ -291,9 +339,96 @@ static bool find_preload(char *out, size_t cap)
     return false;
 }
 
+/* The folder of the Vulkan layer's manifest (layer/): in the build tree beside this program's,
+ * or installed beside libwgprof_record.so in its lib folder. Absolute, without links: the
+ * program may change folder before it creates its Vulkan instance. */
+static bool find_layer_folder(char *out, size_t cap, char *looked, size_t looked_cap)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        snprintf(looked, looked_cap, "(/proc/self/exe unreadable)");
+        return false;
+    }
+    self[n] = '\0';
+    const char *dir = dirname(self);
+    const char *candidates[] = {"../layer", WGPROF_BIN_TO_LIB};
+    looked[0] = '\0';
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+        char folder[4200], manifest[4300];
+        snprintf(folder, sizeof folder, "%s/%s", dir, candidates[i]);
+        snprintf(manifest, sizeof manifest, "%s/" RECORD_LAYER_MANIFEST, folder);
+        size_t used = strlen(looked);
+        snprintf(looked + used, looked_cap - used, "%s%s", used ? " and " : "", manifest);
+        if (access(manifest, R_OK) == 0 && realpath(folder, out) && strlen(out) < cap) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool set_env(const char *name, const char *value)
 {
     return setenv(name, value, 1) == 0;
+}
+
+/* Whether the list `list`, of items separated by any of `separators`, holds `item`. */
+static bool list_holds(const char *list, const char *separators, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, separators);
+        if (len == n && strncmp(p, item, n) == 0) {
+            return true;
+        }
+        p += len;
+        p += *p ? 1 : 0;
+    }
+    return false;
+}
+
+/* Sets `name` to `value` with what it held before, where it held something, after `value`
+ * (before: false) or before it, `separator` between them. */
+static bool add_to_env(const char *name, const char *value, char separator, bool before)
+{
+    const char *old = getenv(name);
+    if (!old || !*old) {
+        return set_env(name, value);
+    }
+    size_t cap = strlen(old) + strlen(value) + 2;
+    char *joined = malloc(cap);
+    if (!joined) {
+        errno = ENOMEM;
+        return false;
+    }
+    snprintf(joined, cap, "%s%c%s", before ? value : old, separator, before ? old : value);
+    bool ok = set_env(name, joined);
+    free(joined);
+    return ok;
+}
+
+/* The Vulkan loader's environment that enables wgprof's layer in the program, beside the
+ * user's own layers: its folder searched first, its name enabled after theirs. Where
+ * VK_INSTANCE_LAYERS names it already, the user chose its place in the list: left as it is.
+ * A loader filter (VK_LOADER_LAYERS_DISABLE, e.g. ~all~) disables even the layers
+ * VK_INSTANCE_LAYERS names unless VK_LOADER_LAYERS_ENABLE names them too. */
+static bool enable_layer(const char *folder)
+{
+    if (!add_to_env("VK_ADD_LAYER_PATH", folder, ':', true)) {
+        return false;
+    }
+    const char *instance_layers = getenv("VK_INSTANCE_LAYERS");
+    if (!(instance_layers && list_holds(instance_layers, ":", RECORD_LAYER_NAME)) &&
+        !add_to_env("VK_INSTANCE_LAYERS", RECORD_LAYER_NAME, ':', false)) {
+        return false;
+    }
+    const char *enable = getenv("VK_LOADER_LAYERS_ENABLE"), *disable = getenv("VK_LOADER_LAYERS_DISABLE");
+    bool filtered = (enable && *enable) || (disable && *disable);
+    if (filtered && !(enable && list_holds(enable, ",", RECORD_LAYER_NAME)) &&
+        !add_to_env("VK_LOADER_LAYERS_ENABLE", RECORD_LAYER_NAME, ',', false)) {
+        return false;
+    }
+    return true;
 }
 
 static volatile sig_atomic_t g_signal;
@@ -604,8 +739,13 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
     size_t count = 0;
     result_set *sets = list_sets(r, &count);
     if (!count) {
-        fprintf(stderr, "wgprof record: no results: the program created no WebGPU device, or none that wgprof "
-                        "could time%s\n", print_why(r) ? " (above)" : "");
+        if (o->via_vulkan) {
+            fprintf(stderr, "wgprof record: no results: the program created no Vulkan device, or none that "
+                            "wgprof's Vulkan layer could time\n");
+        } else {
+            fprintf(stderr, "wgprof record: no results: the program created no WebGPU device, or none that wgprof "
+                            "could time%s\n", print_why(r) ? " (above)" : "");
+        }
         free(sets);
         return true;
     }
@@ -743,7 +883,11 @@ static bool make_folder(const char *tmpdir, results_folder *r)
     return true;
 }
 
-static int prepare_environment(const record_options *o, const results_folder *r, const char *preload)
+/* The program's environment: the settings of record.h, and either the preload library (with
+ * `preload` as the WebGPU library wgpu-py loads) or, where `layer_folder` is set, wgprof's
+ * Vulkan layer enabled through the loader's environment. */
+static int prepare_environment(const record_options *o, const results_folder *r, const char *preload,
+                               const char *layer_folder)
 {
     /* The formats the preload library writes at the end, besides JSON and the table. */
     char formats[64] = "";
@@ -761,22 +905,17 @@ static int prepare_environment(const record_options *o, const results_folder *r,
     if (!implementation || !*implementation) {
         implementation = webgpu_loader_path();
     }
-    const char *old_preload = getenv("LD_PRELOAD");
-    bool more = old_preload && *old_preload;
-    size_t cap = strlen(preload) + (more ? strlen(old_preload) : 0) + 2;
-    char *preloads = malloc(cap);
-    if (!preloads) {
-        return CLI_FAILED;
-    }
-    snprintf(preloads, cap, "%s%s%s", preload, more ? ":" : "", more ? old_preload : "");
     char id[64];
     snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)r->st.st_dev, (unsigned long long)r->st.st_ino);
     bool ok = set_env(RECORD_ENV_DIR, r->path) && set_env(RECORD_ENV_DIR_ID, id) &&
               set_env(RECORD_ENV_LIBRARY, implementation) &&
               set_env(RECORD_ENV_STRATEGY, o->strategy) && set_env(RECORD_ENV_SAMPLE_EVERY, every) &&
-              set_env(RECORD_ENV_FORMATS, formats) && set_env("WGPU_LIB_PATH", preload) &&
-              set_env("LD_PRELOAD", preloads);
-    free(preloads);
+              set_env(RECORD_ENV_FORMATS, formats);
+    if (ok && layer_folder) {
+        ok = enable_layer(layer_folder);
+    } else if (ok) {
+        ok = set_env("WGPU_LIB_PATH", preload) && add_to_env("LD_PRELOAD", preload, ':', true);
+    }
     if (!ok) {
         cli_error("wgprof record: cannot set the program's environment: %s", strerror(errno));
         return CLI_FAILED;
@@ -784,24 +923,47 @@ static int prepare_environment(const record_options *o, const results_folder *r,
     return CLI_OK;
 }
 
-int cmd_record(int argc, char **argv)
+int cmd_record(int argc, char **argv, const char *webgpu)
 {
     record_options o = {0};
     int rc = parse(argc, argv, &o);
     if (rc != CLI_OK) {
         return rc < 0 ? CLI_OK : rc;
     }
+    if (webgpu && o.webgpu) {
+        cli_error("wgprof record: --webgpu given twice, before and after 'record' ('%s' and '%s')", webgpu, o.webgpu);
+        return CLI_USAGE;
+    }
+    rc = cli_select_webgpu(o.webgpu ? o.webgpu : webgpu);
+    if (rc != CLI_OK) {
+        return rc;
+    }
     rc = check_outputs(&o);
     if (rc != CLI_OK) {
         return rc;
     }
-    char preload[4096];
-    if (!find_preload(preload, sizeof preload)) {
+    char preload[4096] = "", layer_folder[PATH_MAX] = "";
+    if (o.via_vulkan) {
+        char looked[8600];
+        if (!find_layer_folder(layer_folder, sizeof layer_folder, looked, sizeof looked)) {
+            cli_error("wgprof record: --via vulkan: wgprof's Vulkan layer is not beside wgprof (looked for %s): this "
+                      "wgprof was built or installed without it",
+                      looked);
+            return CLI_USAGE;
+        }
+        if (strchr(layer_folder, ':')) {
+            /* VK_ADD_LAYER_PATH separates its folders at colons: such a path would be split. */
+            cli_error("wgprof record: %s: the Vulkan loader cannot search a folder whose path holds a colon; "
+                      "install wgprof elsewhere",
+                      layer_folder);
+            return CLI_FAILED;
+        }
+    } else if (!find_preload(preload, sizeof preload)) {
         cli_error("wgprof record: libwgprof_record.so is not beside wgprof (looked in ../record/ and %s)",
                   WGPROF_BIN_TO_LIB);
         return CLI_FAILED;
     }
-    if (strpbrk(preload, " :\t\n")) {
+    if (!o.via_vulkan && strpbrk(preload, " :\t\n")) {
         /* LD_PRELOAD separates its entries at spaces and colons: such a path would be split. */
         cli_error("wgprof record: %s: the dynamic linker cannot preload a library whose path holds a space or a "
                   "colon; install wgprof elsewhere",
@@ -826,7 +988,7 @@ int cmd_record(int argc, char **argv)
         rc = cli_check_report_files("record", o.files, &baseline_input, 1);
     }
     if (rc == CLI_OK) {
-        rc = prepare_environment(&o, &folder, preload);
+        rc = prepare_environment(&o, &folder, preload, o.via_vulkan ? layer_folder : NULL);
     }
     if (rc == CLI_OK) {
         fflush(NULL);

@@ -71,11 +71,11 @@ static int take_webgpu_option(int *argc, char **argv, const char **choice)
     return CLI_OK;
 }
 
-/* Commands that touch the GPU load the implementation first; help and version do not. */
+/* Commands that touch the GPU load the implementation first; help and version do not. record
+ * loads it itself once it has read its options, among which --webgpu may be. */
 static bool needs_webgpu(const char *cmd)
 {
-    return strcmp(cmd, "info") == 0 || strcmp(cmd, "run") == 0 || strcmp(cmd, "demo") == 0 ||
-           strcmp(cmd, "record") == 0;
+    return strcmp(cmd, "info") == 0 || strcmp(cmd, "run") == 0 || strcmp(cmd, "demo") == 0;
 }
 
 static int run_command(int argc, char **argv)
@@ -86,11 +86,9 @@ static int run_command(int argc, char **argv)
         return rc;
     }
     if (argc >= 2 && needs_webgpu(argv[1])) {
-        char error[2048];
-        if (!webgpu_loader_select(webgpu, error, sizeof error)) {
-            cli_error("wgprof: %s", error);
-            /* A name or path that is not one is bad usage; one that cannot be loaded a failure. */
-            return strstr(error, ": expected wgpu-native") ? CLI_USAGE : CLI_FAILED;
+        rc = cli_select_webgpu(webgpu);
+        if (rc != CLI_OK) {
+            return rc;
         }
     }
     if (argc < 2) {
@@ -116,7 +114,7 @@ static int run_command(int argc, char **argv)
         return cmd_demo(argc - 1, argv + 1);
     }
     if (strcmp(cmd, "record") == 0) {
-        return cmd_record(argc - 1, argv + 1);
+        return cmd_record(argc - 1, argv + 1, webgpu);
     }
     if (strcmp(cmd, "diff") == 0) {
         return cmd_diff(argc - 1, argv + 1);

@@ -12,4 +12,10 @@ loops="${LOOPS:-4096}"
 "$root/build/bench/bench_accuracy" "$loops" >"$out/bench_accuracy.json"
 "$root/build/bench/bench_overhead" "$rounds" >"$out/bench_overhead.json"
 "$root/build/bench/bench_phases" "${PHASE_EXECUTES:-400}" >"$out/bench_phases.json"
+# The raw Vulkan floor of a timestamp's GPU cost (built where the Vulkan headers and
+# glslangValidator were); its per-round lines go beside the JSON.
+if [ -x "$root/build/bench/vk_timestamp_cost" ]; then
+  "$root/build/bench/vk_timestamp_cost" "${TIMESTAMP_ROUNDS:-21}" >"$out/vk_timestamp_cost.json" \
+    2>"$out/vk_timestamp_cost.txt"
+fi
 cat "$out"/bench_*.json

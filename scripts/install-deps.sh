@@ -7,10 +7,13 @@
 # installs and fetches nothing present.
 #   build  the compiler, CMake, pkg-config and jansson; the Vulkan loader and Mesa's lavapipe (a
 #          real Vulkan driver on the CPU, with timestamp queries) that the built tool and demo run
-#          on; curl, CA certificates and unzip for fetching wgpu-native       (make build, make demo)
-#   test   build + python3, python3-venv and chromium: the tests read reports with Python, load
-#          the HTML one in headless Chromium and profile a wgpu-py script from a venv; Dawn, Mesa
-#          25 and wgpu-py in .deps/wgpu-py (x86_64 only)                              (make test)
+#          on; the Vulkan headers and glslangValidator, for wgprof's Vulkan layer and the plain
+#          Vulkan programs (SPIR-V compiled at build time); curl, CA certificates and unzip for
+#          fetching wgpu-native                                               (make build, make demo)
+#   test   build + python3, python3-venv, chromium and the Khronos validation layer: the tests read
+#          reports with Python, load the HTML one in headless Chromium, profile a wgpu-py script
+#          from a venv and run a Vulkan program under validation with and without wgprof's layer;
+#          Dawn, Mesa 25 and wgpu-py in .deps/wgpu-py (x86_64 only)                  (make test)
 #   lint   build + cppcheck and clang-tidy                                             (make lint)
 #   fuzz   build + clang with its libFuzzer/sanitizer runtimes, and python3 (seeds) (make fuzz)
 #   check  all of the above + valgrind                                                (make check)
@@ -19,8 +22,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
 build_packages=(build-essential cmake pkg-config libjansson-dev libvulkan1 mesa-vulkan-drivers
-                curl ca-certificates unzip)
-test_packages=(python3 python3-venv chromium)
+                libvulkan-dev glslang-tools curl ca-certificates unzip)
+test_packages=(python3 python3-venv chromium vulkan-validationlayers)
 lint_packages=(cppcheck clang-tidy)
 fuzz_packages=(clang libclang-rt-14-dev python3)
 check_packages=(valgrind)

@@ -1,0 +1,568 @@
+/*
+ * A plain Vulkan compute program, for the tests of wgprof's Vulkan layer (tests/test_layer.sh):
+ * it knows nothing of wgprof, links the Vulkan loader as applications do and enables no layer
+ * of its own. Two compute pipelines (scale.comp, fold.comp: SPIR-V compiled at build time, with
+ * the entry points `scale` and `fold`) run one after the other on one storage buffer, a buffer
+ * barrier between them, STEPS times, each step submitted with a fence and waited for; then it
+ * reads the buffer back, checks it against the same arithmetic on the CPU and prints a checksum.
+ *
+ * Usage: vk_compute MODE [STEPS] [--debug-utils]
+ *   basic      a command buffer allocated, recorded and freed per step
+ *   names      basic, with the pipelines named `scaler` and `folder` through
+ *              vkSetDebugUtilsObjectNameEXT (needs VK_EXT_debug_utils: else exit 77)
+ *   reuse      one command buffer recorded once and submitted STEPS times
+ *   secondary  the dispatches in a secondary command buffer recorded once, executed from a
+ *              primary one recorded per step
+ *   indirect   basic through vkCmdDispatchIndirect, the counts in a buffer
+ * STEPS: default 5. --debug-utils enables VK_EXT_debug_utils where offered and prints every
+ * warning or error a layer reports through it on stderr, one line each:
+ *   vk_compute: message ID: TEXT
+ *
+ * On stdout, what it submitted, for tests/record/check_record.py: `manifest KERNEL COUNT`, and
+ * `workgroups KERNEL X Y Z COUNT` for the direct dispatches, where KERNEL is the name a
+ * profiler must give: `label:entry`, with `*` for the label where the pipeline has no name
+ * (the profiler's choice), and ` (indirect)` after it for indirect dispatches; then
+ * `checksum HEX`. Exit 0 on success; 1 with a message on any Vulkan error or a wrong result;
+ * 2 bad usage.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vulkan/vulkan.h>
+
+#include "fold.spv.h"
+#include "scale.spv.h"
+
+#define ELEMENTS 4096u
+#define SCALE_LOCAL 64u
+#define FOLD_LOCAL 32u
+#define FOLD_ROWS 2u
+
+typedef enum mode { MODE_BASIC, MODE_NAMES, MODE_REUSE, MODE_SECONDARY, MODE_INDIRECT } mode;
+static const char *const mode_names[] = {"basic", "names", "reuse", "secondary", "indirect"};
+
+static const uint32_t scale_groups[3] = {ELEMENTS / SCALE_LOCAL, 1, 1};
+static const uint32_t fold_groups[3] = {ELEMENTS / FOLD_LOCAL / FOLD_ROWS, FOLD_ROWS, 1};
+
+_Noreturn static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("vk_compute: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static const char *result_name(VkResult r)
+{
+    switch (r) {
+    case VK_NOT_READY: return "VK_NOT_READY";
+    case VK_TIMEOUT: return "VK_TIMEOUT";
+    case VK_INCOMPLETE: return "VK_INCOMPLETE";
+    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
+    case VK_ERROR_MEMORY_MAP_FAILED: return "VK_ERROR_MEMORY_MAP_FAILED";
+    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
+    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
+    default: return "another VkResult";
+    }
+}
+
+/* Any result but VK_SUCCESS ends the program, naming the call. */
+#define VK_CHECK(call)                                                                                       \
+    do {                                                                                                     \
+        VkResult r_ = (call);                                                                                \
+        if (r_ != VK_SUCCESS) {                                                                              \
+            die("%s failed: %s (%d)", #call, result_name(r_), (int)r_);                                      \
+        }                                                                                                    \
+    } while (0)
+
+typedef struct app {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    PFN_vkSetDebugUtilsObjectNameEXT set_name;
+    VkPhysicalDevice physical;
+    uint32_t family;
+    VkDevice device;
+    VkQueue queue;
+    VkBuffer data, indirect;
+    VkDeviceMemory data_memory, indirect_memory;
+    VkDescriptorSetLayout set_layout;
+    VkDescriptorPool descriptor_pool;
+    VkDescriptorSet set;
+    VkPipelineLayout layout;
+    VkShaderModule modules[2];
+    VkPipeline scale, fold;
+    VkCommandPool pool;
+    VkFence fence;
+} app;
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                 VkDebugUtilsMessageTypeFlagsEXT types,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)severity;
+    (void)types;
+    (void)user;
+    fprintf(stderr, "vk_compute: message %s: %s\n", data->pMessageIdName ? data->pMessageIdName : "(no id)",
+            data->pMessage ? data->pMessage : "");
+    return VK_FALSE;
+}
+
+static bool instance_has_extension(const char *name)
+{
+    uint32_t count = 0;
+    VK_CHECK(vkEnumerateInstanceExtensionProperties(NULL, &count, NULL));
+    VkExtensionProperties *props = calloc(count ? count : 1, sizeof *props);
+    if (!props) {
+        die("out of memory");
+    }
+    VK_CHECK(vkEnumerateInstanceExtensionProperties(NULL, &count, props));
+    bool found = false;
+    for (uint32_t i = 0; i < count && !found; i++) {
+        found = strcmp(props[i].extensionName, name) == 0;
+    }
+    free(props);
+    return found;
+}
+
+static void create_instance(app *a, bool debug_utils)
+{
+    VkApplicationInfo info = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                              .pApplicationName = "vk_compute",
+                              .apiVersion = VK_API_VERSION_1_1};
+    const char *extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+    VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                               .pApplicationInfo = &info,
+                               .enabledExtensionCount = debug_utils ? 1u : 0u,
+                               .ppEnabledExtensionNames = extensions};
+    VK_CHECK(vkCreateInstance(&ci, NULL, &a->instance));
+    if (!debug_utils) {
+        return;
+    }
+    a->set_name = (PFN_vkSetDebugUtilsObjectNameEXT)vkGetInstanceProcAddr(a->instance, "vkSetDebugUtilsObjectNameEXT");
+    PFN_vkCreateDebugUtilsMessengerEXT create =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(a->instance, "vkCreateDebugUtilsMessengerEXT");
+    if (!a->set_name || !create) {
+        die("VK_EXT_debug_utils is enabled but its functions are missing");
+    }
+    VkDebugUtilsMessengerCreateInfoEXT mi = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = on_message};
+    VK_CHECK(create(a->instance, &mi, NULL, &a->messenger));
+}
+
+static void pick_device(app *a)
+{
+    uint32_t count = 0;
+    VK_CHECK(vkEnumeratePhysicalDevices(a->instance, &count, NULL));
+    if (!count) {
+        die("no Vulkan device");
+    }
+    VkPhysicalDevice *devices = calloc(count, sizeof *devices);
+    if (!devices) {
+        die("out of memory");
+    }
+    VK_CHECK(vkEnumeratePhysicalDevices(a->instance, &count, devices));
+    for (uint32_t d = 0; d < count && !a->physical; d++) {
+        uint32_t families = 0;
+        vkGetPhysicalDeviceQueueFamilyProperties(devices[d], &families, NULL);
+        VkQueueFamilyProperties *props = calloc(families ? families : 1, sizeof *props);
+        if (!props) {
+            die("out of memory");
+        }
+        vkGetPhysicalDeviceQueueFamilyProperties(devices[d], &families, props);
+        for (uint32_t f = 0; f < families; f++) {
+            if (props[f].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+                a->physical = devices[d];
+                a->family = f;
+                break;
+            }
+        }
+        free(props);
+    }
+    free(devices);
+    if (!a->physical) {
+        die("no Vulkan device with a compute queue");
+    }
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(a->physical, &props);
+    fprintf(stderr, "vk_compute: on %s\n", props.deviceName);
+}
+
+static void create_device(app *a)
+{
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                  .queueFamilyIndex = a->family,
+                                  .queueCount = 1,
+                                  .pQueuePriorities = &priority};
+    VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &qi};
+    VK_CHECK(vkCreateDevice(a->physical, &ci, NULL, &a->device));
+    vkGetDeviceQueue(a->device, a->family, 0, &a->queue);
+}
+
+/* A buffer in host-visible, coherent memory: the program writes and reads it directly. */
+static void create_buffer(app *a, VkDeviceSize size, VkBufferUsageFlags usage, VkBuffer *buffer, VkDeviceMemory *memory)
+{
+    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                             .size = size,
+                             .usage = usage,
+                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    VK_CHECK(vkCreateBuffer(a->device, &bi, NULL, buffer));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(a->device, *buffer, &req);
+    VkPhysicalDeviceMemoryProperties mem;
+    vkGetPhysicalDeviceMemoryProperties(a->physical, &mem);
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    uint32_t type = UINT32_MAX;
+    for (uint32_t t = 0; t < mem.memoryTypeCount && type == UINT32_MAX; t++) {
+        if ((req.memoryTypeBits & (1u << t)) && (mem.memoryTypes[t].propertyFlags & want) == want) {
+            type = t;
+        }
+    }
+    if (type == UINT32_MAX) {
+        die("no host-visible, coherent memory type for a buffer");
+    }
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = type};
+    VK_CHECK(vkAllocateMemory(a->device, &ai, NULL, memory));
+    VK_CHECK(vkBindBufferMemory(a->device, *buffer, *memory, 0));
+}
+
+static void write_memory(app *a, VkDeviceMemory memory, const void *from, size_t size)
+{
+    void *p = NULL;
+    VK_CHECK(vkMapMemory(a->device, memory, 0, VK_WHOLE_SIZE, 0, &p));
+    memcpy(p, from, size);
+    vkUnmapMemory(a->device, memory);
+}
+
+static void read_memory(app *a, VkDeviceMemory memory, void *to, size_t size)
+{
+    void *p = NULL;
+    VK_CHECK(vkMapMemory(a->device, memory, 0, VK_WHOLE_SIZE, 0, &p));
+    memcpy(to, p, size);
+    vkUnmapMemory(a->device, memory);
+}
+
+static void create_descriptors(app *a)
+{
+    VkDescriptorSetLayoutBinding storage = {.binding = 0,
+                                            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                            .descriptorCount = 1,
+                                            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = 1,
+                                          .pBindings = &storage};
+    VK_CHECK(vkCreateDescriptorSetLayout(a->device, &li, NULL, &a->set_layout));
+    VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1};
+    VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                     .maxSets = 1,
+                                     .poolSizeCount = 1,
+                                     .pPoolSizes = &size};
+    VK_CHECK(vkCreateDescriptorPool(a->device, &pi, NULL, &a->descriptor_pool));
+    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                      .descriptorPool = a->descriptor_pool,
+                                      .descriptorSetCount = 1,
+                                      .pSetLayouts = &a->set_layout};
+    VK_CHECK(vkAllocateDescriptorSets(a->device, &ai, &a->set));
+    VkDescriptorBufferInfo whole = {.buffer = a->data, .offset = 0, .range = VK_WHOLE_SIZE};
+    VkWriteDescriptorSet write = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                  .dstSet = a->set,
+                                  .dstBinding = 0,
+                                  .descriptorCount = 1,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  .pBufferInfo = &whole};
+    vkUpdateDescriptorSets(a->device, 1, &write, 0, NULL);
+    VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                     .setLayoutCount = 1,
+                                     .pSetLayouts = &a->set_layout};
+    VK_CHECK(vkCreatePipelineLayout(a->device, &pl, NULL, &a->layout));
+}
+
+static VkPipeline create_pipeline(app *a, VkShaderModule *module, const uint32_t *code, size_t size,
+                                  const char *entry, const char *name)
+{
+    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
+    VK_CHECK(vkCreateShaderModule(a->device, &mi, NULL, module));
+    VkComputePipelineCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = *module,
+                  .pName = entry},
+        .layout = a->layout};
+    VkPipeline pipeline;
+    VK_CHECK(vkCreateComputePipelines(a->device, VK_NULL_HANDLE, 1, &ci, NULL, &pipeline));
+    if (name) {
+        VkDebugUtilsObjectNameInfoEXT ni = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+                                            .objectType = VK_OBJECT_TYPE_PIPELINE,
+                                            .objectHandle = (uint64_t)pipeline,
+                                            .pObjectName = name};
+        VK_CHECK(a->set_name(a->device, &ni));
+    }
+    return pipeline;
+}
+
+/* What the shaders do, on the CPU. */
+static void step_on_cpu(uint32_t *v)
+{
+    for (uint32_t i = 0; i < ELEMENTS; i++) {
+        v[i] = v[i] * 3u + 1u;
+    }
+    for (uint32_t i = 0; i < ELEMENTS; i++) {
+        v[i] ^= (v[i] >> 7) + i;
+    }
+}
+
+/* The shader's writes made visible to `dst_stage`'s `dst_access`. */
+static void barrier(VkCommandBuffer cb, VkBuffer buffer, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
+{
+    VkBufferMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+                               .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                               .dstAccessMask = dst_access,
+                               .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                               .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                               .buffer = buffer,
+                               .offset = 0,
+                               .size = VK_WHOLE_SIZE};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, dst_stage, 0, 0, NULL, 1, &b, 0, NULL);
+}
+
+/* One step's work: scale, a barrier, fold, and a barrier to the host's read. */
+static void record_step(const app *a, VkCommandBuffer cb, bool indirect)
+{
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->scale);
+    if (indirect) {
+        vkCmdDispatchIndirect(cb, a->indirect, 0);
+    } else {
+        vkCmdDispatch(cb, scale_groups[0], scale_groups[1], scale_groups[2]);
+    }
+    barrier(cb, a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->fold);
+    if (indirect) {
+        vkCmdDispatchIndirect(cb, a->indirect, sizeof(VkDispatchIndirectCommand));
+    } else {
+        vkCmdDispatch(cb, fold_groups[0], fold_groups[1], fold_groups[2]);
+    }
+    barrier(cb, a->data, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+}
+
+static VkCommandBuffer allocate(const app *a, VkCommandBufferLevel level)
+{
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = a->pool,
+                                      .level = level,
+                                      .commandBufferCount = 1};
+    VkCommandBuffer cb;
+    VK_CHECK(vkAllocateCommandBuffers(a->device, &ai, &cb));
+    return cb;
+}
+
+static void begin(VkCommandBuffer cb, VkCommandBufferUsageFlags flags, const VkCommandBufferInheritanceInfo *inheritance)
+{
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = flags,
+                                   .pInheritanceInfo = inheritance};
+    VK_CHECK(vkBeginCommandBuffer(cb, &bi));
+}
+
+static void submit_and_wait(const app *a, VkCommandBuffer cb)
+{
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+    VK_CHECK(vkQueueSubmit(a->queue, 1, &si, a->fence));
+    VK_CHECK(vkWaitForFences(a->device, 1, &a->fence, VK_TRUE, UINT64_MAX));
+    VK_CHECK(vkResetFences(a->device, 1, &a->fence));
+}
+
+static void run_steps(const app *a, mode m, unsigned steps)
+{
+    if (m == MODE_REUSE) {
+        VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+        begin(cb, 0, NULL);
+        record_step(a, cb, false);
+        VK_CHECK(vkEndCommandBuffer(cb));
+        for (unsigned s = 0; s < steps; s++) {
+            submit_and_wait(a, cb);
+        }
+        vkFreeCommandBuffers(a->device, a->pool, 1, &cb);
+        return;
+    }
+    VkCommandBuffer secondary = VK_NULL_HANDLE;
+    if (m == MODE_SECONDARY) {
+        VkCommandBufferInheritanceInfo inheritance = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
+        secondary = allocate(a, VK_COMMAND_BUFFER_LEVEL_SECONDARY);
+        begin(secondary, 0, &inheritance);
+        record_step(a, secondary, false);
+        VK_CHECK(vkEndCommandBuffer(secondary));
+    }
+    for (unsigned s = 0; s < steps; s++) {
+        VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+        begin(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+        if (secondary) {
+            vkCmdExecuteCommands(cb, 1, &secondary);
+        } else {
+            record_step(a, cb, m == MODE_INDIRECT);
+        }
+        VK_CHECK(vkEndCommandBuffer(cb));
+        submit_and_wait(a, cb);
+        vkFreeCommandBuffers(a->device, a->pool, 1, &cb);
+    }
+    if (secondary) {
+        vkFreeCommandBuffers(a->device, a->pool, 1, &secondary);
+    }
+}
+
+static void print_manifest(mode m, unsigned steps)
+{
+    const char *label[2] = {"*", "*"};
+    if (m == MODE_NAMES) {
+        label[0] = "scaler";
+        label[1] = "folder";
+    }
+    const char *entry[2] = {"scale", "fold"};
+    const uint32_t *groups[2] = {scale_groups, fold_groups};
+    for (int k = 0; k < 2; k++) {
+        if (m == MODE_INDIRECT) {
+            printf("manifest %s:%s (indirect) %u\n", label[k], entry[k], steps);
+        } else {
+            printf("manifest %s:%s %u\n", label[k], entry[k], steps);
+            printf("workgroups %s:%s %u %u %u %u\n", label[k], entry[k], groups[k][0], groups[k][1], groups[k][2], steps);
+        }
+    }
+}
+
+static void destroy(app *a)
+{
+    vkDestroyFence(a->device, a->fence, NULL);
+    vkDestroyCommandPool(a->device, a->pool, NULL);
+    vkDestroyPipeline(a->device, a->fold, NULL);
+    vkDestroyPipeline(a->device, a->scale, NULL);
+    vkDestroyShaderModule(a->device, a->modules[1], NULL);
+    vkDestroyShaderModule(a->device, a->modules[0], NULL);
+    vkDestroyPipelineLayout(a->device, a->layout, NULL);
+    vkDestroyDescriptorPool(a->device, a->descriptor_pool, NULL);
+    vkDestroyDescriptorSetLayout(a->device, a->set_layout, NULL);
+    vkDestroyBuffer(a->device, a->indirect, NULL);
+    vkFreeMemory(a->device, a->indirect_memory, NULL);
+    vkDestroyBuffer(a->device, a->data, NULL);
+    vkFreeMemory(a->device, a->data_memory, NULL);
+    vkDestroyDevice(a->device, NULL);
+    if (a->messenger) {
+        PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
+            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(a->instance, "vkDestroyDebugUtilsMessengerEXT");
+        if (destroy_messenger) {
+            destroy_messenger(a->instance, a->messenger, NULL);
+        }
+    }
+    vkDestroyInstance(a->instance, NULL);
+}
+
+static int usage(void)
+{
+    fputs("usage: vk_compute basic|names|reuse|secondary|indirect [STEPS] [--debug-utils]\n", stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        return usage();
+    }
+    int m = -1;
+    for (int i = 0; i < (int)(sizeof mode_names / sizeof mode_names[0]); i++) {
+        if (strcmp(argv[1], mode_names[i]) == 0) {
+            m = i;
+        }
+    }
+    if (m < 0) {
+        fprintf(stderr, "vk_compute: unknown mode '%s'\n", argv[1]);
+        return usage();
+    }
+    unsigned steps = 5;
+    bool want_debug_utils = m == MODE_NAMES;
+    for (int i = 2; i < argc; i++) {
+        char *end = NULL;
+        unsigned long n = strtoul(argv[i], &end, 10);
+        if (strcmp(argv[i], "--debug-utils") == 0) {
+            want_debug_utils = true;
+        } else if (argv[i][0] >= '0' && argv[i][0] <= '9' && !*end && n >= 1 && n <= 1000000) {
+            steps = (unsigned)n;
+        } else {
+            fprintf(stderr, "vk_compute: '%s': STEPS (1 to 1000000) or --debug-utils\n", argv[i]);
+            return usage();
+        }
+    }
+    bool debug_utils = want_debug_utils && instance_has_extension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (m == MODE_NAMES && !debug_utils) {
+        fputs("vk_compute: skipped: names needs VK_EXT_debug_utils, which this Vulkan does not offer\n", stderr);
+        return 77;
+    }
+    if (want_debug_utils && !debug_utils) {
+        fputs("vk_compute: VK_EXT_debug_utils is not offered: no messages shown\n", stderr);
+    }
+
+    app a = {0};
+    create_instance(&a, debug_utils);
+    pick_device(&a);
+    create_device(&a);
+
+    uint32_t *expected = malloc(ELEMENTS * sizeof *expected), *got = malloc(ELEMENTS * sizeof *got);
+    if (!expected || !got) {
+        die("out of memory");
+    }
+    for (uint32_t i = 0; i < ELEMENTS; i++) {
+        expected[i] = i * 2654435761u;
+    }
+    create_buffer(&a, ELEMENTS * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &a.data, &a.data_memory);
+    write_memory(&a, a.data_memory, expected, ELEMENTS * sizeof *expected);
+    const VkDispatchIndirectCommand counts[2] = {{scale_groups[0], scale_groups[1], scale_groups[2]},
+                                                 {fold_groups[0], fold_groups[1], fold_groups[2]}};
+    create_buffer(&a, sizeof counts, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, &a.indirect, &a.indirect_memory);
+    write_memory(&a, a.indirect_memory, counts, sizeof counts);
+
+    create_descriptors(&a);
+    a.scale = create_pipeline(&a, &a.modules[0], spv_scale, sizeof spv_scale, "scale", m == MODE_NAMES ? "scaler" : NULL);
+    a.fold = create_pipeline(&a, &a.modules[1], spv_fold, sizeof spv_fold, "fold", m == MODE_NAMES ? "folder" : NULL);
+    VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = a.family};
+    VK_CHECK(vkCreateCommandPool(a.device, &pi, NULL, &a.pool));
+    VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VK_CHECK(vkCreateFence(a.device, &fi, NULL, &a.fence));
+
+    run_steps(&a, (mode)m, steps);
+
+    read_memory(&a, a.data_memory, got, ELEMENTS * sizeof *got);
+    for (unsigned s = 0; s < steps; s++) {
+        step_on_cpu(expected);
+    }
+    uint32_t checksum = 2166136261u; /* FNV-1a over the words */
+    unsigned wrong = 0;
+    for (uint32_t i = 0; i < ELEMENTS; i++) {
+        if (got[i] != expected[i] && wrong++ == 0) {
+            fprintf(stderr, "vk_compute: v[%u] is %u, expected %u\n", i, got[i], expected[i]);
+        }
+        checksum = (checksum ^ got[i]) * 16777619u;
+    }
+    free(expected);
+    free(got);
+    destroy(&a);
+    if (wrong) {
+        die("%u of %u results wrong", wrong, ELEMENTS);
+    }
+    print_manifest((mode)m, steps);
+    printf("checksum %08x\n", checksum);
+    return fflush(stdout) == 0 ? 0 : 1;
+}

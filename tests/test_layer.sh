@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# `wgprof record --via vulkan` on a plain Vulkan compute program (tests/layer/vk_compute.c), timed
+# by wgprof's Vulkan layer: in each of its modes (command buffers allocated per step, named
+# pipelines, one buffer submitted many times, secondary buffers, indirect dispatches) its output
+# must not change and the report must hold every dispatch it submitted, under its name, with its
+# workgroup counts, and nothing else; and the Khronos validation layer, below wgprof's, must find
+# nothing with wgprof's layer that it does not find without it.
+# $1 is the wgprof binary, $2 the folder vk_compute is built in, $3 the layer's build folder, $4
+# tests/record/ (check_record.py).
+set -u
+wgprof="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+app="$(cd "$2" 2>/dev/null && pwd)/vk_compute"
+case "$3" in /*) layer_dir="$3" ;; *) layer_dir="$PWD/$3" ;; esac # it may not exist
+src="$(cd "$4" && pwd)"
+. "$(dirname "$0")/harness.sh"
+cd "$tmp" || exit 1
+
+layer_name=VK_LAYER_WGPROF_timing
+modes="basic names reuse secondary indirect"
+steps=4
+check() { python3 "$src/check_record.py" "$@"; }
+tail_of() { grep -v 'XDG_RUNTIME_DIR' "$1" | tail -n 15; }
+# The one report a single-device program makes: under the name given, or NAME.PID.N.EXT.
+report_of() {
+  local found=""
+  [ -f "$1" ] || found="$(ls "${1%.*}".[0-9]*.[0-9]*."${1##*.}" 2>/dev/null)"
+  echo "${found:-$1}"
+}
+
+# ---- the command line, with or without the program and the layer ----
+"$wgprof" record --via sideways -- true >via.out 2>via.err
+status=$?
+[ "$status" -eq 2 ] && grep -q -- '--via sideways: webgpu or vulkan' via.err && [ ! -s via.out ] && ok \
+  || bad "--via sideways: exit $status (want 2 and a message, nothing run): $(cat via.err)"
+# A wgprof with no layer beside it says so and runs nothing (a copy of it in a folder of its own).
+mkdir -p alone/bin && cp "$wgprof" alone/bin/wgprof
+alone/bin/wgprof record --via vulkan -- echo ran >alone.out 2>alone.err
+status=$?
+[ "$status" -eq 2 ] && grep -q "Vulkan layer is not beside wgprof" alone.err && [ ! -s alone.out ] && ok \
+  || bad "--via vulkan without the layer: exit $status (want 2, saying the layer is missing, nothing run): $(cat alone.err)"
+# --webgpu after `record` as before it; given in both places, refused.
+"$wgprof" record --webgpu wgpu-native -- echo ran >webgpu.out 2>webgpu.err
+status=$?
+[ "$status" -eq 0 ] && grep -qx ran webgpu.out && ok || bad "record --webgpu wgpu-native: exit $status: $(cat webgpu.err)"
+"$wgprof" --webgpu wgpu-native record --webgpu dawn -- echo ran >webgpu2.out 2>webgpu2.err
+status=$?
+[ "$status" -eq 2 ] && grep -q -- '--webgpu given twice' webgpu2.err && [ ! -s webgpu2.out ] && ok \
+  || bad "--webgpu before and after record: exit $status (want 2, nothing run): $(cat webgpu2.err)"
+
+if [ ! -x "$app" ]; then
+  echo "skipped: $app is not built (no Vulkan headers or glslangValidator at configure time)"
+  [ "$failed" -eq 0 ] || { finish; exit; }
+  exit 77
+fi
+
+# ---- the program by itself: every mode runs, and says what it submitted ----
+for mode in $modes; do
+  "$app" "$mode" "$steps" >"$mode.plain.out" 2>"$mode.plain.err"
+  status=$?
+  if [ "$status" -eq 77 ]; then
+    echo "note: $mode skipped: $(tail -n 1 "$mode.plain.err")"
+    continue
+  fi
+  [ "$status" -eq 0 ] && grep -q '^checksum ' "$mode.plain.out" && grep -q '^manifest ' "$mode.plain.out" && ok \
+    || bad "vk_compute $mode fails by itself (exit $status): $(tail_of "$mode.plain.err")"
+done
+
+if [ ! -f "$layer_dir/libwgprof_layer.so" ] || [ ! -f "$layer_dir/VkLayer_wgprof_timing.json" ]; then
+  if [ "$failed" -ne 0 ]; then
+    finish
+    exit
+  fi
+  echo "skipped: wgprof's Vulkan layer is not built ($layer_dir/libwgprof_layer.so and VkLayer_wgprof_timing.json)"
+  exit 77
+fi
+layer_dir="$(cd "$layer_dir" && pwd -P)"
+
+# ---- the loader's environment: the layer's folder first, its name after the user's layers ----
+VK_ADD_LAYER_PATH=/nowhere VK_INSTANCE_LAYERS=VK_LAYER_users_own VK_LOADER_LAYERS_DISABLE='~all~' \
+  "$wgprof" record --via vulkan -- env >env.out 2>env.err
+grep -qx "VK_ADD_LAYER_PATH=$layer_dir:/nowhere" env.out && ok \
+  || bad "VK_ADD_LAYER_PATH is not the layer's folder then the user's: $(grep VK_ADD_LAYER_PATH env.out)"
+grep -qx "VK_INSTANCE_LAYERS=VK_LAYER_users_own:$layer_name" env.out && ok \
+  || bad "VK_INSTANCE_LAYERS is not the user's layers then wgprof's: $(grep VK_INSTANCE_LAYERS env.out)"
+grep -qx "VK_LOADER_LAYERS_ENABLE=$layer_name" env.out && ok \
+  || bad "a loader filter is set but VK_LOADER_LAYERS_ENABLE does not name the layer: $(grep VK_LOADER env.out)"
+grep -q '^LD_PRELOAD=.*libwgprof_record' env.out && bad "--via vulkan preloads record's library: $(grep LD_PRELOAD env.out)" || ok
+grep -q '^WGPROF_RECORD_DIR=/' env.out && ok || bad "--via vulkan: no WGPROF_RECORD_DIR for the layer"
+
+# ---- each mode under record: output unchanged, every dispatch reported, nothing else ----
+for mode in $modes; do
+  [ -f "$mode.plain.out" ] && grep -q '^checksum ' "$mode.plain.out" || continue
+  if ! "$wgprof" record --via vulkan --json "$mode.json" -- "$app" "$mode" "$steps" >"$mode.out" 2>"$mode.err"; then
+    bad "vk_compute $mode fails under record --via vulkan: $(tail_of "$mode.err")"
+    continue
+  fi
+  cmp -s "$mode.plain.out" "$mode.out" && ok || bad "vk_compute $mode: its output changed: $(diff "$mode.plain.out" "$mode.out")"
+  check exact "$mode.out" -- "$(report_of "$mode.json")" --stderr "$mode.err" >"$mode.check" 2>&1 && ok \
+    || bad "vk_compute $mode: $(cat "$mode.check")"
+done
+
+# ---- validation: nothing more with wgprof's layer than without it ----
+# The user names wgprof's layer before the validation layer, which the CLI keeps: wgprof's layer
+# then sits above validation, which sees the commands wgprof adds (its timestamps, its query
+# pools) as well as the program's.
+messages() { # messages FILE -> the messages' IDs (or, without one, their text, handles blanked), sorted
+  sed -n 's/^vk_compute: message \([^:]*\): \(.*\)$/\1 \2/p' "$1" |
+    sed -E '/^\(no id\) /!s/ .*//; s/0x[0-9a-fA-F]+/0x/g' | sort -u
+}
+VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$app" basic 1 --debug-utils >probe.out 2>probe.err
+if ! grep -q 'Inserted device layer "VK_LAYER_KHRONOS_validation"' probe.err; then
+  echo "note: validation skipped: no VK_LAYER_KHRONOS_validation here (Debian: vulkan-validationlayers)"
+else
+  for mode in $modes; do
+    [ -f "$mode.plain.out" ] && grep -q '^checksum ' "$mode.plain.out" || continue
+    VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$app" "$mode" "$steps" --debug-utils >"v-$mode.plain.out" 2>"v-$mode.plain.err"
+    VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_KHRONOS_validation" \
+      "$wgprof" record --via vulkan --json "v-$mode.json" -- "$app" "$mode" "$steps" --debug-utils >"v-$mode.out" 2>"v-$mode.err"
+    status=$?
+    [ "$status" -eq 0 ] && ok || bad "vk_compute $mode under validation and record: exit $status: $(grep -v '^\(INFO\|LAYER\|DEBUG\)' "v-$mode.err" | tail -n 10)"
+    # wgprof's layer above validation's in the device's chain, or this compares nothing of wgprof's.
+    order="$(sed -n '/vkCreateDevice layer callstack/,/<Device>\|<Driver>\|Physical Device/p' "v-$mode.err" |
+      grep -o 'VK_LAYER_WGPROF_timing\|VK_LAYER_KHRONOS_validation' | uniq | tr '\n' ' ')"
+    [ "$order" = "VK_LAYER_WGPROF_timing VK_LAYER_KHRONOS_validation " ] && ok \
+      || bad "vk_compute $mode: the device's layers are '$order', want wgprof's above validation's"
+    messages "v-$mode.plain.err" >"v-$mode.plain.ids"
+    messages "v-$mode.err" >"v-$mode.ids"
+    added="$(comm -13 "v-$mode.plain.ids" "v-$mode.ids")"
+    [ -z "$added" ] && ok || bad "vk_compute $mode: validation messages only with wgprof's layer: $added
+$(grep '^vk_compute: message' "v-$mode.err" | head -n 5)"
+    cmp -s "v-$mode.plain.out" "v-$mode.out" && ok \
+      || bad "vk_compute $mode under validation: its output changed under record: $(diff "v-$mode.plain.out" "v-$mode.out")"
+  done
+fi
+
+finish
