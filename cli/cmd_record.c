@@ -22,13 +22,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "layer.h"
 #include "record.h"
 #include "common.h"
 
 /* The layer's name as the loader knows it, and its manifest's file name: what the layer's own
  * contract (layer/layer.h) spells. */
-#define RECORD_LAYER_NAME "VK_LAYER_WGPROF_timing"
-#define RECORD_LAYER_MANIFEST "VkLayer_wgprof_timing.json"
 
 static const char record_usage[] =
     "usage: wgprof record [options] -- PROGRAM [ARGS...]\n"
@@ -42,7 +41,7 @@ static const char record_usage[] =
     "options:\n"
     "  --via webgpu|vulkan  where dispatches are timed: webgpu (default) through the WebGPU C API,\n"
     "                       by a library preloaded into PROGRAM; vulkan through wgprof's Vulkan\n"
-    "                       layer (" RECORD_LAYER_NAME "), enabled for PROGRAM by the Vulkan\n"
+    "                       layer (" WGPROF_LAYER_NAME "), enabled for PROGRAM by the Vulkan\n"
     "                       loader's environment: programs with WebGPU compiled in (ONNX Runtime's\n"
     "                       WebGPU EP, Rust wgpu, Chromium) and plain Vulkan programs. Kernels\n"
     "                       are named after debug-utils names, else the SPIR-V's entry point\n"
@@ -357,7 +356,7 @@ static bool find_layer_folder(char *out, size_t cap, char *looked, size_t looked
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         char folder[4200], manifest[4300];
         snprintf(folder, sizeof folder, "%s/%s", dir, candidates[i]);
-        snprintf(manifest, sizeof manifest, "%s/" RECORD_LAYER_MANIFEST, folder);
+        snprintf(manifest, sizeof manifest, "%s/" WGPROF_LAYER_MANIFEST, folder);
         size_t used = strlen(looked);
         snprintf(looked + used, looked_cap - used, "%s%s", used ? " and " : "", manifest);
         if (access(manifest, R_OK) == 0 && realpath(folder, out) && strlen(out) < cap) {
@@ -418,14 +417,14 @@ static bool enable_layer(const char *folder)
         return false;
     }
     const char *instance_layers = getenv("VK_INSTANCE_LAYERS");
-    if (!(instance_layers && list_holds(instance_layers, ":", RECORD_LAYER_NAME)) &&
-        !add_to_env("VK_INSTANCE_LAYERS", RECORD_LAYER_NAME, ':', false)) {
+    if (!(instance_layers && list_holds(instance_layers, ":", WGPROF_LAYER_NAME)) &&
+        !add_to_env("VK_INSTANCE_LAYERS", WGPROF_LAYER_NAME, ':', false)) {
         return false;
     }
     const char *enable = getenv("VK_LOADER_LAYERS_ENABLE"), *disable = getenv("VK_LOADER_LAYERS_DISABLE");
     bool filtered = (enable && *enable) || (disable && *disable);
-    if (filtered && !(enable && list_holds(enable, ",", RECORD_LAYER_NAME)) &&
-        !add_to_env("VK_LOADER_LAYERS_ENABLE", RECORD_LAYER_NAME, ',', false)) {
+    if (filtered && !(enable && list_holds(enable, ",", WGPROF_LAYER_NAME)) &&
+        !add_to_env("VK_LOADER_LAYERS_ENABLE", WGPROF_LAYER_NAME, ',', false)) {
         return false;
     }
     return true;
