@@ -128,6 +128,13 @@ static bool read_ticks(wgprof_layer_cb *cb, bool force, uint64_t *ticks, bool *a
 static void read_taken(wgprof_layer_cb *cb, bool force)
 {
     wgprof_layer_device *d = cb->device;
+    if (cb->ticks != cb->count + 1) { /* the chain's last timestamp never came (its recording did not end) */
+        pthread_mutex_lock(&d->lock);
+        d->dropped += cb->count;
+        cb->pending = false;
+        pthread_mutex_unlock(&d->lock);
+        return;
+    }
     uint64_t *ticks = wgprof__calloc(cb->ticks ? cb->ticks : 1, sizeof *ticks);
     bool *available = wgprof__calloc(cb->ticks ? cb->ticks : 1, sizeof *available);
     bool complete = ticks && available && read_ticks(cb, force, ticks, available);
