@@ -345,7 +345,8 @@ static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, boo
 {
     const wgprof_layer_pipeline *p = cb->bound;
     char name[2 * WGPROF_LAYER_NAME_CAP + 32];
-    const char *entry = p && p->entry[0] ? p->entry : "";
+    /* Dawn names every entry point of its SPIR-V so: it tells nothing, and is left out. */
+    const char *entry = p && p->entry[0] && strcmp(p->entry, "dawn_entry_point") != 0 ? p->entry : "";
     const char *who = !p ? "unknown" : p->label[0] ? p->label : p->module_label[0] ? p->module_label : p->code;
     snprintf(name, sizeof name, "%s%s%s%s", who, entry[0] ? ":" : "", entry, indirect ? " (indirect)" : "");
     wgprof_dispatch_desc desc = {.kernel = name};
