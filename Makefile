@@ -54,7 +54,7 @@ test: build
 # unit tests and fuzzers, which need no driver.
 FUZZ_SECONDS ?= 600
 # cppcheck walks the folders; clang-tidy takes the sources of each folder, subfolders named.
-LINT_DIRS = src common demo spec diff record cli bench tests examples
+LINT_DIRS = src common demo spec diff record layer cli bench tests examples
 TIDY_DIRS = $(LINT_DIRS) tests/record tests/support tests/layer
 lint: build
 	@./scripts/install-deps.sh lint

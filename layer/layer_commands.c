@@ -134,6 +134,21 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_SetDebugUtilsObjectNameEXT(VkDevice 
 
 /* ---- command pools and buffers ---- */
 
+/* A command pool's queue family, kept in the pool map as a pointer into this array (a family
+ * past the layer's count counts as the first). */
+static const char g_families[WGPROF_LAYER_FAMILIES];
+static void *family_tag(uint32_t family)
+{
+    const char *tag = &g_families[family < WGPROF_LAYER_FAMILIES ? family : 0];
+    void *out;
+    memcpy(&out, &tag, sizeof out); /* stored, never written through */
+    return out;
+}
+static uint32_t family_of_tag(const void *tag)
+{
+    return tag ? (uint32_t)((const char *)tag - g_families) : 0;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *info,
                                                               const VkAllocationCallbacks *alloc, VkCommandPool *pool)
 {
@@ -141,8 +156,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateCommandPool(VkDevice device, c
     VkResult r = d->CreateCommandPool(device, info, alloc, pool);
     if (r == VK_SUCCESS) {
         wgprof_layer_lock();
-        /* The family + 1, as a pointer's worth of number: 0 is "absent". */
-        wgprof_layer_map_put(&wgprof_layer_pools, KEY(*pool), (void *)(uintptr_t)(info->queueFamilyIndex + 1u));
+        wgprof_layer_map_put(&wgprof_layer_pools, KEY(*pool), family_tag(info->queueFamilyIndex));
         wgprof_layer_unlock();
     }
     return r;
@@ -247,7 +261,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_AllocateCommandBuffers(VkDevice devi
         return r;
     }
     wgprof_layer_lock();
-    uintptr_t family = (uintptr_t)wgprof_layer_map_get(&wgprof_layer_pools, KEY(info->commandPool));
+    uint32_t family = family_of_tag(wgprof_layer_map_get(&wgprof_layer_pools, KEY(info->commandPool)));
     wgprof_layer_unlock();
     for (uint32_t i = 0; i < info->commandBufferCount; i++) {
         wgprof_layer_cb *cb = wgprof__calloc(1, sizeof *cb);
@@ -257,7 +271,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_AllocateCommandBuffers(VkDevice devi
         cb->handle = cbs[i];
         cb->device = d;
         cb->pool = info->commandPool;
-        cb->family = family ? (uint32_t)(family - 1) : 0;
+        cb->family = family;
         wgprof_layer_lock();
         bool kept = wgprof_layer_map_put(&wgprof_layer_cbs, KEY(cbs[i]), cb);
         wgprof_layer_unlock();

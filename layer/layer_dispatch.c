@@ -146,8 +146,8 @@ static bool plan_host_reset(wgprof_layer_instance *i, VkPhysicalDevice physical,
         }
     }
     *ours = (VkPhysicalDeviceHostQueryResetFeatures){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
-                                                     .pNext = (void *)(uintptr_t)info->pNext,
                                                      .hostQueryReset = VK_TRUE};
+    memcpy(&ours->pNext, &info->pNext, sizeof ours->pNext); /* the program's chain after ours, untouched */
     copy->pNext = ours;
     return true;
 }
