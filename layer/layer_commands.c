@@ -174,6 +174,7 @@ static void cb_free(wgprof_layer_cb *cb)
 void wgprof_layer_cb_release(wgprof_layer_cb *cb)
 {
     wgprof_layer_device *d = cb->device;
+    wgprof_layer_wait_unread(cb);
     if (cb->pending) {
         /* Reset or freed: by Vulkan's rules its execution is over, so what is there is read. */
         wgprof_layer_read_cb(cb, true);

@@ -212,6 +212,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     d->instance = i;
     d->gdpa = gdpa;
     pthread_mutex_init(&d->lock, NULL);
+    pthread_cond_init(&d->read_done, NULL);
     NEXT(d, DestroyDevice);
     NEXT(d, CreateQueryPool);
     NEXT(d, DestroyQueryPool);
@@ -305,6 +306,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     wgprof__free(d->query_pools);
     wgprof__free(d->free_blocks);
     wgprof__free(d->in_flight);
+    pthread_cond_destroy(&d->read_done);
     pthread_mutex_destroy(&d->lock);
     wgprof__free(d);
     destroy(device, alloc);

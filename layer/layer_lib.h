@@ -144,6 +144,7 @@ typedef struct wgprof_layer_device {
     wgprof_device_info info;
 
     pthread_mutex_t lock;         /* what follows */
+    pthread_cond_t read_done;     /* a command buffer's reading ended */
     wgprof_layer_block *free_blocks;
     size_t free_count, free_cap;
     VkQueryPool *query_pools;
@@ -215,6 +216,7 @@ struct wgprof_layer_cb {
     wgprof_layer_cb **children; /* secondaries it executes */
     size_t child_count, child_cap;
     bool pending;   /* submitted, not read */
+    bool reading;   /* taken out of the in-flight list by a thread reading it (device's lock) */
     uint64_t submit_ns;
 };
 
@@ -266,8 +268,12 @@ void wgprof_layer_cbs_forget(wgprof_layer_device *d);
 /* Reads every command buffer in flight whose timestamps are all there (`force`: every one, the
  * missing ones as not written). Calls the driver; takes the device's lock only in between. */
 void wgprof_layer_poll(wgprof_layer_device *d, bool force);
-/* Reads `cb` now if it was submitted (`force` as above); its queries reset for a new use. */
+/* Reads `cb` now if it was submitted (`force` as above); its queries reset for a new use. Where
+ * another thread is reading it, waits for that reading to end (no driver call is waited on
+ * with the lock held: only the other thread's). */
 void wgprof_layer_read_cb(wgprof_layer_cb *cb, bool force);
+/* Waits while another thread reads `cb` (its recording must not change under the reading). */
+void wgprof_layer_wait_unread(wgprof_layer_cb *cb);
 /* Queries back to the device, reset (from the host) for another use. */
 void wgprof_layer_blocks_return(wgprof_layer_device *d, wgprof_layer_block *blocks, size_t count, bool reset);
 /* A block for a command buffer being recorded; false where none can be had. */

@@ -132,6 +132,8 @@ static void read_taken(wgprof_layer_cb *cb, bool force)
         pthread_mutex_lock(&d->lock);
         d->dropped += cb->count;
         cb->pending = false;
+        cb->reading = false;
+        pthread_cond_broadcast(&d->read_done);
         pthread_mutex_unlock(&d->lock);
         return;
     }
@@ -139,16 +141,13 @@ static void read_taken(wgprof_layer_cb *cb, bool force)
     bool *available = wgprof__calloc(cb->ticks ? cb->ticks : 1, sizeof *available);
     bool complete = ticks && available && read_ticks(cb, force, ticks, available);
     uint64_t now = wgprof_cpu_now_ns();
+    bool requeue = false;
     pthread_mutex_lock(&d->lock);
     if (!ticks || !available) {
         d->dropped += cb->count;
         cb->pending = false;
     } else if (!complete) {
-        /* Not there yet: back in the list. */
-        if (!in_flight_push(d, cb)) {
-            d->dropped += cb->count;
-            cb->pending = false;
-        }
+        requeue = true; /* not there yet: back in the list once this reading is over */
     } else {
         wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_CHAIN,
                                        .count = cb->count,
@@ -173,6 +172,24 @@ static void read_taken(wgprof_layer_cb *cb, bool force)
     }
     wgprof__free(ticks);
     wgprof__free(available);
+    pthread_mutex_lock(&d->lock);
+    if (requeue && !in_flight_push(d, cb)) {
+        d->dropped += cb->count;
+        cb->pending = false;
+    }
+    cb->reading = false; /* its blocks are reset (or it waits again): it may be used again */
+    pthread_cond_broadcast(&d->read_done);
+    pthread_mutex_unlock(&d->lock);
+}
+
+void wgprof_layer_wait_unread(wgprof_layer_cb *cb)
+{
+    wgprof_layer_device *d = cb->device;
+    pthread_mutex_lock(&d->lock);
+    while (cb->reading) {
+        pthread_cond_wait(&d->read_done, &d->lock);
+    }
+    pthread_mutex_unlock(&d->lock);
 }
 
 /* Takes `cb` out of its device's in-flight list; false where it is not there (read already, or
@@ -192,7 +209,13 @@ void wgprof_layer_read_cb(wgprof_layer_cb *cb, bool force)
 {
     wgprof_layer_device *d = cb->device;
     pthread_mutex_lock(&d->lock);
+    while (cb->reading) {
+        pthread_cond_wait(&d->read_done, &d->lock);
+    }
     bool mine = cb->pending && take_in_flight(d, cb);
+    if (mine) {
+        cb->reading = true;
+    }
     pthread_mutex_unlock(&d->lock);
     if (mine) {
         read_taken(cb, force);
@@ -207,6 +230,9 @@ void wgprof_layer_poll(wgprof_layer_device *d, bool force)
     if (taken) {
         memcpy(taken, d->in_flight, n * sizeof *taken);
         d->in_flight_count = 0;
+        for (size_t i = 0; i < n; i++) {
+            taken[i]->reading = true;
+        }
     }
     pthread_mutex_unlock(&d->lock);
     for (size_t i = 0; taken && i < n; i++) {
@@ -227,6 +253,7 @@ static void submitted(wgprof_layer_cb *cb, uint64_t now)
         return;
     }
     wgprof_layer_device *d = cb->device;
+    wgprof_layer_wait_unread(cb);
     if (cb->pending) {
         /* Submitted again: the previous execution has finished (Vulkan's rule for a command
          * buffer without simultaneous use, which is never timed). */
