@@ -35,6 +35,10 @@ void code_hash_name(char out[CODE_HASH_NAME_CAP], const char *kind, uint64_t h);
  * as a descriptor: -1 with the reason in `why` where it is not a folder (a link), not this
  * user's and private, or not the one made. */
 int private_folder_open(const char *path, const char *identity, char *why, size_t cap);
+/* The N of a result set "PID.N" in the folder `dir` (-1: none; N from *next on), taken by
+ * creating PID.N.SUFFIX alone (O_EXCL): a number another image of the process (exec keeps the
+ * PID), or another recorder in it, took already is passed over. */
+unsigned private_folder_claim(int dir, long pid, const char *suffix, _Atomic unsigned *next);
 
 /* ---- output_file.c ---- */
 

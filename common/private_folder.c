@@ -3,6 +3,7 @@
  * one that was made (its identity, "DEV:INO"), so that nothing put in its place is written into. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,4 +38,21 @@ int private_folder_open(const char *path, const char *identity, char *why, size_
         return -1;
     }
     return fd;
+}
+
+unsigned private_folder_claim(int dir, long pid, const char *suffix, _Atomic unsigned *next)
+{
+    for (;;) {
+        unsigned n = atomic_fetch_add(next, 1);
+        char name[96];
+        snprintf(name, sizeof name, "%ld.%u.%s", pid, n, suffix);
+        int fd = dir >= 0 ? openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+        if (fd >= 0) {
+            close(fd);
+        }
+        /* Any failure but "taken" is the writing's to say, later. */
+        if (fd >= 0 || errno != EEXIST || dir < 0) {
+            return n;
+        }
+    }
 }

@@ -41,22 +41,9 @@ static int folder(void)
 
 unsigned wgprof_layer_output_claim(void)
 {
-    /* A number is taken by creating its .meta alone (O_EXCL), as record's preload takes its:
-     * another image of this process, or the preload beside the layer, numbers on after it. */
-    static atomic_uint next;
-    int dir = folder();
-    for (;;) {
-        unsigned n = atomic_fetch_add(&next, 1);
-        char name[64];
-        snprintf(name, sizeof name, "%ld.%u." RECORD_SUFFIX_META, (long)getpid(), n);
-        int fd = dir >= 0 ? openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
-        if (fd >= 0) {
-            close(fd);
-        }
-        if (fd >= 0 || errno != EEXIST || dir < 0) {
-            return n;
-        }
-    }
+    /* Numbered as record's preload numbers its sets: beside it, or after another image. */
+    static _Atomic unsigned next;
+    return private_folder_claim(folder(), (long)getpid(), RECORD_SUFFIX_META, &next);
 }
 
 /* Writes `name` in the folder through a temporary file: write(f, user) fills it. */

@@ -70,24 +70,10 @@ static int results_folder(void)
 
 unsigned wgprof_rec_output_claim(void)
 {
-    /* Where another image of this process (exec keeps the PID) took numbers already, this one's
-     * go on after them instead of replacing its results. A number is taken by creating its
-     * .meta file alone (O_EXCL), which the set's own meta replaces later. */
-    static atomic_uint next;
-    int dir = results_folder();
-    for (;;) {
-        unsigned n = atomic_fetch_add(&next, 1);
-        char name[64];
-        snprintf(name, sizeof name, "%ld.%u." RECORD_SUFFIX_META, (long)getpid(), n);
-        int fd = dir >= 0 ? openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
-        if (fd >= 0) {
-            close(fd);
-        }
-        /* Any failure but "taken" is the writing's to say, later. */
-        if (fd >= 0 || errno != EEXIST || dir < 0) {
-            return n;
-        }
-    }
+    /* Another image of this process (exec keeps the PID) numbers on after this one's sets
+     * instead of replacing them. */
+    static _Atomic unsigned next;
+    return private_folder_claim(results_folder(), (long)getpid(), RECORD_SUFFIX_META, &next);
 }
 
 /* Opens a temporary file beside `name` in the results folder; returns it, its name in tmp. */

@@ -114,23 +114,18 @@ uint32_t wgprof__site_tag_new(void)
     return tag;
 }
 
-wgprof_status wgprof_pool_create(wgprof_device *device, const wgprof_pool_desc *desc, wgprof_pool **out)
+wgprof_status wgprof__pool_new(wgprof_device *device, const wgprof_pool_desc *desc, wgprof_pool **out)
 {
-    if (!device || !out) {
-        return WGPROF_ERR_INVALID_ARGUMENT;
-    }
     *out = NULL;
-    if (!device->info.profiling_available) {
-        wgprof__log(WGPROF_LOG_WARN, "no query pool: %s", device->info.unavailable_reason);
-        return WGPROF_ERR_UNAVAILABLE;
-    }
     wgprof_pool *pool = wgprof__calloc(1, sizeof *pool);
     if (!pool) {
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
     pool->device = device;
+    pool->external = device == NULL;
     pool->site_tag = wgprof__site_tag_new();
     pool->settings = wgprof__pool_desc_defaults(desc);
+    /* An external pool uses no frame, but reset and destroy walk the ring as for any pool. */
     pool->frames = wgprof__calloc(pool->settings.readback_frames, sizeof *pool->frames);
     pool->store = wgprof__store_create();
     wgprof_status s = pool->frames && pool->store ? wgprof_pool_reserve(pool, pool->settings.initial_capacity)
@@ -141,6 +136,19 @@ wgprof_status wgprof_pool_create(wgprof_device *device, const wgprof_pool_desc *
     }
     *out = pool;
     return WGPROF_OK;
+}
+
+wgprof_status wgprof_pool_create(wgprof_device *device, const wgprof_pool_desc *desc, wgprof_pool **out)
+{
+    if (!device || !out) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    if (!device->info.profiling_available) {
+        wgprof__log(WGPROF_LOG_WARN, "no query pool: %s", device->info.unavailable_reason);
+        return WGPROF_ERR_UNAVAILABLE;
+    }
+    return wgprof__pool_new(device, desc, out);
 }
 
 void wgprof_pool_destroy(wgprof_pool *pool)

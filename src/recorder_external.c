@@ -7,7 +7,6 @@
  */
 #include <math.h>
 
-#include "config.h"
 #include "recorder_internal.h"
 
 wgprof_status wgprof_pool_create_external(const wgprof_pool_desc *desc, wgprof_pool **out)
@@ -15,25 +14,7 @@ wgprof_status wgprof_pool_create_external(const wgprof_pool_desc *desc, wgprof_p
     if (!out) {
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
-    *out = NULL;
-    wgprof_pool *pool = wgprof__calloc(1, sizeof *pool);
-    if (!pool) {
-        return WGPROF_ERR_OUT_OF_MEMORY;
-    }
-    pool->external = true;
-    pool->site_tag = wgprof__site_tag_new();
-    pool->settings = wgprof__pool_desc_defaults(desc);
-    /* No frame is ever used, but reset and destroy walk the ring as for any pool. */
-    pool->frames = wgprof__calloc(pool->settings.readback_frames, sizeof *pool->frames);
-    pool->store = wgprof__store_create();
-    wgprof_status s = pool->frames && pool->store ? wgprof_pool_reserve(pool, pool->settings.initial_capacity)
-                                                  : WGPROF_ERR_OUT_OF_MEMORY;
-    if (s != WGPROF_OK) {
-        wgprof_pool_destroy(pool);
-        return s;
-    }
-    *out = pool;
-    return WGPROF_OK;
+    return wgprof__pool_new(NULL, desc, out);
 }
 
 /* The counter's reading `tick` continued past its wraps: masked to `bits`, then taken as the

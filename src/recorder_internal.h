@@ -100,6 +100,9 @@ void wgprof__free_frames(wgprof_pool *pool);
 /* ---- recorder.c ---- */
 /* A tag that no pool's sites carry yet (never 0). */
 uint32_t wgprof__site_tag_new(void);
+/* A pool of `device` (NULL: an external pool, fed by wgprof_pool_add_external), its store and
+ * ring made, capacity reserved; *out NULL on failure. */
+wgprof_status wgprof__pool_new(wgprof_device *device, const wgprof_pool_desc *desc, wgprof_pool **out);
 /* Whether `site` is one that `pool` interned since its last reset. */
 bool wgprof__pool_owns_site(const wgprof_pool *pool, wgprof_site site);
 
