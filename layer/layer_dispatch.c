@@ -268,6 +268,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
         wgprof_layer_say("device %s: out of memory: it runs untimed", props.deviceName);
     }
     d->index = wgprof_layer_output_claim();
+    d->snapshot_ns = wgprof_cpu_now_ns();
     if (!wgprof_layer_device_put(d)) {
         wgprof_pool_destroy(d->results);
         wgprof__free(d);

@@ -156,6 +156,8 @@ typedef struct wgprof_layer_device {
     uint64_t dropped;
     uint64_t begun;               /* command buffers begun, for --sample-every */
     bool finished;
+    uint64_t snapshot_ns;         /* when the last snapshot was written (wgprof_cpu_now_ns) */
+    bool snapshot_busy;           /* one is being written */
 } wgprof_layer_device;
 
 /* What the layer knows of a dispatchable handle's owner (the loader's dispatch key): a device

@@ -222,6 +222,27 @@ void wgprof_layer_read_cb(wgprof_layer_cb *cb, bool force)
     }
 }
 
+/* At most once a second, the results so far written as a partial set: a program that never
+ * ends its device (a browser's GPU process, killed with the browser) still leaves them. */
+static void snapshot_if_due(wgprof_layer_device *d)
+{
+    enum { SNAPSHOT_NS = 1000000000 };
+    uint64_t now = wgprof_cpu_now_ns();
+    pthread_mutex_lock(&d->lock);
+    bool due = !d->finished && !d->snapshot_busy && now - d->snapshot_ns >= SNAPSHOT_NS;
+    if (due) {
+        d->snapshot_busy = true;
+        d->snapshot_ns = now;
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (due) {
+        wgprof_layer_output_write(d, false);
+        pthread_mutex_lock(&d->lock);
+        d->snapshot_busy = false;
+        pthread_mutex_unlock(&d->lock);
+    }
+}
+
 void wgprof_layer_poll(wgprof_layer_device *d, bool force)
 {
     pthread_mutex_lock(&d->lock);
@@ -239,6 +260,7 @@ void wgprof_layer_poll(wgprof_layer_device *d, bool force)
         read_taken(taken[i], force);
     }
     wgprof__free(taken);
+    snapshot_if_due(d);
 }
 
 /* ---- submits ---- */
