@@ -380,25 +380,26 @@ static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, boo
     return ok;
 }
 
-/* Before a dispatch: its timestamp, and its record. */
-static void before_dispatch(VkCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z, bool indirect)
+/* Before a dispatch: its timestamp, and its record; the device whose driver takes the
+ * dispatch (one lookup: the command buffer's state knows its device). */
+static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z, bool indirect)
 {
     wgprof_layer_cb *cb = cb_of(handle);
     if (!cb) {
-        return;
+        return wgprof_layer_device_of(handle);
     }
     wgprof_layer_device *d = cb->device;
     atomic_fetch_add_explicit(&d->dispatches, 1, memory_order_relaxed);
     if (cb->untimed) {
         atomic_fetch_add_explicit(&d->untimed_sampled, 1, memory_order_relaxed);
-        return;
+        return d;
     }
     wgprof_site site;
     if (cb->count == cb->cap) {
         size_t cap = cb->cap ? 2 * cb->cap : 16;
         wgprof_site *more = wgprof_layer_grow(cb->sites, cb->count, cap, sizeof *more);
         if (!more) {
-            return;
+            return d;
         }
         cb->sites = more;
         cb->cap = cap;
@@ -416,12 +417,12 @@ static void before_dispatch(VkCommandBuffer handle, uint32_t x, uint32_t y, uint
         cb->cached_counts[2] = z;
         cb->cached_site = site;
     } else {
-        return;
+        return d;
     }
-    if (!write_timestamp(cb)) {
-        return;
+    if (write_timestamp(cb)) {
+        cb->sites[cb->count++] = site;
     }
-    cb->sites[cb->count++] = site;
+    return d;
 }
 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindPipeline(VkCommandBuffer handle, VkPipelineBindPoint point,
@@ -441,23 +442,20 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindPipeline(VkCommandBuffer handle, 
 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatch(VkCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z)
 {
-    wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    before_dispatch(handle, x, y, z, false);
+    wgprof_layer_device *d = before_dispatch(handle, x, y, z, false);
     d->CmdDispatch(handle, x, y, z);
 }
 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatchBase(VkCommandBuffer handle, uint32_t bx, uint32_t by, uint32_t bz,
                                                         uint32_t x, uint32_t y, uint32_t z)
 {
-    wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    before_dispatch(handle, x, y, z, false);
+    wgprof_layer_device *d = before_dispatch(handle, x, y, z, false);
     d->CmdDispatchBase(handle, bx, by, bz, x, y, z);
 }
 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatchIndirect(VkCommandBuffer handle, VkBuffer buffer, VkDeviceSize offset)
 {
-    wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    before_dispatch(handle, 0, 0, 0, true);
+    wgprof_layer_device *d = before_dispatch(handle, 0, 0, 0, true);
     d->CmdDispatchIndirect(handle, buffer, offset);
 }
 
