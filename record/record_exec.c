@@ -28,7 +28,7 @@ WGPROF_REC_EXPORT int execve(const char *path, char *const argv[], char *const e
 {
     wgprof_rec_finish_all();
     execve_fn real = NULL;
-    *(void **)&real = dlsym(RTLD_NEXT, "execve"); /* the C library's */
+    *(void **)&real = wgprof_rec_system_dlsym(RTLD_NEXT, "execve"); /* the C library's */
     return real ? real(path, argv, envp) : (errno = ENOSYS, -1);
 }
 
@@ -36,7 +36,7 @@ WGPROF_REC_EXPORT int execvpe(const char *file, char *const argv[], char *const 
 {
     wgprof_rec_finish_all();
     execve_fn real = NULL;
-    *(void **)&real = dlsym(RTLD_NEXT, "execvpe"); /* the C library's */
+    *(void **)&real = wgprof_rec_system_dlsym(RTLD_NEXT, "execvpe"); /* the C library's */
     return real ? real(file, argv, envp) : (errno = ENOSYS, -1);
 }
 
@@ -44,7 +44,7 @@ WGPROF_REC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     wgprof_rec_finish_all();
     fexecve_fn real = NULL;
-    *(void **)&real = dlsym(RTLD_NEXT, "fexecve"); /* the C library's */
+    *(void **)&real = wgprof_rec_system_dlsym(RTLD_NEXT, "fexecve"); /* the C library's */
     return real ? real(fd, argv, envp) : (errno = ENOSYS, -1);
 }
 
@@ -52,7 +52,7 @@ WGPROF_REC_EXPORT int execv(const char *path, char *const argv[])
 {
     wgprof_rec_finish_all();
     execv_fn real = NULL;
-    *(void **)&real = dlsym(RTLD_NEXT, "execv"); /* the C library's */
+    *(void **)&real = wgprof_rec_system_dlsym(RTLD_NEXT, "execv"); /* the C library's */
     return real ? real(path, argv) : (errno = ENOSYS, -1);
 }
 
@@ -60,7 +60,7 @@ WGPROF_REC_EXPORT int execvp(const char *file, char *const argv[])
 {
     wgprof_rec_finish_all();
     execv_fn real = NULL;
-    *(void **)&real = dlsym(RTLD_NEXT, "execvp"); /* the C library's */
+    *(void **)&real = wgprof_rec_system_dlsym(RTLD_NEXT, "execvp"); /* the C library's */
     return real ? real(file, argv) : (errno = ENOSYS, -1);
 }
 
