@@ -169,6 +169,17 @@ const char *webgpu_loader_path(void);
 
 /* ---- file_open.c ---- */
 
+/* One component of a path walked by hand (file_open_beneath, out_plan_path): `at`'s leading
+ * slashes skipped, the component's text (`len` bytes at `name`, 0 for a trailing '/'), what
+ * follows it with its slashes skipped, and whether it is the last. */
+typedef struct path_part {
+    const char *name;
+    size_t len;
+    const char *rest;
+    bool last;
+} path_part;
+path_part path_part_at(const char *at);
+
 /* Opens `path` for reading without waiting on it (a FIFO, a device): returns the descriptor of a
  * regular file of at most `max_bytes` (0: any size) with its size and identity, or -1 with the
  * reason in `why`. */

@@ -24,6 +24,20 @@
 
 enum { COMPONENT_MAX = 256 };
 
+path_part path_part_at(const char *at)
+{
+    while (*at == '/') {
+        at++;
+    }
+    path_part part = {.name = at, .len = strcspn(at, "/")};
+    part.rest = at + part.len;
+    while (*part.rest == '/') {
+        part.rest++;
+    }
+    part.last = *part.rest == '\0';
+    return part;
+}
+
 /* The same walk by hand, for kernels without openat2 (before 5.6) or where a sandbox refuses it:
  * one component at a time, each opened with O_NOFOLLOW under the one before. */
 static int open_beneath_by_hand(int dirfd, const char *path, int flags)
@@ -31,15 +45,11 @@ static int open_beneath_by_hand(int dirfd, const char *path, int flags)
     int cur = dirfd;
     const char *p = path;
     for (;;) {
-        while (*p == '/') {
-            p++;
-        }
-        size_t n = strcspn(p, "/");
-        const char *rest = p + n;
-        while (*rest == '/') {
-            rest++;
-        }
-        bool last = *rest == '\0';
+        path_part part = path_part_at(p);
+        size_t n = part.len;
+        const char *rest = part.rest;
+        bool last = part.last;
+        p = part.name;
         char comp[COMPONENT_MAX];
         if (n >= sizeof comp) {
             if (cur != dirfd) {

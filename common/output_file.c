@@ -179,15 +179,11 @@ static bool follow_links(const char *given, out_plan *plan, struct stat *st, boo
         char *next = NULL;
         bool failed = false, done = false;
         while (!failed && !done && !next) {
-            while (*p == '/') {
-                p++;
-            }
-            size_t n = strcspn(p, "/");
-            const char *rest = p + n;
-            while (*rest == '/') {
-                rest++;
-            }
-            bool last = *rest == '\0';
+            path_part part = path_part_at(p);
+            p = part.name;
+            size_t n = part.len;
+            const char *rest = part.rest;
+            bool last = part.last;
             if (n > NAME_MAX) {
                 snprintf(error, cap, "'%s': %s", given, strerror(ENAMETOOLONG));
                 failed = true;
