@@ -149,6 +149,7 @@ typedef struct cli_diff_options {
     const char *json, *markdown, *html; /* NULL: not asked for */
     bool quiet;                   /* no table on stdout */
     bool allow_partial;           /* --allow-partial: compare a partial report, flagged */
+    bool gate_common;             /* --gate-common: --fail-if-slower gates the common change too */
 } cli_diff_options;
 
 extern const char cli_run_usage[];

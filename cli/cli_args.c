@@ -355,6 +355,8 @@ const char cli_diff_usage[] =
     "  --threshold PCT        the smallest change of a median that counts (default 5)\n"
     "  --fail-if-slower PCT   exit 1 when a kernel or the total is slower by more than PCT with\n"
     "                         95% confidence: its interval's lower end above 1 + PCT/100\n"
+    "  --gate-common          --fail-if-slower also fails on the change common to the kernels\n"
+    "                         (a driver or a runner that slows every kernel: see below)\n"
     "  --json FILE            write the comparison as JSON\n"
     "  --markdown FILE        write it as a Markdown table, for a pull request\n"
     "  --html FILE            write a self-contained HTML page: the two runs side by side\n"
@@ -370,8 +372,21 @@ const char cli_diff_usage[] =
     "invalid dispatch are left out); invalid records are counted as skipped. The interval is a\n"
     "95% percentile bootstrap of the ratio of the medians, NEW over BASE, each side resampled on\n"
     "its own, whole iterations at a time where it has 5 or more. A verdict of slower needs the\n"
-    "whole interval above 1 and the median up by more than the threshold; faster the same the\n"
+    "whole interval above 1, the median up by more than the threshold and the p-value of no\n"
+    "change, corrected by Holm's method over every row tested, below 0.05; faster the same the\n"
     "other way. Fewer than 5 samples on a side give no verdict ('too few samples').\n"
+    "\n"
+    "The machine's speed: with two kernels or more, each run gets a speed factor, the median over\n"
+    "its kernels of their run's median to their typical base median, and each change is tested\n"
+    "with the runs' speeds taken out, against the change that most kernels share (the 'common'\n"
+    "line below the table, with its own interval). On a busy machine whole runs move together;\n"
+    "a regression moves one kernel against the others. The common change (the runner's load, or\n"
+    "a change that touches every kernel, such as a driver) is shown, and gated only with\n"
+    "--gate-common. With one kernel the two cannot be told apart: changes are as measured.\n"
+    "Beside each change: each side's quartiles, a p-value, and a rank test (Mann-Whitney) over\n"
+    "the runs' medians; below the table, each run's median and a warning where a side's runs\n"
+    "disagree by more than each run's own interval allows; the geometric mean of the kernels'\n"
+    "changes.\n"
     "\n"
     "Several reports a side, with 'vs' between the sides, are runs of the same code, each its own\n"
     "process, of one setting, with the same kernels and scopes (up to 64 a side; a file on one\n"
@@ -426,6 +441,10 @@ cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_optio
         }
         if (strcmp(a, "--allow-partial") == 0) {
             o->allow_partial = true;
+            continue;
+        }
+        if (strcmp(a, "--gate-common") == 0) {
+            o->gate_common = true;
             continue;
         }
         if (a[0] != '-' || strcmp(a, "-") == 0) {

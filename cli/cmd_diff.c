@@ -3,7 +3,8 @@
  * side (B1.json B2.json vs N1.json N2.json), pooled per side. Every report is
  * read and every output file checked before anything is written; the table goes to stdout, the
  * JSON, Markdown and HTML to their files (common/common.h: whole or not at all, never over
- * an input). Exit 1 when --fail-if-slower finds a kernel or the total slower; exit 2 for a partial
+ * an input). Exit 1 when --fail-if-slower finds a kernel or the total slower (or, with --gate-common,
+ * the change common to the kernels); exit 2 for a partial
  * report (its program ended before its results were final) unless --allow-partial.
  */
 #include <stdio.h>
@@ -111,6 +112,7 @@ static void options_from(const cli_diff_options *o, diff_options *d)
     diff_default_options(d);
     d->threshold = o->threshold_pct / 100;
     d->fail_if_slower = o->fail_if_slower_pct < 0 ? -1 : o->fail_if_slower_pct / 100;
+    d->gate_common = o->gate_common;
     d->seed = o->seed;
     d->resamples = o->resamples;
 }
@@ -163,6 +165,14 @@ static void report_gate(const diff_result *r)
                       row->kind == DIFF_TOTAL ? "" : "kernel ", row->kind == DIFF_TOTAL ? "the total" : row->name,
                       r->options.fail_if_slower * 100, change, r->options.confidence * 100, lo);
         }
+    }
+    if (r->common.fails) {
+        char lo[48], change[48];
+        diff_format_change(r->common.iv.lo, lo, sizeof lo);
+        diff_format_change(r->common.iv.ratio, change, sizeof change);
+        cli_error("wgprof diff: the change common to the kernels is slower by more than %g%% (--gate-common): %s "
+                  "(%g%% confidence: at least %s)",
+                  r->options.fail_if_slower * 100, change, r->options.confidence * 100, lo);
     }
 }
 

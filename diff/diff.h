@@ -9,6 +9,10 @@
  *                samples pooled, each keeping its run
  * diff_stats.c   the statistics, pure: medians, a seeded bootstrap interval for the ratio of two
  *                medians, the verdict
+ * diff_tests.c   the tests beside the interval, pure: a rank test (Mann-Whitney), Holm's
+ *                correction for many rows, a side's spread and its runs' medians
+ * diff_common.c  the machine's speed: a factor per run from all its kernels, each row's change
+ *                against the change the kernels share, and that shared change on its own line
  * diff_compare.c two profiles into rows: matched by name, added, removed; the differences in
  *                the runs' settings
  * diff_report.c  the table, the Markdown table and the JSON of a comparison
@@ -57,6 +61,8 @@ typedef struct diff_samples {
     size_t blocks;
     uint16_t *block_of;  /* the block of sorted[i] */
     size_t *run_start;   /* run r holds blocks run_start[r] .. run_start[r + 1] - 1 */
+    uint32_t *run_id;    /* run r's number on its side (diff_raw.run): a run without a sample has
+                            no place here, so r and run_id[r] can differ */
     size_t runs;         /* the runs that hold a sample (1 for a single report) */
 } diff_samples;
 
@@ -158,6 +164,18 @@ typedef struct diff_interval {
  * empty; false when out of memory. */
 bool diff_ratio_interval(const diff_samples *base, const diff_samples *new_, unsigned resamples, double confidence,
                          uint64_t seed, diff_interval *out);
+/* The `resamples` ratios of that bootstrap, sorted, into `out` (a caller's array of `resamples`):
+ * the same draws as diff_ratio_interval's for the same seed. Nothing where a side is empty. */
+void diff_bootstrap_ratios(const diff_samples *base, const diff_samples *new_, unsigned resamples, uint64_t seed,
+                           double *out);
+/* The interval of `ratio` from `n` sorted bootstrap ratios, each divided by `scale` (1: as they
+ * are), and the two-sided p-value of no change: the larger of a normal tail from the spread of
+ * the logarithms of the ratios (not bounded below by 1 / n) and the share of the ratios on the
+ * far side of no change, doubled (so that it agrees with the interval). */
+void diff_interval_from(const double *sorted, size_t n, double ratio, double scale, double confidence,
+                        diff_interval *out, double *p);
+/* The p-quantile of `n` sorted values (linear between order statistics); NAN for none. */
+double diff_quantile(const double *sorted, size_t n, double p);
 
 /* The median of the samples of `s` with block b taken w[b] times (blocks <= DIFF_MAX_BLOCKS);
  * NAN where that is none. */
@@ -166,6 +184,8 @@ double diff_weighted_median(const diff_samples *s, const uint32_t *w);
  * diff_rng_seed). */
 double diff_resample_median(const diff_samples *s, uint64_t rng[4]);
 void diff_rng_seed(uint64_t rng[4], uint64_t seed);
+/* Uniform on (0, 1) from that generator. */
+double diff_uniform(uint64_t rng[4]);
 
 typedef enum diff_verdict {
     DIFF_NO_CHANGE,
@@ -178,27 +198,57 @@ typedef enum diff_verdict {
 
 /* slower: the interval lies above 1 and the ratio is above 1 + threshold; faster: the interval
  * lies below 1 and the ratio is below 1 / (1 + threshold) (the same change the other way);
- * else no change. */
+ * else no change. diff_compare also asks that the row's p-value, corrected for the rows tested
+ * (Holm), be below 1 - confidence. */
 diff_verdict diff_verdict_of(const diff_interval *iv, double threshold);
 const char *diff_verdict_str(diff_verdict v);
 
+/* ---- tests beside the interval (diff_tests.c) ---- */
+
+/* The two-sided p-value of the Mann-Whitney rank test of `a` against `b` (unsorted; NAN values
+ * are not taken): exact where there are no ties and few values, else the normal approximation
+ * with the correction for ties and for continuity. 1 where a side has no value. */
+double diff_rank_test(const double *a, size_t na, const double *b, size_t nb);
+/* Holm's step-down correction of `n` p-values (NAN: not tested, left NAN) into `adjusted`. */
+void diff_holm(const double *p, size_t n, double *adjusted);
+/* The median of each run of `s` (its run r at medians[r], s->runs of them); false when out of
+ * memory. */
+bool diff_run_medians(const diff_samples *s, double *medians);
+/* The median of each block of `s` (s->blocks of them). */
+void diff_block_medians(const diff_samples *s, double *medians);
+/* Whether the runs of `s` disagree: some two runs' own intervals of their medians (each run's
+ * blocks resampled on their own) do not overlap, and their medians differ by more than
+ * `threshold`. False for fewer than two runs or when out of memory. */
+bool diff_runs_disagree(const diff_samples *s, double threshold, unsigned resamples, double confidence, uint64_t seed);
+
 /* ---- the comparison (diff_compare.c) ---- */
 
-typedef enum diff_kind { DIFF_KERNEL, DIFF_TOTAL, DIFF_SCOPE } diff_kind;
+typedef enum diff_kind { DIFF_KERNEL, DIFF_TOTAL, DIFF_SCOPE, DIFF_COMMON } diff_kind;
 
 typedef struct diff_side {
     bool present;
     size_t count, skipped;
-    size_t runs;      /* the runs that hold its samples (fewer than the side's where a run's were
-                         all invalid) */
-    double median_ns; /* NAN without samples */
+    size_t runs;       /* the runs that hold its samples (fewer than the side's where a run's were
+                          all invalid) */
+    double median_ns;  /* NAN without samples */
+    double q1_ns, q3_ns; /* its spread: the quartiles of its samples, NAN without samples */
+    double *run_medians; /* each run's median, `runs` of them (owned by the result), NULL for one run */
+    bool runs_disagree;  /* diff_runs_disagree of its samples */
 } diff_side;
 
 typedef struct diff_row {
     diff_kind kind;
-    const char *name; /* borrowed from a profile */
+    const char *name; /* borrowed from a profile; "common" for the common row */
     diff_side base, new_;
-    diff_interval iv;  /* NAN where there is no pair to compare */
+    diff_interval raw; /* the ratio of the medians as measured, and its interval */
+    diff_interval iv;  /* the change the verdict reads: against the change common to the kernels
+                          where that is separated (diff_common.c), else `raw`; NAN where there is
+                          no pair to compare */
+    double p;          /* the two-sided p-value of no change (diff_interval_from), NAN: untested */
+    double p_holm;     /* p corrected over the rows tested */
+    double rank_p;     /* Mann-Whitney over the runs' medians (over the iterations' with one run
+                          a side), against the common change as iv is; NAN: untested */
+    bool in_common;    /* a kernel that sets the common change */
     diff_verdict verdict;
     bool fails;        /* its interval lies above 1 + fail_if_slower */
 } diff_row;
@@ -206,6 +256,7 @@ typedef struct diff_row {
 typedef struct diff_options {
     double threshold;      /* a fraction: 0.05 for 5% */
     double fail_if_slower; /* a fraction, or < 0 for none */
+    bool gate_common;      /* --fail-if-slower also gates the common change */
     uint64_t seed;
     unsigned resamples;
     double confidence;
@@ -229,12 +280,36 @@ typedef struct diff_result {
     diff_options options;
     diff_row *rows; /* kernels (the base's order, then those added), the total, then the scopes */
     size_t row_count;
+    /* The change common to the kernels (diff_common.c): separated where two kernels or more are
+     * compared; then every row's iv is against it, and `common` holds it as measured. */
+    bool separated;
+    size_t compared;        /* the kernels compared (present on both sides, enough samples) */
+    size_t common_kernels;  /* of which set the common change */
+    diff_row common;        /* kind DIFF_COMMON; verdict DIFF_TOO_FEW where not separated */
+    double *base_speed, *new_speed; /* each run's speed factor (1: the base's typical run), one
+                                       per run of each side, NULL where not separated */
+    bool by_iteration;      /* the samples were divided by their iteration's speed (the kernels
+                               share their iterations), not only their run's */
+    double geomean;         /* the geometric mean over the kernels compared of their raw ratios */
+    size_t tested;          /* the rows whose p-value Holm's correction counts */
     diff_difference differences[DIFF_MAX_DIFFERENCES];
     size_t difference_count;
-    bool failed; /* some kernel or the total fails --fail-if-slower */
+    bool failed; /* some kernel or the total (or, with gate_common, the common change) fails
+                    --fail-if-slower */
 } diff_result;
 
 void diff_default_options(diff_options *o);
+/* A row's seed: the seed given, mixed with the row's kind and name (diff_stats.c), so that a row's
+ * interval does not depend on the other rows. */
+uint64_t diff_row_seed(uint64_t seed, diff_kind kind, const char *name);
+
+/* Row i's series on each side (NULL where absent). */
+typedef struct diff_pair {
+    const diff_series *base, *new_;
+} diff_pair;
+/* Every tested row's interval, p-value and rank test, and the common change (diff_common.c), for
+ * rows whose sides and point ratio diff_compare has filled; false when out of memory. */
+bool diff_common_apply(diff_result *r, const diff_pair *pairs);
 /* Compares; the result borrows from both profiles, which must outlive it. DIFF_FAILED: out of
  * memory. */
 diff_status diff_compare(const diff_profile *base, const diff_profile *new_, const diff_options *o, diff_result *out);

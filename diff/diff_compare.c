@@ -1,15 +1,20 @@
 /*
  * Two profiles into the rows of a comparison (diff.h): kernels matched by name in the base's
  * order, then those only the new report has; the per-iteration total; the scopes likewise by
- * path. Each pair with enough samples gets its ratio, interval and verdict; each row its own
- * seed, drawn from the seed given and its name, so that a row's interval does not depend on the
- * other rows. Also the settings in which the two runs differ.
+ * path. Each row gets its sides' figures (median, quartiles, the runs' medians and whether they
+ * disagree); each pair with enough samples its ratio, interval and p-value (diff_common.c, which
+ * also takes out the machine's speed), then Holm's correction over every row tested and the
+ * verdicts. Also the geometric mean of the kernels' changes and the settings in which the two
+ * runs differ.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
+
+/* The resamples of each run's own interval, for whether a side's runs disagree. */
+enum { RUN_RESAMPLES = 400 };
 
 void diff_default_options(diff_options *o)
 {
@@ -20,54 +25,47 @@ void diff_default_options(diff_options *o)
                         .confidence = DIFF_CONFIDENCE};
 }
 
-/* A row's seed: the seed given, the row's kind and name, mixed (FNV-1a, then a splitmix64 step). */
-static uint64_t row_seed(uint64_t seed, diff_kind kind, const char *name)
+/* A side's figures; its runs' medians where it has several (into the result's ownership). */
+static bool side_of(const diff_series *s, const diff_options *o, diff_side *d)
 {
-    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)kind;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-        h = (h ^ *p) * 0x100000001b3ull;
+    *d = (diff_side){false, 0, 0, 0, NAN, NAN, NAN, NULL, false};
+    if (!s) {
+        return true;
     }
-    uint64_t z = seed ^ h;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    const diff_samples *x = &s->samples;
+    *d = (diff_side){true, x->count, s->skipped, x->runs, diff_median(x->sorted, x->count),
+                     diff_quantile(x->sorted, x->count, 0.25), diff_quantile(x->sorted, x->count, 0.75), NULL, false};
+    if (x->runs > 1) {
+        d->run_medians = malloc(x->runs * sizeof *d->run_medians);
+        if (!d->run_medians || !diff_run_medians(x, d->run_medians)) {
+            return false;
+        }
+        unsigned resamples = o->resamples < RUN_RESAMPLES ? o->resamples : RUN_RESAMPLES;
+        d->runs_disagree = diff_runs_disagree(x, o->threshold, resamples, o->confidence, o->seed);
+    }
+    return true;
 }
 
-static diff_side side_of(const diff_series *s)
-{
-    diff_side d = {false, 0, 0, 0, NAN};
-    if (s) {
-        d = (diff_side){true, s->samples.count, s->skipped, s->samples.runs,
-                        diff_median(s->samples.sorted, s->samples.count)};
-    }
-    return d;
-}
-
-static bool fill_row(diff_row *row, diff_kind kind, const char *name, const diff_series *base,
+/* A row's sides, its point ratio and, where it cannot be tested, its verdict; diff_common_apply
+ * then gives the tested rows their intervals. */
+static bool fill_row(diff_row *row, diff_pair *pair, diff_kind kind, const char *name, const diff_series *base,
                      const diff_series *new_, const diff_options *o)
 {
-    row->kind = kind;
-    row->name = name;
-    row->base = side_of(base);
-    row->new_ = side_of(new_);
-    row->iv = (diff_interval){NAN, NAN, NAN};
-    row->fails = false;
+    *row = (diff_row){.kind = kind, .name = name, .p = NAN, .p_holm = NAN, .rank_p = NAN};
+    *pair = (diff_pair){base, new_};
+    row->iv = row->raw = (diff_interval){NAN, NAN, NAN};
+    if (!side_of(base, o, &row->base) || !side_of(new_, o, &row->new_)) {
+        return false;
+    }
     if (!base || !new_) {
         row->verdict = base ? DIFF_REMOVED : DIFF_ADDED;
         return true;
     }
-    if (base->samples.count < DIFF_MIN_SAMPLES || new_->samples.count < DIFF_MIN_SAMPLES) {
-        row->verdict = DIFF_TOO_FEW;
-        /* the point estimate, without an interval (none where a side has no sample) */
-        diff_ratio_interval(&base->samples, &new_->samples, 0, o->confidence, 0, &row->iv);
-        return true;
-    }
-    if (!diff_ratio_interval(&base->samples, &new_->samples, o->resamples, o->confidence,
-                             row_seed(o->seed, kind, row->name), &row->iv)) {
-        return false;
-    }
-    row->verdict = diff_verdict_of(&row->iv, o->threshold);
-    row->fails = kind != DIFF_SCOPE && o->fail_if_slower >= 0 && row->iv.lo > 1.0 + o->fail_if_slower;
+    /* the point estimate, without an interval (none where a side has no sample) */
+    diff_ratio_interval(&base->samples, &new_->samples, 0, o->confidence, 0, &row->raw);
+    row->iv = row->raw;
+    row->verdict = base->samples.count < DIFF_MIN_SAMPLES || new_->samples.count < DIFF_MIN_SAMPLES ? DIFF_TOO_FEW
+                                                                                                    : DIFF_NO_CHANGE;
     return true;
 }
 
@@ -113,8 +111,8 @@ static size_t find_name(const diff_series *items, const diff_series *const *orde
 
 /* Appends the rows of one kind: base's series in order (matched or removed), then new's that
  * were not matched. */
-static bool add_rows(diff_result *r, diff_kind kind, const diff_series *base, size_t base_n, const diff_series *new_,
-                     size_t new_n)
+static bool add_rows(diff_result *r, diff_pair *pairs, diff_kind kind, const diff_series *base, size_t base_n,
+                     const diff_series *new_, size_t new_n)
 {
     const diff_series **order = name_order(new_, new_n);
     bool *matched = new_n ? calloc(new_n, sizeof *matched) : NULL;
@@ -124,12 +122,14 @@ static bool add_rows(diff_result *r, diff_kind kind, const diff_series *base, si
         if (j < new_n) {
             matched[j] = true;
         }
-        ok = fill_row(&r->rows[r->row_count++], kind, base[i].name, &base[i], j < new_n ? &new_[j] : NULL,
+        size_t at = r->row_count++;
+        ok = fill_row(&r->rows[at], &pairs[at], kind, base[i].name, &base[i], j < new_n ? &new_[j] : NULL,
                       &r->options);
     }
     for (size_t j = 0; ok && j < new_n; j++) {
         if (!matched[j]) {
-            ok = fill_row(&r->rows[r->row_count++], kind, new_[j].name, NULL, &new_[j], &r->options);
+            size_t at = r->row_count++;
+            ok = fill_row(&r->rows[at], &pairs[at], kind, new_[j].name, NULL, &new_[j], &r->options);
         }
     }
     free(order);
@@ -210,35 +210,99 @@ size_t diff_settings_differ(const diff_profile *a, const diff_profile *b, diff_d
     return d.count;
 }
 
+/* Holm's correction over the tested rows (and the common change), then each row's verdict and
+ * whether it fails the gate. */
+static bool judge(diff_result *r)
+{
+    size_t n = r->row_count + 1;
+    double *p = malloc(n * sizeof *p), *adjusted = malloc(n * sizeof *adjusted);
+    if (!p || !adjusted) {
+        free(p);
+        free(adjusted);
+        return false;
+    }
+    for (size_t i = 0; i < r->row_count; i++) {
+        p[i] = r->rows[i].p;
+    }
+    p[r->row_count] = r->separated ? r->common.p : NAN;
+    diff_holm(p, n, adjusted);
+    r->tested = 0;
+    for (size_t i = 0; i < n; i++) {
+        r->tested += !isnan(p[i]);
+    }
+    const diff_options *o = &r->options;
+    double alpha = 1 - o->confidence;
+    for (size_t i = 0; i < n; i++) {
+        diff_row *row = i < r->row_count ? &r->rows[i] : &r->common;
+        if (isnan(p[i])) {
+            continue;
+        }
+        row->p_holm = adjusted[i];
+        row->verdict = row->p_holm < alpha ? diff_verdict_of(&row->iv, o->threshold) : DIFF_NO_CHANGE;
+        bool gated = row->kind == DIFF_KERNEL || row->kind == DIFF_TOTAL || (row->kind == DIFF_COMMON && o->gate_common);
+        row->fails = gated && o->fail_if_slower >= 0 && row->verdict == DIFF_SLOWER && row->iv.lo > 1.0 + o->fail_if_slower;
+        r->failed = r->failed || row->fails;
+    }
+    free(p);
+    free(adjusted);
+    return true;
+}
+
+/* The geometric mean of the kernels' measured ratios, over those compared. */
+static double geomean_of(const diff_result *r)
+{
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < r->row_count; i++) {
+        const diff_row *row = &r->rows[i];
+        if (row->kind == DIFF_KERNEL && !isnan(row->p) && row->raw.ratio > 0 && isfinite(row->raw.ratio)) {
+            sum += log(row->raw.ratio);
+            n++;
+        }
+    }
+    return n ? exp(sum / (double)n) : NAN;
+}
+
 diff_status diff_compare(const diff_profile *base, const diff_profile *new_, const diff_options *o, diff_result *out)
 {
     memset(out, 0, sizeof *out);
     out->base = base;
     out->new_ = new_;
     out->options = *o;
+    out->common = (diff_row){.kind = DIFF_COMMON, .name = "common", .verdict = DIFF_TOO_FEW, .p = NAN,
+                             .p_holm = NAN, .rank_p = NAN};
+    out->common.iv = out->common.raw = (diff_interval){NAN, NAN, NAN};
+    out->common.base.median_ns = out->common.new_.median_ns = NAN;
+    out->geomean = NAN;
     size_t most = base->kernel_count + new_->kernel_count + 1 + base->scope_count + new_->scope_count;
-    out->rows = malloc(most * sizeof *out->rows);
-    if (!out->rows) {
-        return DIFF_FAILED;
-    }
-    bool ok = add_rows(out, DIFF_KERNEL, base->kernels, base->kernel_count, new_->kernels, new_->kernel_count);
+    out->rows = calloc(most, sizeof *out->rows);
+    diff_pair *pairs = calloc(most, sizeof *pairs);
+    bool ok = out->rows && pairs;
+    ok = ok && add_rows(out, pairs, DIFF_KERNEL, base->kernels, base->kernel_count, new_->kernels, new_->kernel_count);
     if (ok) {
-        ok = fill_row(&out->rows[out->row_count++], DIFF_TOTAL, "total", &base->total, &new_->total, o);
+        size_t at = out->row_count++;
+        ok = fill_row(&out->rows[at], &pairs[at], DIFF_TOTAL, "total", &base->total, &new_->total, o);
     }
-    ok = ok && add_rows(out, DIFF_SCOPE, base->scopes, base->scope_count, new_->scopes, new_->scope_count);
+    ok = ok && add_rows(out, pairs, DIFF_SCOPE, base->scopes, base->scope_count, new_->scopes, new_->scope_count);
+    ok = ok && diff_common_apply(out, pairs) && judge(out);
+    free(pairs);
     if (!ok) {
         diff_result_free(out);
         return DIFF_FAILED;
     }
-    for (size_t i = 0; i < out->row_count; i++) {
-        out->failed = out->failed || out->rows[i].fails;
-    }
+    out->geomean = geomean_of(out);
     out->difference_count = diff_settings_differ(base, new_, out->differences, DIFF_MAX_DIFFERENCES);
     return DIFF_OK;
 }
 
 void diff_result_free(diff_result *r)
 {
+    for (size_t i = 0; r->rows && i < r->row_count; i++) {
+        free(r->rows[i].base.run_medians);
+        free(r->rows[i].new_.run_medians);
+    }
     free(r->rows);
+    free(r->base_speed);
+    free(r->new_speed);
     memset(r, 0, sizeof *r);
 }

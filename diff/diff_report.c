@@ -38,28 +38,57 @@ static void format_interval(const diff_interval *iv, char *out, size_t cap)
     snprintf(out, cap, "[%s, %s]", lo, hi);
 }
 
-/* What the figures are, in one sentence. */
 /* Fewer runs than this on a side of a comparison of several runs: said under the method. */
 enum { FEW_RUNS = 5 };
 
-static void write_method(const diff_result *r, FILE *out)
+/* What the figures are. Plain text, shared by the table and the Markdown (which adds nothing
+ * that needs escaping: no name from a report is in it). */
+static void write_method(const diff_result *r, FILE *out, const char *line_start, const char *line_end)
 {
+    const diff_options *o = &r->options;
     fprintf(out,
-            "change: the new median over the base's, of the per-dispatch GPU times (per-iteration totals for the "
+            "%schange: the new median over the base's, of the per-dispatch GPU times (per-iteration totals for the "
             "total); %.0f%% interval from a bootstrap of %u resamples (seed %llu); slower or faster where the "
-            "interval excludes no change and the medians differ by more than %g%%\n",
-            r->options.confidence * 100, r->options.resamples, (unsigned long long)r->options.seed,
-            r->options.threshold * 100);
+            "interval excludes no change, the medians differ by more than %g%% and the p-value, corrected by "
+            "Holm's method over the %zu row%s tested, is below %g%s\n",
+            line_start, o->confidence * 100, o->resamples, (unsigned long long)o->seed, o->threshold * 100, r->tested,
+            r->tested == 1 ? "" : "s", 1 - o->confidence, line_end);
+    if (r->separated) {
+        fprintf(out,
+                "%smachine: each %s speed is the median over the kernels of their %s median to their typical "
+                "base median; each change is against the change most kernels share (the common line), with the "
+                "speeds taken out; \"measured\" is the change as measured%s\n",
+                line_start, r->by_iteration ? "iteration's" : "run's", r->by_iteration ? "iteration's" : "run's",
+                line_end);
+    } else if (r->compared == 1) {
+        fprintf(out,
+                "%smachine: with one kernel compared, the machine's speed cannot be told apart from the kernel's "
+                "change: changes are as measured%s\n",
+                line_start, line_end);
+    }
     if (r->base->runs < 2 && r->new_->runs < 2) {
         return;
     }
-    fprintf(out, "runs: a side of several reports is resampled a run at a time, then iterations within each "
-                 "run drawn, so that its interval covers how far whole runs move\n");
+    fprintf(out, "%sruns: a side of several reports is resampled a run at a time, then iterations within each "
+                 "run drawn, so that its interval covers how far whole runs move%s\n",
+            line_start, line_end);
     size_t fewest = r->base->runs < r->new_->runs ? r->base->runs : r->new_->runs;
     if (fewest < FEW_RUNS) {
-        fprintf(out, "runs: with %zu run%s on a side, the interval is narrower than %.0f%% where whole runs move "
-                     "(docs/reports.md): %d or more a side\n",
-                fewest, fewest == 1 ? "" : "s", r->options.confidence * 100, FEW_RUNS);
+        fprintf(out, "%sruns: with %zu run%s on a side, the interval is narrower than %.0f%% where whole runs move "
+                     "(docs/reports.md): %d or more a side%s\n",
+                line_start, fewest, fewest == 1 ? "" : "s", o->confidence * 100, FEW_RUNS, line_end);
+    }
+}
+
+/* "0.012", "<0.001" or "-". */
+static void format_p(double p, char *out, size_t cap)
+{
+    if (isnan(p)) {
+        snprintf(out, cap, "-");
+    } else if (p < 0.001) {
+        snprintf(out, cap, "<0.001");
+    } else {
+        snprintf(out, cap, "%.3f", p);
     }
 }
 
@@ -133,13 +162,20 @@ static size_t name_width(const diff_result *r)
     return w > 48 ? 48 : w;
 }
 
-static void put_row(FILE *out, const diff_row *row, size_t width)
+/* The quartiles' distance, in microseconds. */
+static void format_spread(const diff_side *d, char *out, size_t cap) { format_us(d->q3_ns - d->q1_ns, out, cap); }
+
+static void put_row(FILE *out, const diff_row *row, size_t width, bool separated)
 {
-    char bm[48], nm[48], change[48], interval[112];
+    char bm[48], nm[48], bs[48], ns[48], measured[48], change[48], interval[112], p[16];
     format_us(row->base.median_ns, bm, sizeof bm);
     format_us(row->new_.median_ns, nm, sizeof nm);
+    format_spread(&row->base, bs, sizeof bs);
+    format_spread(&row->new_, ns, sizeof ns);
+    diff_format_change(row->raw.ratio, measured, sizeof measured);
     diff_format_change(row->iv.ratio, change, sizeof change);
     format_interval(&row->iv, interval, sizeof interval);
+    format_p(row->p_holm, p, sizeof p);
     put_text(out, row->kind == DIFF_TOTAL ? "total (per iteration)" : row->name, width);
     char bn[24] = "-", nn[24] = "-";
     if (row->base.present) {
@@ -148,15 +184,124 @@ static void put_row(FILE *out, const diff_row *row, size_t width)
     if (row->new_.present) {
         snprintf(nn, sizeof nn, "%zu", row->new_.count);
     }
-    fprintf(out, " %8s %8s %15s %15s %9s  %-22s %s%s\n", bn, nn, bm, nm, change, interval,
-            diff_verdict_str(row->verdict), row->fails ? " (fails)" : "");
+    fprintf(out, " %8s %8s %14s %10s %14s %10s", bn, nn, bm, bs, nm, ns);
+    if (separated) {
+        fprintf(out, " %9s", measured);
+    }
+    fprintf(out, " %9s  %-22s %7s  %s%s%s\n", change, interval, p, diff_verdict_str(row->verdict),
+            row->in_common ? " (common)" : "", row->fails ? " (fails)" : "");
 }
 
-static void put_heading(FILE *out, const char *first, size_t width)
+static void put_heading(FILE *out, const char *first, size_t width, bool separated)
 {
     put_text(out, first, width);
-    fprintf(out, " %8s %8s %15s %15s %9s  %-22s %s\n", "base_n", "new_n", "base_median_us", "new_median_us",
-            "change", "interval", "verdict");
+    fprintf(out, " %8s %8s %14s %10s %14s %10s", "base_n", "new_n", "base_median_us", "base_iqr", "new_median_us",
+            "new_iqr");
+    if (separated) {
+        fprintf(out, " %9s", "measured");
+    }
+    fprintf(out, " %9s  %-22s %7s  %s\n", separated ? "vs_common" : "change", "interval", "p_holm", "verdict");
+}
+
+/* The common change's line (or why there is none), the runs' speeds, the geometric mean. Each
+ * line begins with `start` and ends with `end` (Markdown: a list item). */
+static void put_machine(const diff_result *r, FILE *out, void (*text)(FILE *, const char *), const char *start,
+                        const char *end)
+{
+    if (r->separated) {
+        const diff_row *c = &r->common;
+        char change[48], interval[112], p[16], rank[16];
+        diff_format_change(c->iv.ratio, change, sizeof change);
+        format_interval(&c->iv, interval, sizeof interval);
+        format_p(c->p_holm, p, sizeof p);
+        format_p(c->rank_p, rank, sizeof rank);
+        fprintf(out, "%scommon to %zu of %zu kernels (", start, r->common_kernels, r->compared);
+        bool first = true;
+        for (size_t i = 0; i < r->row_count; i++) {
+            if (r->rows[i].in_common) {
+                fputs(first ? "" : ", ", out);
+                text(out, r->rows[i].name);
+                first = false;
+            }
+        }
+        fprintf(out, "): %s %s, p_holm %s, rank test %s: %s%s: the machine's speed, or a change that touches every "
+                     "kernel%s%s\n",
+                change, interval, p, rank, diff_verdict_str(c->verdict), c->fails ? " (fails)" : "",
+                r->options.gate_common ? "" : " (not gated: --gate-common gates it)", end);
+        for (int side = 0; side < 2; side++) {
+            const double *speed = side ? r->new_speed : r->base_speed;
+            size_t runs = side ? r->new_->runs : r->base->runs;
+            fprintf(out, "%sspeed of each %s run (1: the base's typical run; higher: slower):", start,
+                    side ? "new" : "base");
+            for (size_t i = 0; i < runs; i++) {
+                fprintf(out, " %.3f", speed[i]);
+            }
+            fprintf(out, "%s\n", end);
+        }
+    }
+    if (isfinite(r->geomean)) {
+        char g[48];
+        diff_format_change(r->geomean, g, sizeof g);
+        size_t n = 0;
+        for (size_t i = 0; i < r->row_count; i++) {
+            n += r->rows[i].kind == DIFF_KERNEL && !isnan(r->rows[i].p);
+        }
+        fprintf(out, "%sgeometric mean of the kernels' changes as measured (%zu kernel%s): %s%s\n", start, n,
+                n == 1 ? "" : "s", g, end);
+    }
+}
+
+/* Per row of a side of several runs, its runs' medians; a warning where they disagree. */
+static void put_runs(const diff_result *r, FILE *out, void (*text)(FILE *, const char *), const char *start,
+                     const char *end)
+{
+    if (r->base->runs < 2 && r->new_->runs < 2) {
+        return;
+    }
+    for (size_t i = 0; i < r->row_count; i++) {
+        const diff_row *row = &r->rows[i];
+        if (row->kind == DIFF_SCOPE) {
+            continue;
+        }
+        fputs(start, out);
+        text(out, row->kind == DIFF_TOTAL ? "total (per iteration)" : row->name);
+        fputs(": medians of the runs (us):", out);
+        const diff_side *sides[2] = {&row->base, &row->new_};
+        for (int s = 0; s < 2; s++) {
+            fprintf(out, " %s", s ? "new" : "base");
+            if (!sides[s]->run_medians) {
+                char m[48];
+                format_us(sides[s]->median_ns, m, sizeof m);
+                fprintf(out, " %s", m);
+            }
+            for (size_t k = 0; sides[s]->run_medians && k < sides[s]->runs; k++) {
+                char m[48];
+                format_us(sides[s]->run_medians[k], m, sizeof m);
+                fprintf(out, " %s", m);
+            }
+            fputs(s ? "" : ";", out);
+        }
+        fprintf(out, "%s\n", end);
+    }
+    for (int s = 0; s < 2; s++) {
+        bool any = false;
+        for (size_t i = 0; i < r->row_count; i++) {
+            const diff_row *row = &r->rows[i];
+            if (row->kind != DIFF_SCOPE && (s ? row->new_ : row->base).runs_disagree) {
+                fprintf(out, "%s", any ? ", " : "");
+                if (!any) {
+                    fprintf(out, "%swarning: the %s side's runs disagree by more than each run's own interval allows "
+                                 "(", start, s ? "new" : "base");
+                }
+                text(out, row->kind == DIFF_TOTAL ? "the total" : row->name);
+                any = true;
+            }
+        }
+        if (any) {
+            fprintf(out, "): the machine's speed moved between runs%s%s\n",
+                    r->separated ? " (taken out of the changes against the common one)" : "", end);
+        }
+    }
 }
 
 static void put_skipped(const diff_result *r, FILE *out)
@@ -200,26 +345,29 @@ bool diff_write_table(const diff_result *r, FILE *out)
     put_side(out, "base:", r->base);
     put_side(out, "new: ", r->new_);
     put_differences(r, out);
-    write_method(r, out);
+    write_method(r, out, "", "");
     fputc('\n', out);
     size_t width = name_width(r);
     bool scopes = false;
-    put_heading(out, "kernel", width);
+    put_heading(out, "kernel", width, r->separated);
     for (size_t i = 0; i < r->row_count; i++) {
         const diff_row *row = &r->rows[i];
         if (row->kind == DIFF_SCOPE && !scopes) {
             fputc('\n', out);
-            put_heading(out, "scope", width);
+            put_heading(out, "scope", width, r->separated);
             scopes = true;
         }
-        put_row(out, row, width);
+        put_row(out, row, width, r->separated);
     }
+    fputc('\n', out);
+    put_machine(r, out, table_text, "", "");
+    put_runs(r, out, table_text, "", "");
     put_skipped(r, out);
     if (r->options.fail_if_slower >= 0) {
         fprintf(out, "fail-if-slower %g%%: ", r->options.fail_if_slower * 100);
         if (!r->failed) {
-            fprintf(out, "no kernel and not the total is slower by more than that with %.0f%% confidence\n",
-                    r->options.confidence * 100);
+            fprintf(out, "no kernel%s and not the total is slower by more than that with %.0f%% confidence\n",
+                    r->options.gate_common ? ", not the common change" : "", r->options.confidence * 100);
         } else {
             bool first = true;
             for (size_t i = 0; i < r->row_count; i++) {
@@ -228,6 +376,9 @@ bool diff_write_table(const diff_result *r, FILE *out)
                     put_text(out, r->rows[i].kind == DIFF_TOTAL ? "the total" : r->rows[i].name, 0);
                     first = false;
                 }
+            }
+            if (r->common.fails) {
+                fputs(first ? "the common change" : ", the common change", out);
             }
             fprintf(out, " slower by more than that with %.0f%% confidence\n", r->options.confidence * 100);
         }
@@ -240,19 +391,27 @@ bool diff_write_table(const diff_result *r, FILE *out)
 /* A name in a table cell, escaped so that it can neither format nor break the table (common.h). */
 static void md_text(FILE *out, const char *s) { wgprof__escape_markdown(out, s); }
 
-static void md_row(FILE *out, const diff_row *row)
+static void md_row(FILE *out, const diff_row *row, bool separated)
 {
-    char bm[48], nm[48], change[48], lo[48], hi[48];
+    char bm[48], nm[48], bs[48], ns[48], measured[48], change[48], lo[48], hi[48], p[16];
     format_us(row->base.median_ns, bm, sizeof bm);
     format_us(row->new_.median_ns, nm, sizeof nm);
+    format_spread(&row->base, bs, sizeof bs);
+    format_spread(&row->new_, ns, sizeof ns);
+    diff_format_change(row->raw.ratio, measured, sizeof measured);
     diff_format_change(row->iv.ratio, change, sizeof change);
+    format_p(row->p_holm, p, sizeof p);
     fputs("| ", out);
     if (row->kind == DIFF_TOTAL) {
         fputs("**total** (per iteration)", out);
     } else {
         md_text(out, row->name);
     }
-    fprintf(out, " | %s | %s | %s | ", bm, nm, change);
+    fprintf(out, " | %s | %s | %s | %s | ", bm, bs, nm, ns);
+    if (separated) {
+        fprintf(out, "%s | ", measured);
+    }
+    fprintf(out, "%s | ", change);
     if (isnan(row->iv.lo) || isnan(row->iv.hi)) {
         fputs("-", out);
     } else {
@@ -261,15 +420,15 @@ static void md_row(FILE *out, const diff_row *row)
         fprintf(out, "%s to %s", lo, hi);
     }
     bool strong = row->verdict == DIFF_SLOWER || row->verdict == DIFF_FASTER;
-    fprintf(out, " | %s%s%s%s |\n", strong ? "**" : "", diff_verdict_str(row->verdict), strong ? "**" : "",
-            row->fails ? " (fails the gate)" : "");
+    fprintf(out, " | %s | %s%s%s%s%s |\n", p, strong ? "**" : "", diff_verdict_str(row->verdict), strong ? "**" : "",
+            row->in_common ? " (common)" : "", row->fails ? " (fails the gate)" : "");
 }
 
-static void md_heading(FILE *out, const char *first)
+static void md_heading(FILE *out, const char *first, bool separated)
 {
-    fprintf(out, "| %s | base median (µs) | new median (µs) | change | interval | verdict |\n"
-                 "| --- | ---: | ---: | ---: | :---: | --- |\n",
-            first);
+    fprintf(out, "| %s | base median (µs) | base IQR (µs) | new median (µs) | new IQR (µs) | %s%s | interval | "
+                 "p (Holm) | verdict |\n| --- | ---: | ---: | ---: | ---: | ---: | %s:---: | ---: | --- |\n",
+            first, separated ? "measured | " : "", separated ? "vs common" : "change", separated ? "---: | " : "");
 }
 
 static void md_side(FILE *out, const char *label, const diff_profile *p)
@@ -316,27 +475,24 @@ bool diff_write_markdown(const diff_result *r, FILE *out)
         fputs("\n", out);
     }
     fputc('\n', out);
-    md_heading(out, "kernel");
+    md_heading(out, "kernel", r->separated);
     bool scopes = false;
     for (size_t i = 0; i < r->row_count; i++) {
         if (r->rows[i].kind == DIFF_SCOPE && !scopes) {
             fputc('\n', out);
-            md_heading(out, "scope");
+            md_heading(out, "scope", r->separated);
             scopes = true;
         }
-        md_row(out, &r->rows[i]);
+        md_row(out, &r->rows[i], r->separated);
     }
     fputc('\n', out);
-    fprintf(out, "Change: the new median over the base's, of the per-dispatch GPU times (per-iteration totals for "
-                 "the total); %.0f%% interval from a bootstrap of %u resamples (seed %llu); slower or faster where "
-                 "the interval excludes no change and the medians differ by more than %g%%.",
-            r->options.confidence * 100, r->options.resamples, (unsigned long long)r->options.seed,
-            r->options.threshold * 100);
+    put_machine(r, out, md_text, "- ", "");
+    put_runs(r, out, md_text, "- ", "");
+    write_method(r, out, "- ", "");
     if (r->options.fail_if_slower >= 0) {
-        fprintf(out, " Gate (fail-if-slower %g%%): %s.", r->options.fail_if_slower * 100,
+        fprintf(out, "- Gate (fail-if-slower %g%%): %s\n", r->options.fail_if_slower * 100,
                 r->failed ? "**failed**" : "passed");
     }
-    fputc('\n', out);
     return !ferror(out);
 }
 
@@ -348,30 +504,68 @@ static json_t *number(double v) { return isfinite(v) ? json_real(v) : json_null(
 /* Sets `key` to `v`; false when out of memory (`v` NULL, or the set failed). */
 static bool put(json_t *obj, const char *key, json_t *v) { return v && json_object_set_new(obj, key, v) == 0; }
 
+/* An array of `n` numbers (null where not finite); JSON null for none. */
+static json_t *numbers(const double *v, size_t n)
+{
+    if (!v) {
+        return json_null();
+    }
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++) {
+        if (json_array_append_new(a, number(v[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
 static json_t *side_json(const diff_side *s)
 {
     if (!s->present) {
         return json_null();
     }
     json_t *o = json_object();
-    if (o && put(o, "count", json_integer((json_int_t)s->count)) && put(o, "skipped", json_integer((json_int_t)s->skipped)) &&
-        put(o, "runs", json_integer((json_int_t)s->runs)) &&
-        put(o, "median_ns", number(s->median_ns))) {
+    if (o && put(o, "count", json_integer((json_int_t)s->count)) &&
+        put(o, "skipped", json_integer((json_int_t)s->skipped)) && put(o, "runs", json_integer((json_int_t)s->runs)) &&
+        put(o, "median_ns", number(s->median_ns)) && put(o, "q1_ns", number(s->q1_ns)) &&
+        put(o, "q3_ns", number(s->q3_ns)) && put(o, "run_medians_ns", numbers(s->run_medians, s->runs)) &&
+        put(o, "runs_disagree", json_boolean(s->runs_disagree))) {
         return o;
     }
     json_decref(o);
     return NULL;
 }
 
-static json_t *row_json(const diff_row *row)
+/* [lo, hi], or null without an interval. */
+static json_t *interval_json(const diff_interval *iv)
+{
+    return isnan(iv->lo) || isnan(iv->hi) ? json_null() : json_pack("[oo]", number(iv->lo), number(iv->hi));
+}
+
+/* The change against the common one: {ratio, change_pct, interval}. */
+static json_t *change_json(const diff_interval *iv)
 {
     json_t *o = json_object();
-    json_t *interval = isnan(row->iv.lo) || isnan(row->iv.hi) ? json_null()
-                                                                : json_pack("[oo]", number(row->iv.lo), number(row->iv.hi));
+    if (o && put(o, "ratio", number(iv->ratio)) && put(o, "change_pct", number((iv->ratio - 1) * 100)) &&
+        put(o, "interval", interval_json(iv))) {
+        return o;
+    }
+    json_decref(o);
+    return NULL;
+}
+
+static json_t *row_json(const diff_row *row, bool separated)
+{
+    json_t *o = json_object();
     bool ok = o && put(o, "name", json_string(row->name)) &&
               put(o, "verdict", json_string(diff_verdict_str(row->verdict))) && put(o, "base", side_json(&row->base)) &&
-              put(o, "new", side_json(&row->new_)) && put(o, "ratio", number(row->iv.ratio)) &&
-              put(o, "change_pct", number((row->iv.ratio - 1) * 100)) && put(o, "interval", interval) &&
+              put(o, "new", side_json(&row->new_)) && put(o, "ratio", number(row->raw.ratio)) &&
+              put(o, "change_pct", number((row->raw.ratio - 1) * 100)) && put(o, "interval", interval_json(&row->raw)) &&
+              put(o, "against_common",
+                  separated && row->kind != DIFF_COMMON && !isnan(row->p) ? change_json(&row->iv) : json_null()) &&
+              put(o, "p", number(row->p)) && put(o, "p_holm", number(row->p_holm)) &&
+              put(o, "rank_p", number(row->rank_p)) && put(o, "in_common", json_boolean(row->in_common)) &&
               put(o, "fails", json_boolean(row->fails));
     if (!ok) {
         json_decref(o);
@@ -418,16 +612,29 @@ static json_t *profile_json(const diff_profile *p)
     return o;
 }
 
+/* Each run's speed factor on each side, or null where not separated. */
+static json_t *speed_json(const diff_result *r)
+{
+    if (!r->separated) {
+        return json_null();
+    }
+    return json_pack("{soso}", "base", numbers(r->base_speed, r->base->runs), "new",
+                     numbers(r->new_speed, r->new_->runs));
+}
+
 static json_t *result_json(const diff_result *r)
 {
     json_t *o = json_object(), *kernels = json_array(), *scopes = json_array(), *differences = json_array();
     json_t *total = NULL;
     bool ok = o && kernels && scopes && differences;
     for (size_t i = 0; ok && i < r->row_count; i++) {
-        json_t *row = row_json(&r->rows[i]);
+        json_t *row = row_json(&r->rows[i], r->separated);
         switch (r->rows[i].kind) {
         case DIFF_KERNEL: ok = row && json_array_append_new(kernels, row) == 0; break;
         case DIFF_SCOPE: ok = row && json_array_append_new(scopes, row) == 0; break;
+        case DIFF_COMMON: /* written on its own, below */
+            json_decref(row);
+            break;
         case DIFF_TOTAL:
             json_decref(total);
             total = row;
@@ -444,7 +651,15 @@ static json_t *result_json(const diff_result *r)
          put(o, "partial", json_boolean(r->base->partial || r->new_->partial)) &&
          put(o, "base", profile_json(r->base)) && put(o, "new", profile_json(r->new_)) &&
          put(o, "differences", json_incref(differences)) &&
-         put(o, "method", json_string("percentile bootstrap of the ratio of medians")) &&
+         put(o, "method", json_string(r->separated ? "percentile bootstrap of the ratio of medians, against the change "
+                                                     "common to the kernels with each run's speed taken out"
+                                                   : "percentile bootstrap of the ratio of medians")) &&
+         put(o, "correction", json_string("holm")) && put(o, "rows_tested", json_integer((json_int_t)r->tested)) &&
+         put(o, "kernels_compared", json_integer((json_int_t)r->compared)) &&
+         put(o, "separated", json_boolean(r->separated)) &&
+         put(o, "common", r->separated ? row_json(&r->common, true) : json_null()) &&
+         put(o, "speed", speed_json(r)) && put(o, "geomean_ratio", number(r->geomean)) &&
+         put(o, "gate_common", json_boolean(r->options.gate_common)) &&
          put(o, "confidence", json_real(r->options.confidence)) &&
          put(o, "resamples", json_integer(r->options.resamples)) &&
          put(o, "seed", json_integer((json_int_t)(r->options.seed & 0x7fffffffffffffffull))) &&

@@ -80,6 +80,8 @@ static uint64_t next_u64(uint64_t s[4])
 /* Uniform on (0, 1): never 0, never 1. */
 static double uniform(uint64_t s[4]) { return ((double)(next_u64(s) >> 11) + 0.5) * 0x1.0p-53; }
 
+double diff_uniform(uint64_t rng[4]) { return uniform(rng); }
+
 static double normal(uint64_t s[4])
 {
     double u = uniform(s), v = uniform(s);
@@ -266,6 +268,18 @@ double diff_resample_median(const diff_samples *s, uint64_t rng[4])
     return sample_median(s->sorted, s->count, rng);
 }
 
+uint64_t diff_row_seed(uint64_t seed, diff_kind kind, const char *name)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)kind; /* FNV-1a, then a splitmix64 step */
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        h = (h ^ *p) * 0x100000001b3ull;
+    }
+    uint64_t z = seed ^ h;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 /* ---- the samples ---- */
 
 static int compare_raw(const void *a, const void *b)
@@ -371,13 +385,19 @@ bool diff_samples_build(diff_raw *raw, size_t n, diff_samples *out)
     out->block_start = malloc((blocks + 1) * sizeof *out->block_start);
     out->block_of = malloc(n * sizeof *out->block_of);
     out->run_start = malloc((runs + 1) * sizeof *out->run_start);
-    if (!out->sorted || !out->by_block || !out->block_start || !out->block_of || !out->run_start) {
+    out->run_id = malloc(runs * sizeof *out->run_id);
+    if (!out->sorted || !out->by_block || !out->block_start || !out->block_of || !out->run_start || !out->run_id) {
         diff_samples_free(out);
         return false;
     }
     out->count = n;
     out->runs = runs;
     out->blocks = blocks;
+    for (size_t i = 0, r = 0; i < n; i++) {
+        if (i == 0 || raw[i].run != raw[i - 1].run) {
+            out->run_id[r++] = raw[i].run;
+        }
+    }
     fill_blocks(raw, n, iterations, per_run, out);
     /* The samples in order with their blocks (DIFF_MAX_BLOCKS fits 16 bits). */
     qsort(raw, n, sizeof *raw, compare_by_value);
@@ -395,6 +415,7 @@ void diff_samples_free(diff_samples *s)
     free(s->block_start);
     free(s->block_of);
     free(s->run_start);
+    free(s->run_id);
     memset(s, 0, sizeof *s);
 }
 
@@ -419,8 +440,11 @@ static double ratio_of(double new_median, double base_median)
 
 /* The p-quantile of sorted values by linear interpolation between order statistics (Hyndman
  * and Fan's type 7, R's default); an infinite neighbour is taken as it is. */
-static double quantile(const double *v, size_t n, double p)
+double diff_quantile(const double *v, size_t n, double p)
 {
+    if (!n) {
+        return NAN;
+    }
     double h = (double)(n - 1) * p;
     size_t i = (size_t)h;
     double frac = h - (double)i;
@@ -431,6 +455,52 @@ static double quantile(const double *v, size_t n, double p)
         return v[i + 1];
     }
     return v[i] + frac * (v[i + 1] - v[i]);
+}
+
+void diff_bootstrap_ratios(const diff_samples *base, const diff_samples *new_, unsigned resamples, uint64_t seed,
+                           double *out)
+{
+    if (!base->count || !new_->count) {
+        return;
+    }
+    uint64_t rng[4];
+    diff_rng_seed(rng, seed);
+    for (unsigned b = 0; b < resamples; b++) {
+        double mb = diff_resample_median(base, rng);
+        out[b] = ratio_of(diff_resample_median(new_, rng), mb);
+    }
+    qsort(out, resamples, sizeof *out, compare_doubles);
+}
+
+/* The standard normal's upper tail. */
+static double normal_tail(double z) { return 0.5 * erfc(z / sqrt(2.0)); }
+
+void diff_interval_from(const double *sorted, size_t n, double ratio, double scale, double confidence,
+                        diff_interval *out, double *p)
+{
+    out->ratio = ratio / scale;
+    out->lo = diff_quantile(sorted, n, (1.0 - confidence) / 2) / scale;
+    out->hi = diff_quantile(sorted, n, (1.0 + confidence) / 2) / scale;
+    /* The spread of the log ratios, from their quartiles (1.349 of them make one standard
+     * deviation of a normal): the bootstrap's tails are too few to read a small p-value from. */
+    double q1 = diff_quantile(sorted, n, 0.25), q3 = diff_quantile(sorted, n, 0.75);
+    double sd = q1 > 0 && isfinite(q3) ? (log(q3) - log(q1)) / 1.349 : NAN;
+    double z = out->ratio > 0 && isfinite(out->ratio) ? log(out->ratio) : NAN;
+    if (!isfinite(z) || !(sd >= 0)) {
+        *p = 1.0; /* no ratio to test (a median of 0) */
+        return;
+    }
+    /* The tail as counted: where the resamples cross no change more often than the normal tail
+     * says (a skewed bootstrap, samples with many ties), that is the p-value, so that it never
+     * contradicts the interval. */
+    size_t below = 0, above = 0;
+    for (size_t i = 0; i < n; i++) {
+        below += sorted[i] / scale <= 1.0;
+        above += sorted[i] / scale >= 1.0;
+    }
+    double counted = 2 * (double)(below < above ? below : above) / (double)n;
+    double tail = sd > 0 ? 2 * normal_tail(fabs(z) / sd) : 0.0;
+    *p = fmin(1.0, fmax(tail, counted));
 }
 
 bool diff_ratio_interval(const diff_samples *base, const diff_samples *new_, unsigned resamples, double confidence,
@@ -448,15 +518,9 @@ bool diff_ratio_interval(const diff_samples *base, const diff_samples *new_, uns
     if (!ratios) {
         return false;
     }
-    uint64_t rng[4];
-    diff_rng_seed(rng, seed);
-    for (unsigned b = 0; b < resamples; b++) {
-        double mb = diff_resample_median(base, rng);
-        ratios[b] = ratio_of(diff_resample_median(new_, rng), mb);
-    }
-    qsort(ratios, resamples, sizeof *ratios, compare_doubles);
-    out->lo = quantile(ratios, resamples, (1.0 - confidence) / 2);
-    out->hi = quantile(ratios, resamples, (1.0 + confidence) / 2);
+    diff_bootstrap_ratios(base, new_, resamples, seed, ratios);
+    out->lo = diff_quantile(ratios, resamples, (1.0 - confidence) / 2);
+    out->hi = diff_quantile(ratios, resamples, (1.0 + confidence) / 2);
     free(ratios);
     return true;
 }

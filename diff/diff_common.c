@@ -1,0 +1,488 @@
+/*
+ * The machine's speed taken out of a comparison (diff.h): on a shared machine whole runs move
+ * together, every kernel of a run by about the same factor, while a regression moves one kernel
+ * against the others. So, where two kernels or more are compared:
+ *
+ * 1. Each run's speed factor: for each kernel compared, its run's median over its typical
+ *    median on the base side (the median of the base runs' medians); the run's factor is the
+ *    median of those ratios over the kernels (a median, so that one kernel that changed does not
+ *    move it much; with two kernels, their mean). Where the kernels share their iterations (each
+ *    runs in every iteration), each iteration gets its factor the same way, from the kernels'
+ *    medians in that iteration: a machine's load comes in bursts shorter than a run, and the
+ *    kernels of one iteration run within the same burst.
+ * 2. Each row's samples divided by their iteration's factor (their run's, for a row whose
+ *    iterations are not the kernels'), and the ratio of the medians of those
+ *    bootstrapped as any row's (whole runs, then iterations, diff_stats.c): a change against the
+ *    kernels' typical change, with an interval that no longer holds how far whole runs moved.
+ * 3. Which change is common. Changes against the typical one are known only up to a factor
+ *    that every kernel shares; with few kernels (two: each is half the typical change) the
+ *    typical change is not the common one. The common change is the one most kernels share
+ *    (within the threshold of each other), read on the scale of the measured changes; between
+ *    two groups of as many kernels, the one closer to no change. The measured scale is taken
+ *    where the machine was fastest, the quickest 2% of each kernel's samples on each side (a
+ *    loaded machine's bursts slow samples down, never up; its quiet moments are few on a busy
+ *    runner), so that the choice does not ride on how loaded each side was on the whole.
+ * 4. Every row's change is then against that common change (its own bootstrap ratios over the
+ *    common group's change), and the common change is a row of its own: the samples of the
+ *    kernels that share it, each over its kernel's typical base median, compared as measured,
+ *    with the interval of whole runs (wide where the machine's load moved whole runs).
+ * With one kernel the machine's speed cannot be told from the kernel's change: every row's
+ * change is as measured.
+ *
+ * Every row also gets the p-value of no change read from its bootstrap, and a Mann-Whitney
+ * test over its runs' medians (over its iterations' with one run a side) on the same scale.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+
+/* The share of a kernel's quickest samples that gives the measured scale (3. above). */
+#define FAST_SHARE 0.02
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of the values at v[0 .. n) that are not NAN (reordered); NAN for none. */
+static double median_of(double *v, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isnan(v[i])) {
+            v[m++] = v[i];
+        }
+    }
+    qsort(v, m, sizeof *v, compare_doubles);
+    return diff_median(v, m);
+}
+
+/* A row's series on each side, and its bootstrap ratios. */
+typedef struct row_work {
+    const diff_series *base, *new_;
+    bool tested;
+    diff_samples adj_base, adj_new; /* samples over their run's speed factor */
+    double adj_ratio;               /* the ratio of the adjusted medians */
+    double *ratios;                 /* its bootstrap ratios, sorted (adjusted where separated) */
+} row_work;
+
+/* Each run's median of `s` into by_run[0 .. runs) (its run numbers on its side), NAN for a run
+ * without a sample. */
+static bool medians_by_run(const diff_samples *s, double *by_run, size_t runs)
+{
+    for (size_t r = 0; r < runs; r++) {
+        by_run[r] = NAN;
+    }
+    double *m = malloc((s->runs ? s->runs : 1) * sizeof *m);
+    if (!m || !diff_run_medians(s, m)) {
+        free(m);
+        return false;
+    }
+    for (size_t r = 0; r < s->runs; r++) {
+        if (s->run_id[r] < runs) {
+            by_run[s->run_id[r]] = m[r];
+        }
+    }
+    free(m);
+    return true;
+}
+
+/* One side's speeds: each run's, and each block's where every kernel compared has the blocks of
+ * `shape` (the same runs, as many blocks in each: the same iterations). */
+typedef struct side_speed {
+    double *run;               /* by run number */
+    double *block;             /* by block of `shape`, NULL where the kernels' blocks differ */
+    const diff_samples *shape;
+} side_speed;
+
+/* Whether `s` has the runs and blocks of `shape`. */
+static bool same_shape(const diff_samples *s, const diff_samples *shape)
+{
+    if (s->runs != shape->runs || s->blocks != shape->blocks) {
+        return false;
+    }
+    for (size_t r = 0; r < s->runs; r++) {
+        if (s->run_id[r] != shape->run_id[r] || s->run_start[r + 1] != shape->run_start[r + 1]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A factor, or 1 where it is none. */
+static double usable(double f) { return f > 0 && isfinite(f) ? f : 1.0; }
+
+/* `s` with every sample divided by its block's speed where it has the kernels' blocks, else by
+ * its run's, into `out`. */
+static bool divide_by_speed(const diff_samples *s, const side_speed *speed, diff_samples *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s->count) {
+        return true;
+    }
+    diff_raw *raw = malloc(s->count * sizeof *raw);
+    if (!raw) {
+        return false;
+    }
+    bool by_block = speed->block && same_shape(s, speed->shape);
+    size_t at = 0;
+    for (size_t r = 0; r < s->runs; r++) {
+        for (size_t b = s->run_start[r]; b < s->run_start[r + 1]; b++) {
+            double f = usable(by_block ? speed->block[b] : speed->run[s->run_id[r]]);
+            for (size_t i = s->block_start[b]; i < s->block_start[b + 1]; i++) {
+                raw[at++] = (diff_raw){(long long)b, s->by_block[i] / f, s->run_id[r]};
+            }
+        }
+    }
+    bool ok = diff_samples_build(raw, at, out);
+    free(raw);
+    return ok;
+}
+
+/* Each block's speed of one side where the kernels compared share their blocks: the median over
+ * the kernels of their block's median to their typical base median. */
+static bool block_speeds(const diff_result *r, const row_work *work, bool new_side, const double *typical,
+                         side_speed *speed)
+{
+    const diff_samples *shape = NULL;
+    for (size_t i = 0; i < r->row_count; i++) {
+        if (r->rows[i].kind == DIFF_KERNEL && work[i].tested) {
+            const diff_samples *s = &(new_side ? work[i].new_ : work[i].base)->samples;
+            if (shape && !same_shape(s, shape)) {
+                return true; /* the kernels' iterations differ: runs' speeds only */
+            }
+            shape = s;
+        }
+    }
+    size_t blocks = shape->blocks, n = r->compared, k = 0;
+    double *medians = malloc(blocks * sizeof *medians), *ratios = malloc(blocks * n * sizeof *ratios);
+    speed->block = malloc(blocks * sizeof *speed->block);
+    if (!medians || !ratios || !speed->block) {
+        free(medians);
+        free(ratios);
+        return false;
+    }
+    for (size_t i = 0; i < r->row_count; i++) {
+        if (r->rows[i].kind == DIFF_KERNEL && work[i].tested) {
+            diff_block_medians(&(new_side ? work[i].new_ : work[i].base)->samples, medians);
+            for (size_t b = 0; b < blocks; b++) {
+                ratios[b * n + k] = typical[i] > 0 ? medians[b] / typical[i] : NAN;
+            }
+            k++;
+        }
+    }
+    for (size_t b = 0; b < blocks; b++) {
+        speed->block[b] = median_of(&ratios[b * n], n);
+    }
+    speed->shape = shape;
+    free(medians);
+    free(ratios);
+    return true;
+}
+
+/* Each run's speed factor of one side (1. above) from the kernels' run medians. */
+static bool run_speeds(const diff_result *r, const row_work *work, bool new_side, const double *typical,
+                       double *speed)
+{
+    size_t runs = (new_side ? r->new_ : r->base)->runs, k = 0;
+    double *by_run = malloc(runs * sizeof *by_run), *ratios = malloc((r->compared ? r->compared : 1) * runs * sizeof *ratios);
+    if (!by_run || !ratios) {
+        free(by_run);
+        free(ratios);
+        return false;
+    }
+    bool ok = true;
+    for (size_t i = 0; ok && i < r->row_count; i++) {
+        if (r->rows[i].kind != DIFF_KERNEL || !work[i].tested) {
+            continue;
+        }
+        ok = medians_by_run(&(new_side ? work[i].new_ : work[i].base)->samples, by_run, runs);
+        for (size_t run = 0; ok && run < runs; run++) {
+            ratios[run * r->compared + k] = typical[i] > 0 ? by_run[run] / typical[i] : NAN;
+        }
+        k++;
+    }
+    for (size_t run = 0; ok && run < runs; run++) {
+        speed[run] = median_of(&ratios[run * r->compared], r->compared);
+    }
+    free(by_run);
+    free(ratios);
+    return ok;
+}
+
+/* The ratio of a kernel's quickest samples, new over base (3. above). */
+static double fast_ratio(const diff_series *base, const diff_series *new_)
+{
+    double b = diff_quantile(base->samples.sorted, base->samples.count, FAST_SHARE);
+    double n = diff_quantile(new_->samples.sorted, new_->samples.count, FAST_SHARE);
+    return b > 0 ? n / b : NAN;
+}
+
+/* The kernels that share the common change (3. above): in_common set on their rows, the common
+ * change on the adjusted scale into *common (NAN where no kernel's change is a finite ratio above
+ * 0: none to choose from). False when out of memory. */
+static bool choose_common(diff_result *r, const row_work *work, double *common)
+{
+    size_t n = r->compared, k = 0;
+    double *a = malloc(n * sizeof *a), *x = malloc(n * sizeof *x), *scale = malloc(n * sizeof *scale);
+    size_t *row_of = malloc(n * sizeof *row_of);
+    if (!a || !x || !scale || !row_of) {
+        free(a);
+        free(x);
+        free(scale);
+        free(row_of);
+        return false;
+    }
+    for (size_t i = 0; i < r->row_count; i++) {
+        double ratio = work[i].adj_ratio;
+        if (r->rows[i].kind == DIFF_KERNEL && work[i].tested && ratio > 0 && isfinite(ratio)) {
+            a[k] = ratio;
+            scale[k] = fast_ratio(work[i].base, work[i].new_) / ratio;
+            row_of[k++] = i;
+        }
+    }
+    n = k;
+    double g = median_of(scale, n);
+    if (!(g > 0) || !isfinite(g)) {
+        g = 1.0;
+    }
+    for (size_t j = 0; j < n; j++) {
+        x[j] = a[j] * g;
+    }
+    double band = log1p(r->options.threshold), best_distance = INFINITY;
+    size_t best = 0, best_support = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t support = 0;
+        for (size_t i = 0; i < n; i++) {
+            support += fabs(log(x[i] / x[j])) <= band;
+        }
+        double distance = fabs(log(x[j]));
+        if (support > best_support || (support == best_support && distance < best_distance)) {
+            best = j;
+            best_support = support;
+            best_distance = distance;
+        }
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (fabs(log(x[i] / x[best])) <= band) {
+            r->rows[row_of[i]].in_common = true;
+            scale[m++] = a[i];
+        }
+    }
+    r->common_kernels = m;
+    *common = median_of(scale, m);
+    free(a);
+    free(x);
+    free(scale);
+    free(row_of);
+    return true;
+}
+
+/* The common row's series on one side: the samples of the kernels that share the common change,
+ * each over its kernel's typical base median, pooled with their runs and blocks. */
+static bool common_samples(const diff_result *r, const row_work *work, const double *typical, bool new_side,
+                           diff_samples *out)
+{
+    size_t count = 0, blocks_before = 0;
+    for (size_t i = 0; i < r->row_count; i++) {
+        if (r->rows[i].in_common) {
+            count += (new_side ? work[i].new_ : work[i].base)->samples.count;
+        }
+    }
+    memset(out, 0, sizeof *out);
+    diff_raw *raw = malloc((count ? count : 1) * sizeof *raw);
+    if (!raw) {
+        return false;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < r->row_count; i++) {
+        if (!r->rows[i].in_common) {
+            continue;
+        }
+        const diff_samples *s = &(new_side ? work[i].new_ : work[i].base)->samples;
+        for (size_t run = 0; run < s->runs; run++) {
+            for (size_t b = s->run_start[run]; b < s->run_start[run + 1]; b++) {
+                for (size_t j = s->block_start[b]; j < s->block_start[b + 1]; j++) {
+                    /* a block of each kernel's own: the kernels' iterations are not aligned */
+                    raw[at++] = (diff_raw){(long long)(blocks_before + b), s->by_block[j] / typical[i], s->run_id[run]};
+                }
+            }
+        }
+        blocks_before += s->blocks;
+    }
+    bool ok = diff_samples_build(raw, at, out);
+    free(raw);
+    return ok;
+}
+
+/* The rank test of a row on the scale of its iv: the runs' medians (new over `scale`), or with
+ * one run a side the iterations'. */
+static double rank_p(const diff_samples *base, const diff_samples *new_, double scale)
+{
+    bool by_block = base->runs < 2 && new_->runs < 2;
+    size_t nb = by_block ? base->blocks : base->runs, nn = by_block ? new_->blocks : new_->runs;
+    double *b = malloc((nb ? nb : 1) * sizeof *b), *n = malloc((nn ? nn : 1) * sizeof *n);
+    double p = NAN;
+    if (b && n) {
+        bool ok = true;
+        if (by_block) {
+            diff_block_medians(base, b);
+            diff_block_medians(new_, n);
+        } else {
+            ok = diff_run_medians(base, b) && diff_run_medians(new_, n);
+        }
+        for (size_t i = 0; ok && i < nn; i++) {
+            n[i] /= scale;
+        }
+        p = ok ? diff_rank_test(b, nb, n, nn) : NAN;
+    }
+    free(b);
+    free(n);
+    return p;
+}
+
+/* The common row (4. above) on its own line. */
+static bool fill_common(diff_result *r, const row_work *work, const double *typical)
+{
+    diff_row *c = &r->common;
+    const diff_options *o = &r->options;
+    diff_samples base, new_;
+    if (!common_samples(r, work, typical, false, &base)) {
+        return false;
+    }
+    if (!common_samples(r, work, typical, true, &new_)) {
+        diff_samples_free(&base);
+        return false;
+    }
+    double *ratios = malloc((size_t)o->resamples * sizeof *ratios);
+    bool ok = ratios != NULL;
+    if (ok) {
+        double ratio = diff_median(new_.sorted, new_.count) / diff_median(base.sorted, base.count);
+        diff_bootstrap_ratios(&base, &new_, o->resamples, diff_row_seed(o->seed, DIFF_COMMON, "common"), ratios);
+        diff_interval_from(ratios, o->resamples, ratio, 1.0, o->confidence, &c->iv, &c->p);
+        c->raw = c->iv;
+        c->rank_p = rank_p(&base, &new_, 1.0);
+        c->base.count = base.count;
+        c->new_.count = new_.count;
+        c->base.runs = base.runs;
+        c->new_.runs = new_.runs;
+    }
+    free(ratios);
+    diff_samples_free(&base);
+    diff_samples_free(&new_);
+    return ok;
+}
+
+/* Every tested row's bootstrap, adjusted by the runs' speeds where `speeds` is set. */
+static bool bootstrap_rows(diff_result *r, row_work *work, const side_speed *base_speed, const side_speed *new_speed)
+{
+    const diff_options *o = &r->options;
+    for (size_t i = 0; i < r->row_count; i++) {
+        row_work *w = &work[i];
+        if (!w->tested) {
+            continue;
+        }
+        w->ratios = malloc((size_t)o->resamples * sizeof *w->ratios);
+        if (!w->ratios) {
+            return false;
+        }
+        const diff_samples *b = &w->base->samples, *n = &w->new_->samples;
+        if (base_speed) {
+            if (!divide_by_speed(b, base_speed, &w->adj_base) || !divide_by_speed(n, new_speed, &w->adj_new)) {
+                return false;
+            }
+            b = &w->adj_base;
+            n = &w->adj_new;
+        }
+        double mb = diff_median(b->sorted, b->count), mn = diff_median(n->sorted, n->count);
+        w->adj_ratio = mb > 0 ? mn / mb : (mn > 0 ? INFINITY : 1.0);
+        diff_bootstrap_ratios(b, n, o->resamples, diff_row_seed(o->seed, r->rows[i].kind, r->rows[i].name) ^ (base_speed ? 1 : 0),
+                              w->ratios);
+    }
+    return true;
+}
+
+static void free_work(row_work *work, size_t n)
+{
+    for (size_t i = 0; work && i < n; i++) {
+        diff_samples_free(&work[i].adj_base);
+        diff_samples_free(&work[i].adj_new);
+        free(work[i].ratios);
+    }
+    free(work);
+}
+
+bool diff_common_apply(diff_result *r, const diff_pair *pairs)
+{
+    const diff_options *o = &r->options;
+    row_work *work = calloc(r->row_count ? r->row_count : 1, sizeof *work);
+    double *typical = calloc(r->row_count ? r->row_count : 1, sizeof *typical);
+    bool ok = work && typical;
+    r->compared = 0;
+    for (size_t i = 0; ok && i < r->row_count; i++) {
+        diff_row *row = &r->rows[i];
+        work[i] = (row_work){.base = pairs[i].base, .new_ = pairs[i].new_};
+        work[i].tested = row->verdict != DIFF_ADDED && row->verdict != DIFF_REMOVED && row->verdict != DIFF_TOO_FEW &&
+                         o->resamples >= 2;
+        r->compared += row->kind == DIFF_KERNEL && work[i].tested;
+    }
+    /* The measured changes first: every row shows them. */
+    ok = ok && bootstrap_rows(r, work, NULL, NULL);
+    for (size_t i = 0; ok && i < r->row_count; i++) {
+        if (work[i].tested) {
+            diff_row *row = &r->rows[i];
+            diff_interval_from(work[i].ratios, o->resamples, row->raw.ratio, 1.0, o->confidence, &row->raw, &row->p);
+            row->iv = row->raw;
+            row->rank_p = rank_p(&work[i].base->samples, &work[i].new_->samples, 1.0);
+        }
+    }
+    r->separated = ok && r->compared >= 2;
+    if (ok && r->separated) {
+        r->base_speed = malloc(r->base->runs * sizeof *r->base_speed);
+        r->new_speed = malloc(r->new_->runs * sizeof *r->new_speed);
+        double *by_run = malloc(r->base->runs * sizeof *by_run);
+        ok = r->base_speed && r->new_speed && by_run;
+        for (size_t i = 0; ok && i < r->row_count; i++) {
+            if (r->rows[i].kind == DIFF_KERNEL && work[i].tested) {
+                ok = medians_by_run(&work[i].base->samples, by_run, r->base->runs);
+                typical[i] = median_of(by_run, r->base->runs);
+            }
+        }
+        free(by_run);
+        ok = ok && run_speeds(r, work, false, typical, r->base_speed) && run_speeds(r, work, true, typical, r->new_speed);
+        side_speed base_speed = {r->base_speed, NULL, NULL}, new_speed = {r->new_speed, NULL, NULL};
+        ok = ok && block_speeds(r, work, false, typical, &base_speed) && block_speeds(r, work, true, typical, &new_speed);
+        r->by_iteration = base_speed.block && new_speed.block;
+        for (size_t i = 0; ok && i < r->row_count; i++) {
+            free(work[i].ratios);
+            work[i].ratios = NULL;
+        }
+        ok = ok && bootstrap_rows(r, work, &base_speed, &new_speed);
+        free(base_speed.block);
+        free(new_speed.block);
+        double common = NAN;
+        ok = ok && choose_common(r, work, &common);
+        r->separated = ok && isfinite(common) && common > 0;
+        for (size_t i = 0; ok && r->separated && i < r->row_count; i++) {
+            if (work[i].tested) {
+                diff_row *row = &r->rows[i];
+                diff_interval_from(work[i].ratios, o->resamples, work[i].adj_ratio, common, o->confidence, &row->iv,
+                                   &row->p);
+                row->rank_p = rank_p(&work[i].adj_base, &work[i].adj_new, common);
+            }
+        }
+        ok = ok && (!r->separated || fill_common(r, work, typical));
+        if (!r->separated) {
+            free(r->base_speed);
+            free(r->new_speed);
+            r->base_speed = r->new_speed = NULL;
+        }
+    }
+    free_work(work, r->row_count);
+    free(typical);
+    return ok;
+}

@@ -1,0 +1,256 @@
+/*
+ * wgprof diff's method on a busy machine (diff/diff_common.c, diff_tests.c), on synthetic reports
+ * whose truth is known, no GPU and no timing of this machine:
+ * - runs whose speed is drawn at random (runs 2-3x apart) and iterations slowed by bursts of
+ *   load, common to every kernel of the moment, with one kernel ("work") 1.5x slower on the new
+ *   side: work is found slower and "steady" quiet in 19 of 20 draws or more, a rerun of the base
+ *   quiet in 19 of 20 or more, and --fail-if-slower 10 fails exactly where work slowed;
+ * - every kernel 1.3x slower on a quiet machine: no kernel changes against the others, the
+ *   common line is slower, and the gate fails on it only with gate_common;
+ * - one kernel: the common change is not separated, the change is as measured;
+ * - the rank test against exact values, Holm's correction against a worked example.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "diff.h"
+
+/* The test's own generator (not the one under test): xorshift64*. */
+static uint64_t g_state = 0x2545f4914f6cdd1dull;
+static uint64_t next(void)
+{
+    g_state ^= g_state >> 12;
+    g_state ^= g_state << 25;
+    g_state ^= g_state >> 27;
+    return g_state * 0x2545f4914f6cdd1dull;
+}
+static double unit(void) { return ((double)(next() >> 11) + 0.5) * 0x1.0p-53; }
+static double lognormal(double spread)
+{
+    return exp(spread * sqrt(-2 * log(unit())) * cos(6.283185307179586 * unit()));
+}
+
+enum { MAX_KERNELS = 4, ITERATIONS = 20, PER_ITERATION = 4, ROUNDS = 20 };
+
+/* How a side's runs were made. */
+typedef struct load {
+    size_t runs;
+    double run_spread; /* log-normal spread of a run's speed as a whole (another machine) */
+    bool bursts;       /* iterations slowed by 0 to 3 CPU hogs that come and go: 1, 1.4, 1.8 or
+                          2.2 times; each run has its own share of loaded time, drawn at random,
+                          so that runs' medians lie 2-3x apart */
+} load;
+
+static char g_empty[] = "";
+
+/* A side of `k` kernels named `names`, kernel i about centers[i] * change[i] ns a dispatch. */
+static diff_profile make_side(size_t k, const char *const *names, const double *centers, const double *change,
+                              const load *l)
+{
+    diff_profile p;
+    memset(&p, 0, sizeof p);
+    p.file = g_empty;
+    p.runs = l->runs;
+    p.version = p.adapter = p.driver = p.backend = p.implementation = p.strategy = p.shader_checks = g_empty;
+    p.period_ns = 1;
+    p.iterations = (long long)(l->runs * ITERATIONS);
+    p.kernels = calloc(k, sizeof *p.kernels);
+    p.kernel_count = k;
+    size_t n = l->runs * ITERATIONS * PER_ITERATION;
+    diff_raw *raw[MAX_KERNELS];
+    for (size_t i = 0; i < k; i++) {
+        raw[i] = malloc(n * sizeof *raw[i]);
+        p.kernels[i].name = (char *)names[i];
+    }
+    size_t at = 0;
+    for (size_t r = 0; r < l->runs; r++) {
+        double run = lognormal(l->run_spread), busy = unit();
+        for (size_t it = 0; it < ITERATIONS; it++) {
+            int hogs = 0;
+            for (int h = 0; l->bursts && h < 3; h++) {
+                hogs += unit() < busy;
+            }
+            double burst = 1.0 + 0.4 * hogs;
+            for (size_t d = 0; d < PER_ITERATION; d++, at++) {
+                for (size_t i = 0; i < k; i++) {
+                    double ns = centers[i] * change[i] * run * burst * lognormal(0.03);
+                    raw[i][at] = (diff_raw){(long long)it, ns, (uint32_t)r};
+                }
+            }
+        }
+    }
+    for (size_t i = 0; i < k; i++) {
+        CHECK(diff_samples_build(raw[i], n, &p.kernels[i].samples));
+        free(raw[i]);
+    }
+    p.dispatches = n * k;
+    return p;
+}
+
+static void free_side(diff_profile *p)
+{
+    for (size_t i = 0; i < p->kernel_count; i++) {
+        diff_samples_free(&p->kernels[i].samples);
+    }
+    free(p->kernels);
+}
+
+static const diff_row *row_named(const diff_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->row_count; i++) {
+        if (strcmp(r->rows[i].name, name) == 0) {
+            return &r->rows[i];
+        }
+    }
+    return NULL;
+}
+
+static void test_bursty_load(void)
+{
+    const char *names[] = {"work", "steady"};
+    const double centers[] = {20000, 12000}, same[] = {1, 1}, slower[] = {1.5, 1};
+    const load busy = {5, 0.03, true};
+    diff_options o;
+    diff_default_options(&o);
+    o.fail_if_slower = 0.10;
+    int caught = 0, covered = 0, steady_quiet = 0, rerun_quiet = 0, gate_right = 0, measured_missed = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        diff_profile base = make_side(2, names, centers, same, &busy);
+        diff_profile slow = make_side(2, names, centers, slower, &busy);
+        diff_profile again = make_side(2, names, centers, same, &busy);
+        diff_result r, q;
+        CHECK(diff_compare(&base, &slow, &o, &r) == DIFF_OK);
+        CHECK(diff_compare(&base, &again, &o, &q) == DIFF_OK);
+        CHECK(r.separated && r.compared == 2 && r.by_iteration);
+        const diff_row *work = row_named(&r, "work"), *steady = row_named(&r, "steady");
+        caught += work->verdict == DIFF_SLOWER;
+        covered += work->iv.lo < 1.5 && work->iv.hi > 1.5;
+        steady_quiet += steady->verdict == DIFF_NO_CHANGE && steady->in_common;
+        measured_missed += !(work->raw.lo > 1.0); /* as measured, the runs' speeds hide it */
+        rerun_quiet += row_named(&q, "work")->verdict == DIFF_NO_CHANGE &&
+                       row_named(&q, "steady")->verdict == DIFF_NO_CHANGE && !q.failed;
+        gate_right += r.failed == (work->verdict == DIFF_SLOWER) && work->fails && !steady->fails;
+        CHECK(r.tested == 3); /* two kernels and the common change: these reports hold no total */
+        CHECK(isfinite(work->p_holm) && work->p_holm >= work->p);
+        diff_result_free(&r);
+        diff_result_free(&q);
+        free_side(&base);
+        free_side(&slow);
+        free_side(&again);
+    }
+    CHECK_MSG(caught >= 19, "work 1.5x slower found in %d of %d rounds", caught, ROUNDS);
+    CHECK_MSG(covered >= 17, "the interval of work held 1.5 in %d of %d rounds", covered, ROUNDS);
+    CHECK_MSG(steady_quiet >= 19, "steady quiet in %d of %d rounds", steady_quiet, ROUNDS);
+    CHECK_MSG(rerun_quiet >= 19, "a rerun quiet in %d of %d rounds", rerun_quiet, ROUNDS);
+    CHECK_MSG(gate_right >= 19, "the gate right in %d of %d rounds", gate_right, ROUNDS);
+    /* The load is what the method is for: as measured, the change is lost in most rounds. */
+    CHECK_MSG(measured_missed >= 10, "as measured, missed in %d of %d rounds", measured_missed, ROUNDS);
+}
+
+/* Whole runs 1.5x apart on top of the bursts (runs on different machines), three kernels: the
+ * kernels that did not change are the most, whatever the sides' speeds. */
+static void test_whole_runs(void)
+{
+    const char *names[] = {"work", "steady", "other"};
+    const double centers[] = {20000, 12000, 5000}, slower[] = {1.5, 1, 1};
+    const load busy = {5, 0.4, true};
+    diff_options o;
+    diff_default_options(&o);
+    int right = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        diff_profile base = make_side(3, names, centers, (const double[]){1, 1, 1}, &busy);
+        diff_profile slow = make_side(3, names, centers, slower, &busy);
+        diff_result r;
+        CHECK(diff_compare(&base, &slow, &o, &r) == DIFF_OK);
+        right += row_named(&r, "work")->verdict == DIFF_SLOWER && row_named(&r, "steady")->verdict == DIFF_NO_CHANGE &&
+                 row_named(&r, "other")->verdict == DIFF_NO_CHANGE && r.common_kernels == 2;
+        diff_result_free(&r);
+        free_side(&base);
+        free_side(&slow);
+    }
+    CHECK_MSG(right >= 19, "three kernels on runs far apart: right in %d of %d rounds", right, ROUNDS);
+}
+
+static void test_common_change(void)
+{
+    const char *names[] = {"a", "b", "c"};
+    const double centers[] = {1000, 3000, 9000}, same[] = {1, 1, 1}, all[] = {1.3, 1.3, 1.3};
+    const load quiet = {1, 0, false};
+    diff_profile base = make_side(3, names, centers, same, &quiet);
+    diff_profile slow = make_side(3, names, centers, all, &quiet);
+    diff_options o;
+    diff_default_options(&o);
+    o.fail_if_slower = 0.10;
+    diff_result r;
+    CHECK(diff_compare(&base, &slow, &o, &r) == DIFF_OK);
+    CHECK(r.separated && r.common_kernels == 3);
+    for (size_t i = 0; i < 3; i++) {
+        const diff_row *row = row_named(&r, names[i]);
+        CHECK_MSG(row->verdict == DIFF_NO_CHANGE && row->in_common && row->raw.ratio > 1.25,
+                  "%s: %s against the common change, %.3f as measured", names[i], diff_verdict_str(row->verdict),
+                  row->raw.ratio);
+    }
+    CHECK_MSG(r.common.verdict == DIFF_SLOWER && fabs(r.common.iv.ratio - 1.3) < 0.02, "the common change: %s %.3f",
+              diff_verdict_str(r.common.verdict), r.common.iv.ratio);
+    CHECK(fabs(r.geomean - 1.3) < 0.02);
+    CHECK(!r.failed && !r.common.fails);
+    diff_result_free(&r);
+    o.gate_common = true;
+    CHECK(diff_compare(&base, &slow, &o, &r) == DIFF_OK);
+    CHECK(r.failed && r.common.fails);
+    diff_result_free(&r);
+    free_side(&base);
+    free_side(&slow);
+}
+
+static void test_one_kernel(void)
+{
+    const char *names[] = {"only"};
+    const double centers[] = {1000}, same[] = {1}, slower[] = {1.5};
+    const load quiet = {1, 0, false};
+    diff_profile base = make_side(1, names, centers, same, &quiet);
+    diff_profile slow = make_side(1, names, centers, slower, &quiet);
+    diff_options o;
+    diff_default_options(&o);
+    diff_result r;
+    CHECK(diff_compare(&base, &slow, &o, &r) == DIFF_OK);
+    const diff_row *row = row_named(&r, "only");
+    CHECK(!r.separated && r.compared == 1 && !r.base_speed && r.common.verdict == DIFF_TOO_FEW);
+    CHECK(row->verdict == DIFF_SLOWER && row->iv.ratio == row->raw.ratio && !row->in_common);
+    diff_result_free(&r);
+    free_side(&base);
+    free_side(&slow);
+}
+
+static void test_rank_and_holm(void)
+{
+    /* Exact: of the 20 ways to split 6 values 3 and 3, one puts a's all below b's (and one all
+     * above): p = 2 / 20. */
+    const double a[] = {1, 2, 3}, b[] = {4, 5, 6}, c[] = {1.5, 4.5, 2.5};
+    CHECK(fabs(diff_rank_test(a, 3, b, 3) - 0.1) < 1e-12);
+    CHECK(fabs(diff_rank_test(b, 3, a, 3) - 0.1) < 1e-12);
+    /* c's ranks 2, 4, 6: U = 6 of 9; the U of 3 and 3 takes 6 or more in 7 of the 20 ways. */
+    CHECK(fabs(diff_rank_test(c, 3, a, 3) - 0.7) < 1e-12);
+    CHECK(diff_rank_test(a, 3, a, 0) == 1.0);
+    /* Ties take the normal approximation: equal sides, p of 1. */
+    const double t[] = {2, 2, 2, 2};
+    CHECK(diff_rank_test(t, 4, t, 4) == 1.0);
+    /* Holm: sorted 0.01, 0.03, 0.04 times 3, 2, 1, kept non-decreasing: 0.03, 0.06, 0.06. */
+    const double p[] = {0.01, 0.04, NAN, 0.03};
+    double adjusted[4];
+    diff_holm(p, 4, adjusted);
+    CHECK(fabs(adjusted[0] - 0.03) < 1e-12 && fabs(adjusted[1] - 0.06) < 1e-12 && isnan(adjusted[2]) &&
+          fabs(adjusted[3] - 0.06) < 1e-12);
+}
+
+int main(void)
+{
+    test_rank_and_holm();
+    test_one_kernel();
+    test_common_change();
+    test_bursty_load();
+    test_whole_runs();
+    return check_summary();
+}
