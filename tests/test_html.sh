@@ -357,9 +357,14 @@ class Page(HTMLParser):
     def __init__(self):
         super().__init__()
         self.body, self.chart, self.rows, self.table, self.tags = {}, [], {}, None, []
+        self.sections, self.text = [], []
+    def handle_data(self, data):
+        self.text.append(data)
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         self.tags.append(tag)
+        if tag == "section" and "id" in a:
+            self.sections.append(a["id"])
         if tag == "body":
             self.body = a
         if tag == "div" and "data-kernel" in a:
@@ -379,6 +384,10 @@ assert page.rows["scope-table"] == [s["verdict"] for s in d["scopes"]] and len(d
 verdicts = {k["name"]: k["verdict"] for k in d["kernels"]}
 assert verdicts["rmsnorm_final"] == "removed" and verdicts["rmsnorm_final_v2"] == "added", verdicts
 assert "img" not in page.tags
+text = "".join(page.text)
+assert "machine" in page.sections and ("%d rows tested" % d["rows_tested"]) in text, page.sections
+assert d["separated"] == ("Common to %d of %d kernels" % (sum(k["in_common"] for k in d["kernels"]),
+                                                          d["kernels_compared"]) in text), d["separated"]
 PY
   kernels="$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(len(d["kernels"]), len(d["scopes"]))' diff.json)"
   grep -q "\"wgprof diff rendered: ${kernels% *} kernels, ${kernels#* } scopes\"" diff.html.log && ok ||

@@ -27,6 +27,12 @@
   function interval(row) {
     return row.interval ? '[' + change(row.interval[0]) + ', ' + change(row.interval[1]) + ']' : '-';
   }
+  function pvalue(p) {
+    return p == null ? '-' : p < 0.001 ? '<0.001' : p.toFixed(3);
+  }
+  function spread(side) {
+    return side && side.q1_ns != null && side.q3_ns != null ? us(side.q3_ns - side.q1_ns) : '-';
+  }
   function median(side) {
     return side ? side.median_ns : null;
   }
@@ -170,7 +176,12 @@
     var t = element('table');
     t.id = id;
     var head = element('tr');
-    [first, 'base n', 'new n', 'base median us', 'new median us', 'change', 'interval', 'verdict']
+    /* Nine columns: the spreads under the medians, the rank test under the p-value. */
+    var heads = [first, 'n base / new', 'base median us (IQR)', 'new median us (IQR)', 'measured'];
+    if (data.separated) {
+      heads.push('vs common');
+    }
+    heads.concat(['interval', 'p (Holm) (rank p)', 'verdict'])
       .forEach(function (h) {
         head.appendChild(element('th', null, h));
       });
@@ -182,15 +193,86 @@
       var name = element('td', 'name', r === data.total ? 'total (per iteration)' : shown(r.name));
       name.title = name.textContent;
       tr.appendChild(name);
-      [r.base ? r.base.count : '-', r.new ? r.new.count : '-', us(median(r.base)), us(median(r.new)),
-        change(r.ratio), interval(r)].forEach(function (v) {
-        tr.appendChild(element('td', null, String(v)));
+      var judged = data.separated && r.against_common ? r.against_common : r;
+      var cells = [[(r.base ? r.base.count : '-') + ' / ' + (r.new ? r.new.count : '-')],
+        [us(median(r.base)), spread(r.base)], [us(median(r.new)), spread(r.new)], [change(r.ratio)]];
+      if (data.separated) {
+        cells.push([r.against_common ? change(r.against_common.ratio) : '-']);
+      }
+      cells.concat([[interval(judged)], [pvalue(r.p_holm), pvalue(r.rank_p)]]).forEach(function (lines) {
+        var td = element('td', null, String(lines[0]));
+        if (lines.length > 1) {
+          td.appendChild(element('br'));
+          td.appendChild(element('small', 'second', '(' + lines[1] + ')'));
+        }
+        tr.appendChild(td);
       });
-      tr.appendChild(element('td', 'verdict ' + r.verdict, r.verdict + (r.fails ? ' (fails the gate)' : '')));
+      tr.appendChild(element('td', 'verdict ' + r.verdict, r.verdict + (r.in_common ? ' (common)' : '') +
+        (r.fails ? ' (fails the gate)' : '')));
       body.appendChild(tr);
     });
     wrap.appendChild(t);
     section.appendChild(wrap);
+    main.appendChild(section);
+  }
+
+  /* The change the kernels share, the runs' speeds, the geometric mean, the runs that disagree. */
+  function machine(main) {
+    var section = element('section');
+    section.id = 'machine';
+    section.appendChild(element('h2', null, 'The machine'));
+    var lines = [];
+    if (data.separated && data.common) {
+      var c = data.common, shared = data.kernels.filter(function (r) {
+        return r.in_common;
+      }).map(function (r) {
+        return shown(r.name);
+      });
+      lines.push('Common to ' + shared.length + ' of ' + data.kernels_compared + ' kernels (' + shared.join(', ') +
+        '): ' + change(c.ratio) + ' ' + interval(c) + ', p (Holm) ' + pvalue(c.p_holm) + ', rank p ' +
+        pvalue(c.rank_p) + ': ' + c.verdict + (c.fails ? ' (fails the gate)' : '') + '. The machine\'s speed, ' +
+        'or a change that touches every kernel' + (data.gate_common ? '.' : ' (not gated: --gate-common gates ' +
+        'it).') + ' The changes in the tables are against it, with each ' +
+        'run\'s speed taken out.');
+      ['base', 'new'].forEach(function (s) {
+        lines.push('Speed of each ' + s + ' run (1: the base\'s typical run; higher: slower): ' +
+          data.speed[s].map(function (v) {
+            return v == null ? '-' : v.toFixed(3);
+          }).join(' '));
+      });
+    } else if (data.kernels_compared === 1) {
+      lines.push('One kernel compared: the machine\'s speed cannot be told apart from its change; changes are ' +
+        'as measured.');
+    }
+    if (data.geomean_ratio != null) {
+      lines.push('Geometric mean of the kernels\' changes as measured: ' + change(data.geomean_ratio) + '.');
+    }
+    ['base', 'new'].forEach(function (s) {
+      var names = data.kernels.concat(data.total ? [data.total] : []).filter(function (r) {
+        return r[s] && r[s].runs_disagree;
+      }).map(function (r) {
+        return r === data.total ? 'the total' : shown(r.name);
+      });
+      if (names.length) {
+        lines.push('Warning: the ' + s + ' side\'s runs disagree by more than each run\'s own interval allows (' +
+          names.join(', ') + '): the machine\'s speed moved between runs.');
+      }
+    });
+    data.kernels.concat(data.total ? [data.total] : []).forEach(function (r) {
+      var runs = ['base', 'new'].filter(function (s) {
+        return r[s] && r[s].run_medians_ns;
+      }).map(function (s) {
+        return s + ' ' + r[s].run_medians_ns.map(us).join(' ');
+      });
+      if (runs.length) {
+        lines.push((r === data.total ? 'total (per iteration)' : shown(r.name)) + ': medians of the runs (us): ' +
+          runs.join('; '));
+      }
+    });
+    lines.push(plural(data.rows_tested, 'row') + ' tested; p-values corrected by Holm\'s method.');
+    lines.forEach(function (l) {
+      section.appendChild(element('p', l.indexOf('Warning') === 0 ? 'note' : null, l));
+    });
     main.appendChild(section);
   }
 
@@ -199,10 +281,12 @@
   chart(main);
   table(main, 'Kernels and the total', 'kernel-table', 'kernel', data.kernels.concat(data.total ? [data.total] : []));
   table(main, 'Scopes', 'scope-table', 'scope', data.scopes);
+  machine(main);
   main.appendChild(element('p', 'caption', 'Change: the new median over the base\'s, of the per-dispatch GPU ' +
     'times (per-iteration totals for the total); ' + data.confidence * 100 + '% interval from a bootstrap of ' +
     data.resamples + ' resamples (seed ' + data.seed + '); slower or faster where the interval excludes no ' +
-    'change and the medians differ by more than ' + data.threshold_pct + '%.'));
+    'change, the medians differ by more than ' + data.threshold_pct + '% and the p-value corrected by Holm\'s ' +
+    'method is below ' + (1 - data.confidence).toFixed(2) + '.'));
   main.appendChild(element('footer', null, 'Made by wgprof ' + data.wgprof_version + '.'));
   wgprofPage.rendered('wgprof diff rendered: ' + plural(data.kernels.length, 'kernel') + ', ' +
     plural(data.scopes.length, 'scope'));
