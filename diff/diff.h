@@ -285,6 +285,8 @@ typedef struct diff_result {
     bool separated;
     size_t compared;        /* the kernels compared (present on both sides, enough samples) */
     size_t common_kernels;  /* of which set the common change */
+    bool common_guessed;    /* another group of as many kernels moved against them: which group
+                               changed is a guess (two kernels, one changed) */
     diff_row common;        /* kind DIFF_COMMON; verdict DIFF_TOO_FEW where not separated */
     double *base_speed, *new_speed; /* each run's speed factor (1: the base's typical run), one
                                        per run of each side, NULL where not separated */

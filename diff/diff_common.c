@@ -19,9 +19,10 @@
  *    typical change is not the common one. The common change is the one most kernels share
  *    (within the threshold of each other), read on the scale of the measured changes; between
  *    two groups of as many kernels, the one closer to no change. The measured scale is taken
- *    where the machine was fastest, the quickest 2% of each kernel's samples on each side (a
- *    loaded machine's bursts slow samples down, never up; its quiet moments are few on a busy
- *    runner), so that the choice does not ride on how loaded each side was on the whole.
+ *    the two sides' median speeds (of their iterations, or of their runs without shared
+ *    iterations). That choice is a guess where the groups are as large (two kernels, one of them
+ *    changed): a side more loaded than the other on the whole can mislead it, and the report says
+ *    so (common_guessed); the change of one group against the other stays measured either way.
  * 4. Every row's change is then against that common change (its own bootstrap ratios over the
  *    common group's change), and the common change is a row of its own: the samples of the
  *    kernels that share it, each over its kernel's typical base median, compared as measured,
@@ -38,8 +39,8 @@
 
 #include "diff.h"
 
-/* The share of a kernel's quickest samples that gives the measured scale (3. above). */
-#define FAST_SHARE 0.02
+/* The quantile of a side's speeds that gives the measured scale (3. above): their median. */
+#define FAST_SHARE 0.5
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -213,18 +214,32 @@ static bool run_speeds(const diff_result *r, const row_work *work, bool new_side
     return ok;
 }
 
-/* The ratio of a kernel's quickest samples, new over base (3. above). */
-static double fast_ratio(const diff_series *base, const diff_series *new_)
+/* The quickest of a side's speeds: their FAST_SHARE quantile (the speeds of its iterations where
+ * they have them, else of its runs). */
+static double quickest(const side_speed *speed, size_t runs)
 {
-    double b = diff_quantile(base->samples.sorted, base->samples.count, FAST_SHARE);
-    double n = diff_quantile(new_->samples.sorted, new_->samples.count, FAST_SHARE);
-    return b > 0 ? n / b : NAN;
+    size_t n = speed->block ? speed->shape->blocks : runs;
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) {
+        return NAN;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = speed->block ? speed->block[i] : speed->run[i];
+        if (x > 0 && isfinite(x)) {
+            v[m++] = x;
+        }
+    }
+    qsort(v, m, sizeof *v, compare_doubles);
+    double q = diff_quantile(v, m, FAST_SHARE);
+    free(v);
+    return q;
 }
 
 /* The kernels that share the common change (3. above): in_common set on their rows, the common
  * change on the adjusted scale into *common (NAN where no kernel's change is a finite ratio above
  * 0: none to choose from). False when out of memory. */
-static bool choose_common(diff_result *r, const row_work *work, double *common)
+static bool choose_common(diff_result *r, const row_work *work, double measured_scale, double *common)
 {
     size_t n = r->compared, k = 0;
     double *a = malloc(n * sizeof *a), *x = malloc(n * sizeof *x), *scale = malloc(n * sizeof *scale);
@@ -240,12 +255,11 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
         double ratio = work[i].adj_ratio;
         if (r->rows[i].kind == DIFF_KERNEL && work[i].tested && ratio > 0 && isfinite(ratio)) {
             a[k] = ratio;
-            scale[k] = fast_ratio(work[i].base, work[i].new_) / ratio;
             row_of[k++] = i;
         }
     }
     n = k;
-    double g = median_of(scale, n);
+    double g = measured_scale;
     if (!(g > 0) || !isfinite(g)) {
         g = 1.0;
     }
@@ -265,6 +279,14 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
             best_support = support;
             best_distance = distance;
         }
+    }
+    /* Another group as large, apart from the one chosen: which moved was chosen by the scale. */
+    for (size_t j = 0; j < n; j++) {
+        size_t support = 0;
+        for (size_t i = 0; i < n; i++) {
+            support += fabs(log(x[i] / x[j])) <= band;
+        }
+        r->common_guessed = r->common_guessed || (support == best_support && fabs(log(x[j] / x[best])) > band);
     }
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -462,10 +484,14 @@ bool diff_common_apply(diff_result *r, const diff_pair *pairs)
             work[i].ratios = NULL;
         }
         ok = ok && bootstrap_rows(r, work, &base_speed, &new_speed);
+        /* Both sides' speeds at one grain: iterations where both have them, else runs. */
+        side_speed base_grain = {r->base_speed, r->by_iteration ? base_speed.block : NULL, base_speed.shape};
+        side_speed new_grain = {r->new_speed, r->by_iteration ? new_speed.block : NULL, new_speed.shape};
+        double measured_scale = ok ? quickest(&new_grain, r->new_->runs) / quickest(&base_grain, r->base->runs) : NAN;
         free(base_speed.block);
         free(new_speed.block);
         double common = NAN;
-        ok = ok && choose_common(r, work, &common);
+        ok = ok && choose_common(r, work, measured_scale, &common);
         r->separated = ok && isfinite(common) && common > 0;
         for (size_t i = 0; ok && r->separated && i < r->row_count; i++) {
             if (work[i].tested) {

@@ -228,6 +228,12 @@ static void put_machine(const diff_result *r, FILE *out, void (*text)(FILE *, co
                      "kernel%s%s\n",
                 change, interval, p, rank, diff_verdict_str(c->verdict), c->fails ? " (fails)" : "",
                 r->options.gate_common ? "" : " (not gated: --gate-common gates it)", end);
+        if (r->common_guessed) {
+            fprintf(out, "%sas many kernels moved the other way against these: which of the two groups changed is "
+                         "read from the sides' typical speeds, which a busy machine can mislead; the change of one "
+                         "group against the other is measured either way%s\n",
+                    start, end);
+        }
         for (int side = 0; side < 2; side++) {
             const double *speed = side ? r->new_speed : r->base_speed;
             size_t runs = side ? r->new_->runs : r->base->runs;
@@ -657,6 +663,7 @@ static json_t *result_json(const diff_result *r)
          put(o, "correction", json_string("holm")) && put(o, "rows_tested", json_integer((json_int_t)r->tested)) &&
          put(o, "kernels_compared", json_integer((json_int_t)r->compared)) &&
          put(o, "separated", json_boolean(r->separated)) &&
+         put(o, "common_guessed", json_boolean(r->common_guessed)) &&
          put(o, "common", r->separated ? row_json(&r->common, true) : json_null()) &&
          put(o, "speed", speed_json(r)) && put(o, "geomean_ratio", number(r->geomean)) &&
          put(o, "gate_common", json_boolean(r->options.gate_common)) &&
