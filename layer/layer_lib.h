@@ -1,20 +1,28 @@
 /*
  * wgprof's Vulkan layer, inside. It stands between a program (or the WebGPU implementation
  * compiled into it) and the Vulkan driver, and times each compute dispatch with timestamps of
- * its own: before each vkCmdDispatch* of a command buffer and once after the last (the chain:
- * a dispatch's time runs from the end of the work before it to its own end), written into query
- * pools the layer owns, reset from the host where the device allows it (hostQueryReset, enabled
- * at device creation where the program did not say otherwise), else by one reset in the stream
- * per block of queries. Results are read without waiting (vkGetQueryPoolResults with
+ * its own: before each vkCmdDispatch* of a command buffer, before each run of its transfer work
+ * (copies, blits, buffer updates and fills, image clears, query copies) between two dispatches
+ * or before the first, and once after the last (the chain: a row's time runs from the end of
+ * the work before it to its own end). A run of transfer work is a row of its own, named by the
+ * kinds it held in record's words ("(copy)", "(copy, clear)"), so that no dispatch's time holds
+ * it; render-pass work is not told apart (it falls in the row it lies in), and the layer writes
+ * no timestamp inside a render pass, where none of these commands may be. Debug labels
+ * (vkCmdBeginDebugUtilsLabelEXT/End) become the scopes of the rows recorded inside them, within
+ * their command buffer: an end the buffer did not begin is left out, one left open closes at
+ * the buffer's end. The timestamps are written into query pools the layer owns, reset from the
+ * host where the device allows it (hostQueryReset, enabled at device creation where the program
+ * did not say otherwise), else by one reset in the stream per block of queries. Results are read without waiting (vkGetQueryPoolResults with
  * availability) at the program's next submit, after its waits, when a command buffer is used
  * again, and at the device's end; they go into a wgprof pool fed from outside
- * (wgprof_pool_add_external) and are written into record's results folder (record.h).
+ * (wgprof_pool_add_external, the labels as the batch's scopes) and are written into record's
+ * results folder (record.h).
  *
  * Files, from the bottom: layer_map.c (handle maps), layer_spirv.c (entry points, workgroup
  * sizes and a hash from SPIR-V), layer_registry.c (the maps, the devices by dispatch key, the
  * settings), layer_output.c (the results folder), layer_queue.c (submits, readback, waits),
- * layer_commands.c (command buffers, pipelines, names), layer_dispatch.c (instances, devices,
- * the loader's interface: it hands out the others' hooks).
+ * layer_commands.c (command buffers, pipelines, names, transfer work, labels), layer_dispatch.c
+ * (instances, devices, the loader's interface: it hands out the others' hooks).
  *
  * Threads: a command buffer and its pool are used by one thread at a time (Vulkan's external
  * synchronization), so its state needs no lock. The maps have one mutex, held for a lookup or
