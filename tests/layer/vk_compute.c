@@ -6,7 +6,7 @@
  * barrier between them, STEPS times, each step submitted with a fence and waited for; then it
  * reads the buffer back, checks it against the same arithmetic on the CPU and prints a checksum.
  *
- * Usage: vk_compute MODE [STEPS] [--debug-utils]
+ * Usage: vk_compute MODE [STEPS] [--debug-utils] [--split-labels]
  *   basic      a command buffer allocated, recorded and freed per step
  *   names      basic, with the pipelines named `scaler` and `folder` through
  *              vkSetDebugUtilsObjectNameEXT (needs VK_EXT_debug_utils: else exit 77)
@@ -20,9 +20,10 @@
  *                scale
  *                copy the data into the spare
  *                begin "block", begin "fold", fold, end, end
- *                begin "tail", update the spare (but the last: left open at the buffer's end;
- *                never ended, as ending it in the next buffer would be valid, but crashes
- *                Mesa 22's lavapipe)
+ *                begin "tail", update the spare (but the last: left open at the buffer's end)
+ *              with --split-labels, each buffer but the first ends "tail" after its fill: an
+ *              end begun in the buffer before, as Vulkan allows on one queue (Mesa 22's lavapipe
+ *              crashes on it); without, "tail" is never ended.
  * STEPS: default 5. --debug-utils enables VK_EXT_debug_utils where offered and prints every
  * warning or error a layer reports through it on stderr, one line each:
  *   vk_compute: message ID: TEXT
@@ -395,10 +396,15 @@ static void label(const app *a, VkCommandBuffer cb, const char *name)
     a->begin_label(cb, &info);
 }
 
+static bool g_split_labels;
+
 /* MODE_WORK's step (see the top): step `s` of `steps`. */
 static void record_work_step(const app *a, VkCommandBuffer cb, unsigned s, unsigned steps)
 {
     vkCmdFillBuffer(cb, a->spare, 0, VK_WHOLE_SIZE, 0);
+    if (g_split_labels && s > 0) {
+        a->end_label(cb);
+    }
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
     barrier_all(cb);
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->scale);
@@ -548,7 +554,8 @@ static void destroy(app *a)
 
 static int usage(void)
 {
-    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work [STEPS] [--debug-utils]\n", stderr);
+    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work [STEPS] [--debug-utils] [--split-labels]\n",
+          stderr);
     return 2;
 }
 
@@ -574,6 +581,8 @@ int main(int argc, char **argv)
         unsigned long n = strtoul(argv[i], &end, 10);
         if (strcmp(argv[i], "--debug-utils") == 0) {
             want_debug_utils = true;
+        } else if (strcmp(argv[i], "--split-labels") == 0) {
+            g_split_labels = true;
         } else if (argv[i][0] >= '0' && argv[i][0] <= '9' && !*end && n >= 1 && n <= 1000000) {
             steps = (unsigned)n;
         } else {
