@@ -1,9 +1,14 @@
 /*
  * Command buffers, pipelines and their names. A timed command buffer gets a timestamp before
- * each dispatch and one after the last (at vkEndCommandBuffer), in blocks of queries it takes
- * from its device; each dispatch is a record of the kernel its bound pipeline names:
- * `label:entry` where the pipeline was given a debug-utils name, `module:entry` where its shader
- * module was, else `spirv-xxxxxxxx:entry` (a hash of the SPIR-V, the same in every run).
+ * each dispatch, before each run of the program's transfer work (copies, fills, clears, query
+ * copies: the commands between two dispatches, or before the first) and one after the last (at
+ * vkEndCommandBuffer), in blocks of queries it takes from its device: one a row, so that a
+ * dispatch's time holds no copy's. Each dispatch is a record of the kernel its bound pipeline
+ * names: `label:entry` where the pipeline was given a debug-utils name, `module:entry` where its
+ * shader module was, else `spirv-xxxxxxxx:entry` (a hash of the SPIR-V, the same in every run);
+ * each run a record named by the kinds it held, as record names the encoder's own work. Debug
+ * labels become scopes of the rows recorded inside them. None of these commands may be recorded
+ * inside a render pass, so neither is a timestamp of the layer's.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -168,6 +173,8 @@ static void cb_free(wgprof_layer_cb *cb)
     wgprof__free(cb->blocks);
     wgprof__free(cb->sites);
     wgprof__free(cb->children);
+    wgprof__free(cb->marks);
+    wgprof__free(cb->label_text);
     wgprof__free(cb);
 }
 
@@ -190,6 +197,12 @@ void wgprof_layer_cb_release(wgprof_layer_cb *cb)
     cb->bound = NULL;
     cb->timed_any = false;
     cb->cached_valid = false;
+    cb->broken = false;
+    cb->work_kinds = 0;
+    cb->mark_count = 0;
+    cb->label_len = 0;
+    cb->label_depth = 0;
+    cb->labels_lost = false;
 }
 
 typedef struct pool_match {
@@ -318,8 +331,9 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_BeginCommandBuffer(VkCommandBuffer h
         pthread_mutex_unlock(&d->lock);
         /* A command buffer that may be pending twice at once would write one query twice. */
         bool simultaneous = info && (info->flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT);
-        uint32_t bits = d->valid_bits[cb->family < WGPROF_LAYER_FAMILIES ? cb->family : 0];
-        cb->untimed = simultaneous || !sampled || bits == 0;
+        uint32_t family = cb->family < WGPROF_LAYER_FAMILIES ? cb->family : 0;
+        cb->untimed = simultaneous || !sampled || d->valid_bits[family] == 0;
+        cb->work_timed = !cb->untimed && (d->work_families >> family & 1u);
     }
     return d->BeginCommandBuffer(handle, info);
 }
@@ -353,6 +367,154 @@ static bool write_timestamp(wgprof_layer_cb *cb)
     cb->ticks++;
     cb->timed_any = true;
     return true;
+}
+
+/* A new row of the chain, begun by a timestamp that ends the row before; false (nothing
+ * recorded: its time falls in the row before) where there is no room or no query. */
+static bool open_row(wgprof_layer_cb *cb, wgprof_site site)
+{
+    if (cb->count == cb->cap) {
+        size_t cap = cb->cap ? 2 * cb->cap : 16;
+        wgprof_site *more = wgprof_layer_grow(cb->sites, cb->count, cap, sizeof *more);
+        if (!more) {
+            return false;
+        }
+        cb->sites = more;
+        cb->cap = cap;
+    }
+    if (!write_timestamp(cb)) {
+        return false;
+    }
+    cb->sites[cb->count++] = site;
+    return true;
+}
+
+static const char *const WORK_NAMES[WGPROF_LAYER_WORK_KINDS] = {"copy", "clear", "query resolve"};
+
+/* The open run of transfer work gets its site, named by the kinds it held. */
+static void close_work(wgprof_layer_cb *cb)
+{
+    unsigned kinds = cb->work_kinds;
+    cb->work_kinds = 0;
+    if (!(cb->work_sites_known & (1u << kinds))) {
+        char name[96];
+        size_t n = 0;
+        for (unsigned k = 0; k < WGPROF_LAYER_WORK_KINDS; k++) {
+            if (kinds & (1u << k)) {
+                int w = snprintf(name + n, sizeof name - n, "%s%s", n ? ", " : "(", WORK_NAMES[k]);
+                n += w > 0 && (size_t)w < sizeof name - n ? (size_t)w : 0;
+            }
+        }
+        snprintf(name + n, sizeof name - n, ")");
+        wgprof_dispatch_desc desc = {.kernel = name};
+        wgprof_layer_device *d = cb->device;
+        pthread_mutex_lock(&d->lock);
+        bool ok = d->results && wgprof_pool_site(d->results, &desc, &cb->work_sites[kinds]) == WGPROF_OK;
+        pthread_mutex_unlock(&d->lock);
+        if (!ok) {
+            cb->broken = true; /* its row has a timestamp and no name */
+            return;
+        }
+        cb->work_sites_known |= 1u << kinds;
+    }
+    cb->sites[cb->work_row] = cb->work_sites[kinds];
+}
+
+/* Transfer work of `kind` comes next: a run of it begins here where none is open. */
+static wgprof_layer_device *before_work(VkCommandBuffer handle, unsigned kind)
+{
+    wgprof_layer_cb *cb = cb_of(handle);
+    if (!cb) {
+        return wgprof_layer_device_of(handle);
+    }
+    if (cb->work_timed) {
+        if (!cb->work_kinds) {
+            if (!open_row(cb, (wgprof_site){0, 0})) { /* a site the pool refuses, until close_work's */
+                return cb->device;
+            }
+            cb->work_row = cb->count - 1;
+        }
+        cb->work_kinds |= 1u << kind;
+    }
+    return cb->device;
+}
+
+#define WORK_HOOK(command, kind, params, args)                                                                  \
+    VKAPI_ATTR void VKAPI_CALL wgprof_layer_##command params                                                    \
+    {                                                                                                           \
+        before_work(h, WGPROF_LAYER_WORK_##kind)->command args;                                                 \
+    }
+WGPROF_LAYER_WORK_COMMANDS(WORK_HOOK)
+
+/* A label's begin (`name`) or end (NULL) among the recording's rows. */
+static void label_mark(wgprof_layer_cb *cb, const char *name)
+{
+    if (cb->untimed || cb->labels_lost || (!name && !cb->label_depth)) {
+        return;
+    }
+    if (cb->work_kinds) {
+        close_work(cb); /* a run of work lies in one scope: the next begins anew */
+    }
+    size_t len = name ? strnlen(name, 255) : 0;
+    bool room = true;
+    if (cb->mark_count == cb->mark_cap) {
+        size_t cap = cb->mark_cap ? 2 * cb->mark_cap : 8;
+        wgprof_layer_mark *more = wgprof_layer_grow(cb->marks, cb->mark_count, cap, sizeof *more);
+        room = more != NULL;
+        if (more) {
+            cb->marks = more;
+            cb->mark_cap = cap;
+        }
+    }
+    if (room && name && cb->label_len + len + 1 > cb->label_cap) {
+        size_t cap = cb->label_cap ? cb->label_cap : 256;
+        while (cap < cb->label_len + len + 1) {
+            cap *= 2;
+        }
+        char *more = wgprof_layer_grow(cb->label_text, cb->label_len, cap, 1);
+        room = more != NULL && cap <= UINT32_MAX;
+        if (more) {
+            cb->label_text = more;
+            cb->label_cap = cap;
+        }
+    }
+    if (!room) {
+        cb->labels_lost = true;
+        cb->mark_count = 0;
+        cb->label_depth = 0;
+        return;
+    }
+    wgprof_layer_mark m = {(uint32_t)cb->count, UINT32_MAX};
+    if (name) {
+        m.name = (uint32_t)cb->label_len;
+        memcpy(cb->label_text + cb->label_len, name, len);
+        cb->label_text[cb->label_len + len] = '\0';
+        cb->label_len += len + 1;
+        cb->label_depth++;
+    } else {
+        cb->label_depth--;
+    }
+    cb->marks[cb->mark_count++] = m;
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuffer handle, const VkDebugUtilsLabelEXT *info)
+{
+    wgprof_layer_cb *cb = cb_of(handle);
+    wgprof_layer_device *d = cb ? cb->device : wgprof_layer_device_of(handle);
+    if (cb) {
+        label_mark(cb, info && info->pLabelName ? info->pLabelName : "");
+    }
+    d->CmdBeginDebugUtilsLabelEXT(handle, info);
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer handle)
+{
+    wgprof_layer_cb *cb = cb_of(handle);
+    wgprof_layer_device *d = cb ? cb->device : wgprof_layer_device_of(handle);
+    if (cb) {
+        label_mark(cb, NULL);
+    }
+    d->CmdEndDebugUtilsLabelEXT(handle);
 }
 
 /* The site of a dispatch of the bound pipeline with these workgroup counts (0: indirect). */
@@ -394,16 +556,10 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
         atomic_fetch_add_explicit(&d->untimed_sampled, 1, memory_order_relaxed);
         return d;
     }
-    wgprof_site site;
-    if (cb->count == cb->cap) {
-        size_t cap = cb->cap ? 2 * cb->cap : 16;
-        wgprof_site *more = wgprof_layer_grow(cb->sites, cb->count, cap, sizeof *more);
-        if (!more) {
-            return d;
-        }
-        cb->sites = more;
-        cb->cap = cap;
+    if (cb->work_kinds) {
+        close_work(cb);
     }
+    wgprof_site site;
     bool cached = cb->cached_valid && cb->cached_pipeline == cb->bound && cb->cached_indirect == indirect &&
                   cb->cached_counts[0] == x && cb->cached_counts[1] == y && cb->cached_counts[2] == z;
     if (cached) {
@@ -419,9 +575,7 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
     } else {
         return d;
     }
-    if (write_timestamp(cb)) {
-        cb->sites[cb->count++] = site;
-    }
+    open_row(cb, site);
     return d;
 }
 
@@ -487,12 +641,17 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_EndCommandBuffer(VkCommandBuffer han
 {
     wgprof_layer_device *d = wgprof_layer_device_of(handle);
     wgprof_layer_cb *cb = cb_of(handle);
-    /* The chain's last timestamp: the end of the last dispatch (and of what follows it). */
-    if (cb && cb->count && !write_timestamp(cb)) {
+    if (cb && cb->work_kinds) {
+        close_work(cb);
+    }
+    /* The chain's last timestamp: the end of the last row (and of what follows it). */
+    if (cb && cb->count && (cb->broken || !write_timestamp(cb))) {
         pthread_mutex_lock(&d->lock);
         d->dropped += cb->count;
         pthread_mutex_unlock(&d->lock);
         cb->count = 0;
+        cb->mark_count = 0;
+        cb->label_depth = 0;
     }
     return d->EndCommandBuffer(handle);
 }

@@ -224,6 +224,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     NEXT(d, CmdDispatchIndirect);
     NEXT(d, CmdBindPipeline);
     NEXT(d, CmdExecuteCommands);
+    NEXT(d, CmdBeginDebugUtilsLabelEXT);
+    NEXT(d, CmdEndDebugUtilsLabelEXT);
+#define NEXT_WORK(command, kind, params, args) NEXT(d, command);
+    WGPROF_LAYER_WORK_COMMANDS(NEXT_WORK)
     NEXT(d, BeginCommandBuffer);
     NEXT(d, EndCommandBuffer);
     NEXT(d, ResetCommandBuffer);
@@ -258,6 +262,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     i->GetPhysicalDeviceQueueFamilyProperties(physical, &families, fam);
     for (uint32_t k = 0; k < families; k++) {
         d->valid_bits[k] = fam[k].timestampValidBits;
+        if (d->ResetQueryPool || (fam[k].queueFlags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) {
+            d->work_families |= 1u << k;
+        }
         if (d->valid_bits[k] && (!d->pool_bits || d->valid_bits[k] < d->pool_bits)) {
             d->pool_bits = d->valid_bits[k];
         }
@@ -355,6 +362,10 @@ static const hook DEVICE_HOOKS[] = {
     HOOK("vkCmdDispatchBaseKHR", wgprof_layer_CmdDispatchBase),
     HOOK("vkCmdDispatchIndirect", wgprof_layer_CmdDispatchIndirect),
     HOOK("vkCmdExecuteCommands", wgprof_layer_CmdExecuteCommands),
+    HOOK("vkCmdBeginDebugUtilsLabelEXT", wgprof_layer_CmdBeginDebugUtilsLabelEXT),
+    HOOK("vkCmdEndDebugUtilsLabelEXT", wgprof_layer_CmdEndDebugUtilsLabelEXT),
+#define WORK_HOOK(command, kind, params, args) HOOK("vk" #command, wgprof_layer_##command),
+    WGPROF_LAYER_WORK_COMMANDS(WORK_HOOK)
     HOOK("vkQueueSubmit", wgprof_layer_QueueSubmit),
     HOOK("vkQueueSubmit2", wgprof_layer_QueueSubmit2),
     HOOK("vkQueueSubmit2KHR", wgprof_layer_QueueSubmit2KHR),

@@ -1,20 +1,28 @@
 /*
  * wgprof's Vulkan layer, inside. It stands between a program (or the WebGPU implementation
  * compiled into it) and the Vulkan driver, and times each compute dispatch with timestamps of
- * its own: before each vkCmdDispatch* of a command buffer and once after the last (the chain:
- * a dispatch's time runs from the end of the work before it to its own end), written into query
- * pools the layer owns, reset from the host where the device allows it (hostQueryReset, enabled
- * at device creation where the program did not say otherwise), else by one reset in the stream
- * per block of queries. Results are read without waiting (vkGetQueryPoolResults with
+ * its own: before each vkCmdDispatch* of a command buffer, before each run of its transfer work
+ * (copies, blits, buffer updates and fills, image clears, query copies) between two dispatches
+ * or before the first, and once after the last (the chain: a row's time runs from the end of
+ * the work before it to its own end). A run of transfer work is a row of its own, named by the
+ * kinds it held in record's words ("(copy)", "(copy, clear)"), so that no dispatch's time holds
+ * it; render-pass work is not told apart (it falls in the row it lies in), and the layer writes
+ * no timestamp inside a render pass, where none of these commands may be. Debug labels
+ * (vkCmdBeginDebugUtilsLabelEXT/End) become the scopes of the rows recorded inside them, within
+ * their command buffer: an end the buffer did not begin is left out, one left open closes at
+ * the buffer's end. The timestamps are written into query pools the layer owns, reset from the
+ * host where the device allows it (hostQueryReset, enabled at device creation where the program
+ * did not say otherwise), else by one reset in the stream per block of queries. Results are read without waiting (vkGetQueryPoolResults with
  * availability) at the program's next submit, after its waits, when a command buffer is used
  * again, and at the device's end; they go into a wgprof pool fed from outside
- * (wgprof_pool_add_external) and are written into record's results folder (record.h).
+ * (wgprof_pool_add_external, the labels as the batch's scopes) and are written into record's
+ * results folder (record.h).
  *
  * Files, from the bottom: layer_map.c (handle maps), layer_spirv.c (entry points, workgroup
  * sizes and a hash from SPIR-V), layer_registry.c (the maps, the devices by dispatch key, the
  * settings), layer_output.c (the results folder), layer_queue.c (submits, readback, waits),
- * layer_commands.c (command buffers, pipelines, names), layer_dispatch.c (instances, devices,
- * the loader's interface: it hands out the others' hooks).
+ * layer_commands.c (command buffers, pipelines, names, transfer work, labels), layer_dispatch.c
+ * (instances, devices, the loader's interface: it hands out the others' hooks).
  *
  * Threads: a command buffer and its pool are used by one thread at a time (Vulkan's external
  * synchronization), so its state needs no lock. The maps have one mutex, held for a lookup or
@@ -98,6 +106,60 @@ typedef struct wgprof_layer_block {
 
 typedef struct wgprof_layer_cb wgprof_layer_cb;
 
+/* The program's own transfer work, timed between its dispatches as rows of its own named by the
+ * kinds each held, in record's words and order ("(copy)", "(copy, clear)"): a buffer fill is
+ * WebGPU's clearBuffer, an inline buffer update its writeBuffer. Render-pass work is not among
+ * them: it falls in the row it lies in. */
+enum { WGPROF_LAYER_WORK_COPY, WGPROF_LAYER_WORK_CLEAR, WGPROF_LAYER_WORK_RESOLVE, WGPROF_LAYER_WORK_KINDS };
+
+/* Each such command: X(command, kind, parameters, arguments). The hooks (layer_commands.c), the
+ * next layer's functions (the device's) and the loader's table (layer_dispatch.c) come from it. */
+#define WGPROF_LAYER_WORK_COMMANDS(X)                                                                              \
+    X(CmdCopyBuffer, COPY, (VkCommandBuffer h, VkBuffer src, VkBuffer dst, uint32_t n, const VkBufferCopy *r),    \
+      (h, src, dst, n, r))                                                                                       \
+    X(CmdCopyBuffer2, COPY, (VkCommandBuffer h, const VkCopyBufferInfo2 *info), (h, info))                        \
+    X(CmdCopyBuffer2KHR, COPY, (VkCommandBuffer h, const VkCopyBufferInfo2 *info), (h, info))                     \
+    X(CmdCopyImage, COPY,                                                                                        \
+      (VkCommandBuffer h, VkImage src, VkImageLayout sl, VkImage dst, VkImageLayout dl, uint32_t n,             \
+       const VkImageCopy *r),                                                                                    \
+      (h, src, sl, dst, dl, n, r))                                                                               \
+    X(CmdCopyImage2, COPY, (VkCommandBuffer h, const VkCopyImageInfo2 *info), (h, info))                          \
+    X(CmdCopyImage2KHR, COPY, (VkCommandBuffer h, const VkCopyImageInfo2 *info), (h, info))                       \
+    X(CmdCopyBufferToImage, COPY,                                                                                \
+      (VkCommandBuffer h, VkBuffer src, VkImage dst, VkImageLayout dl, uint32_t n, const VkBufferImageCopy *r),  \
+      (h, src, dst, dl, n, r))                                                                                   \
+    X(CmdCopyBufferToImage2, COPY, (VkCommandBuffer h, const VkCopyBufferToImageInfo2 *info), (h, info))          \
+    X(CmdCopyBufferToImage2KHR, COPY, (VkCommandBuffer h, const VkCopyBufferToImageInfo2 *info), (h, info))       \
+    X(CmdCopyImageToBuffer, COPY,                                                                                \
+      (VkCommandBuffer h, VkImage src, VkImageLayout sl, VkBuffer dst, uint32_t n, const VkBufferImageCopy *r),  \
+      (h, src, sl, dst, n, r))                                                                                   \
+    X(CmdCopyImageToBuffer2, COPY, (VkCommandBuffer h, const VkCopyImageToBufferInfo2 *info), (h, info))          \
+    X(CmdCopyImageToBuffer2KHR, COPY, (VkCommandBuffer h, const VkCopyImageToBufferInfo2 *info), (h, info))       \
+    X(CmdBlitImage, COPY,                                                                                        \
+      (VkCommandBuffer h, VkImage src, VkImageLayout sl, VkImage dst, VkImageLayout dl, uint32_t n,             \
+       const VkImageBlit *r, VkFilter filter),                                                                   \
+      (h, src, sl, dst, dl, n, r, filter))                                                                       \
+    X(CmdBlitImage2, COPY, (VkCommandBuffer h, const VkBlitImageInfo2 *info), (h, info))                          \
+    X(CmdBlitImage2KHR, COPY, (VkCommandBuffer h, const VkBlitImageInfo2 *info), (h, info))                       \
+    X(CmdUpdateBuffer, COPY, (VkCommandBuffer h, VkBuffer dst, VkDeviceSize at, VkDeviceSize size, const void *data), \
+      (h, dst, at, size, data))                                                                                  \
+    X(CmdFillBuffer, CLEAR, (VkCommandBuffer h, VkBuffer dst, VkDeviceSize at, VkDeviceSize size, uint32_t data), \
+      (h, dst, at, size, data))                                                                                  \
+    X(CmdClearColorImage, CLEAR,                                                                                 \
+      (VkCommandBuffer h, VkImage image, VkImageLayout layout, const VkClearColorValue *color, uint32_t n,       \
+       const VkImageSubresourceRange *ranges),                                                                   \
+      (h, image, layout, color, n, ranges))                                                                      \
+    X(CmdClearDepthStencilImage, CLEAR,                                                                          \
+      (VkCommandBuffer h, VkImage image, VkImageLayout layout, const VkClearDepthStencilValue *value, uint32_t n, \
+       const VkImageSubresourceRange *ranges),                                                                   \
+      (h, image, layout, value, n, ranges))                                                                      \
+    X(CmdCopyQueryPoolResults, RESOLVE,                                                                          \
+      (VkCommandBuffer h, VkQueryPool pool, uint32_t first, uint32_t n, VkBuffer dst, VkDeviceSize at,           \
+       VkDeviceSize stride, VkQueryResultFlags flags),                                                           \
+      (h, pool, first, n, dst, at, stride, flags))
+
+#define WGPROF_LAYER_WORK_NEXT(command, kind, params, args) PFN_vk##command command;
+
 typedef struct wgprof_layer_device {
     VkDevice handle;
     VkPhysicalDevice physical;
@@ -116,6 +178,9 @@ typedef struct wgprof_layer_device {
     PFN_vkCmdDispatchIndirect CmdDispatchIndirect;
     PFN_vkCmdBindPipeline CmdBindPipeline;
     PFN_vkCmdExecuteCommands CmdExecuteCommands;
+    PFN_vkCmdBeginDebugUtilsLabelEXT CmdBeginDebugUtilsLabelEXT;
+    PFN_vkCmdEndDebugUtilsLabelEXT CmdEndDebugUtilsLabelEXT;
+    WGPROF_LAYER_WORK_COMMANDS(WGPROF_LAYER_WORK_NEXT)
     PFN_vkBeginCommandBuffer BeginCommandBuffer;
     PFN_vkEndCommandBuffer EndCommandBuffer;
     PFN_vkResetCommandBuffer ResetCommandBuffer;
@@ -140,6 +205,10 @@ typedef struct wgprof_layer_device {
     double period_ns;
     uint32_t valid_bits[WGPROF_LAYER_FAMILIES]; /* per queue family; 0: no timestamps there */
     uint32_t pool_bits; /* the narrowest of them, for every batch (a pool has one width) */
+    /* The queue families (bit per family) where the program's transfer work is timed: all with
+     * host resets, else those with compute or graphics, where a query reset may be recorded
+     * (a transfer-only queue takes no vkCmdResetQueryPool). */
+    uint32_t work_families;
     unsigned index; /* N of PID.N */
     wgprof_device_info info;
 
@@ -197,19 +266,43 @@ typedef struct wgprof_layer_pipeline {
     uint32_t local_size[3];
 } wgprof_layer_pipeline;
 
+/* A debug label's begin or end among a recording's rows. */
+typedef struct wgprof_layer_mark {
+    uint32_t before; /* the row it comes before */
+    uint32_t name;   /* its name's offset in the recording's label text; UINT32_MAX: an end */
+} wgprof_layer_mark;
+
 struct wgprof_layer_cb {
     VkCommandBuffer handle;
     wgprof_layer_device *device;
     VkCommandPool pool;
     uint32_t family;
     bool untimed;  /* this recording is not timed (simultaneous use, sampling, no timestamps) */
+    bool work_timed; /* the program's transfer work is timed in it (its queue family allows) */
     bool timed_any; /* a timestamp was written in this recording */
+    bool broken;   /* a row got no site: the recording's rows are dropped at its end */
     const wgprof_layer_pipeline *bound;
     wgprof_layer_block *blocks;
     size_t block_count, block_cap;
     uint32_t ticks; /* timestamps written */
     wgprof_site *sites;
-    size_t count, cap; /* dispatches timed */
+    size_t count, cap; /* rows timed: dispatches and runs of transfer work */
+    /* The open run of transfer work: the kinds it holds (bit per kind; 0: none open), its row. */
+    unsigned work_kinds;
+    size_t work_row;
+    /* The site of a run per set of kinds, once known (bit per set): the device's pool is never
+     * reset, so they hold for every recording. */
+    wgprof_site work_sites[1u << WGPROF_LAYER_WORK_KINDS];
+    uint32_t work_sites_known;
+    /* Debug labels: their begins and ends among the rows, the names they hold, the labels open
+     * (closed at the recording's end); an end with none open is one begun in another buffer,
+     * left out. Where one could not be kept, none of the recording's are. */
+    wgprof_layer_mark *marks;
+    size_t mark_count, mark_cap;
+    char *label_text;
+    size_t label_len, label_cap;
+    uint32_t label_depth;
+    bool labels_lost;
     /* The last dispatch's site, for the next of the same pipeline and counts (most are). */
     const wgprof_layer_pipeline *cached_pipeline;
     uint32_t cached_counts[3];
@@ -259,6 +352,10 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatchBase(VkCommandBuffer cb, uint
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatchIndirect(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset);
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer cb, uint32_t count,
                                                            const VkCommandBuffer *secondaries);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuffer cb, const VkDebugUtilsLabelEXT *info);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer cb);
+#define WGPROF_LAYER_WORK_DECLARE(command, kind, params, args) VKAPI_ATTR void VKAPI_CALL wgprof_layer_##command params;
+WGPROF_LAYER_WORK_COMMANDS(WGPROF_LAYER_WORK_DECLARE)
 /* Lets go of a command buffer's recording: its results read if they are there, its queries
  * back to the device. */
 void wgprof_layer_cb_release(wgprof_layer_cb *cb);

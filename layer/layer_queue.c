@@ -140,6 +140,16 @@ static void read_taken(wgprof_layer_cb *cb, bool force)
     uint64_t *ticks = wgprof__calloc(cb->ticks ? cb->ticks : 1, sizeof *ticks);
     bool *available = wgprof__calloc(cb->ticks ? cb->ticks : 1, sizeof *available);
     bool complete = ticks && available && read_ticks(cb, force, ticks, available);
+    /* Its debug labels as scopes, those left open closed at its end (or none, where there is no
+     * room for them: its rows count more than their scopes). */
+    size_t scope_count = complete ? cb->mark_count + cb->label_depth : 0;
+    wgprof_external_scope *scopes = scope_count ? wgprof__calloc(scope_count, sizeof *scopes) : NULL;
+    scope_count = scopes ? scope_count : 0;
+    for (size_t i = 0; i < scope_count; i++) {
+        const wgprof_layer_mark *m = i < cb->mark_count ? &cb->marks[i] : NULL;
+        scopes[i].before = m ? m->before : cb->count;
+        scopes[i].name = m && m->name != UINT32_MAX ? cb->label_text + m->name : NULL;
+    }
     uint64_t now = wgprof_cpu_now_ns();
     bool requeue = false;
     pthread_mutex_lock(&d->lock);
@@ -157,7 +167,9 @@ static void read_taken(wgprof_layer_cb *cb, bool force)
                                        .valid_bits = d->pool_bits,
                                        .period_ns = d->period_ns,
                                        .cpu_submit_ns = cb->submit_ns,
-                                       .cpu_read_ns = now};
+                                       .cpu_read_ns = now,
+                                       .scopes = scopes,
+                                       .scope_count = scope_count};
         if (!d->results || wgprof_pool_add_external(d->results, &batch) != WGPROF_OK) {
             d->dropped += cb->count;
         }
@@ -172,6 +184,7 @@ static void read_taken(wgprof_layer_cb *cb, bool force)
     }
     wgprof__free(ticks);
     wgprof__free(available);
+    wgprof__free(scopes);
     pthread_mutex_lock(&d->lock);
     if (requeue && !in_flight_push(d, cb)) {
         d->dropped += cb->count;

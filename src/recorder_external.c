@@ -3,7 +3,9 @@
  * engine's own timestamps) reads its GPU's timestamps itself and hands them over a batch at a
  * time. Each batch becomes records through the store's own conversion, as a collected batch's
  * readings do, so that summaries, reports and merges see an ordinary pool. What such a counter
- * needs first is done here: masking to its valid bits and continuing across its wraps.
+ * needs first is done here: masking to its valid bits and continuing across its wraps; and the
+ * scopes that a batch brings (a command buffer's debug labels) are opened and closed among its
+ * records.
  */
 #include <math.h>
 
@@ -62,6 +64,10 @@ static wgprof_status check_batch(const wgprof_pool *pool, const wgprof_external_
         return WGPROF_ERR_INVALID_ARGUMENT;
     }
     if (!b->count) {
+        if (b->scope_count) {
+            wgprof__log(WGPROF_LOG_ERROR, "%s: scopes given for a batch of 0 records", call);
+            return WGPROF_ERR_INVALID_ARGUMENT;
+        }
         if (b->ticks) {
             wgprof__log(WGPROF_LOG_ERROR, "%s: ticks given for a batch of 0 records (a chain's start alone times "
                                           "nothing)", call);
@@ -79,6 +85,25 @@ static wgprof_status check_batch(const wgprof_pool *pool, const wgprof_external_
                                           "interned before its last reset", call, i, b->sites[i].id);
             return WGPROF_ERR_INVALID_ARGUMENT;
         }
+    }
+    if (b->scope_count && !b->scopes) {
+        wgprof__log(WGPROF_LOG_ERROR, "%s: %zu scopes without their array", call, b->scope_count);
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    size_t open = wgprof__store_scope_depth(pool->store);
+    for (size_t i = 0; i < b->scope_count; i++) {
+        const wgprof_external_scope *sc = &b->scopes[i];
+        size_t prev = i ? b->scopes[i - 1].before : 0;
+        if (sc->before > b->count || sc->before < prev) {
+            wgprof__log(WGPROF_LOG_ERROR, "%s: scope %zu comes before record %zu: %s", call, i, sc->before,
+                        sc->before > b->count ? "past the batch's records" : "before the scope ahead of it");
+            return WGPROF_ERR_INVALID_ARGUMENT;
+        }
+        if (!sc->name && !open) {
+            wgprof__log(WGPROF_LOG_ERROR, "%s: scope %zu ends a scope, but none is open there", call, i);
+            return WGPROF_ERR_INVALID_ARGUMENT;
+        }
+        open = sc->name ? open + 1 : open - 1;
     }
     size_t recorded = wgprof__store_count(pool->store);
     uint32_t max = pool->settings.max_dispatches;
@@ -117,6 +142,24 @@ static void readings(const wgprof_external_batch *b, uint32_t bits, uint64_t *la
     }
 }
 
+/* The batch's scope begins and ends made certain to succeed among its records. */
+static wgprof_status prepare_scopes(wgprof__store *store, const wgprof_external_batch *b)
+{
+    if (!b->scope_count) {
+        return WGPROF_OK;
+    }
+    const char **ops = wgprof__alloc(b->scope_count * sizeof *ops);
+    if (!ops) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    for (size_t i = 0; i < b->scope_count; i++) {
+        ops[i] = b->scopes[i].name;
+    }
+    wgprof_status s = wgprof__store_scope_prepare(store, ops, b->scope_count);
+    wgprof__free(ops);
+    return s;
+}
+
 wgprof_status wgprof_pool_add_external(wgprof_pool *pool, const wgprof_external_batch *batch)
 {
     if (!pool || !batch) {
@@ -138,6 +181,9 @@ wgprof_status wgprof_pool_add_external(wgprof_pool *pool, const wgprof_external_
     if (s == WGPROF_OK) {
         s = wgprof__store_reserve_batch(store);
     }
+    if (s == WGPROF_OK) {
+        s = prepare_scopes(store, batch);
+    }
     uint64_t *pairs = s == WGPROF_OK ? wgprof__alloc(2 * batch->count * sizeof *pairs) : NULL;
     if (s == WGPROF_OK && !pairs) {
         s = WGPROF_ERR_OUT_OF_MEMORY;
@@ -152,7 +198,19 @@ wgprof_status wgprof_pool_add_external(wgprof_pool *pool, const wgprof_external_
 
     size_t first = wgprof__store_count(store);
     uint64_t next_id = pool->external_next_id;
-    for (size_t i = 0; i < batch->count; i++) {
+    size_t mark = 0;
+    for (size_t i = 0; i <= batch->count; i++) {
+        for (; mark < batch->scope_count && batch->scopes[mark].before == i; mark++) {
+            /* Prepared above: neither can fail now. */
+            if (batch->scopes[mark].name) {
+                (void)wgprof__store_scope_begin(store, batch->scopes[mark].name);
+            } else {
+                (void)wgprof__store_scope_end(store);
+            }
+        }
+        if (i == batch->count) {
+            break;
+        }
         uint64_t id = batch->dispatch_ids ? batch->dispatch_ids[i] : next_id;
         wgprof__store_add(store, batch->sites[i].id, id);
         next_id = (id ? id : first + i) + 1; /* an id of 0 became the record index */

@@ -164,6 +164,12 @@ wgprof_status wgprof__store_batch(const wgprof__store *store, uint32_t index, wg
 /* ---- scopes (store_scope.c) ---- */
 wgprof_status wgprof__store_scope_begin(wgprof__store *store, const char *name);
 wgprof_status wgprof__store_scope_end(wgprof__store *store);
+/* Makes the begins and ends of `ops` (in order: a name begins a scope, NULL ends the innermost;
+ * no end without a scope open) certain to succeed when made next, with nothing else between:
+ * their names and scope nodes interned and room for their instances. For a caller that must
+ * change nothing when it cannot finish; where this fails, only names and nodes may stay
+ * interned (as after a truncate: nodes without an instance). */
+wgprof_status wgprof__store_scope_prepare(wgprof__store *store, const char *const *ops, size_t count);
 /* Scopes open now. */
 uint32_t wgprof__store_scope_depth(const wgprof__store *store);
 size_t wgprof__store_scope_count(const wgprof__store *store);

@@ -45,6 +45,53 @@ wgprof_status wgprof__store_scope_end(wgprof__store *store)
     return WGPROF_OK;
 }
 
+wgprof_status wgprof__store_scope_prepare(wgprof__store *store, const char *const *ops, size_t count)
+{
+    size_t begins = 0;
+    for (size_t i = 0; i < count; i++) {
+        begins += ops[i] != NULL;
+    }
+    if (!begins) {
+        return WGPROF_OK;
+    }
+    if (begins > UINT32_MAX - store->scope_count) {
+        return WGPROF_ERR_CAPACITY;
+    }
+    /* The nodes the open scopes will have, as the begins and ends move them: the open ones' now,
+     * then each begin's under its parent. */
+    uint32_t depth = store->scope_depth;
+    uint32_t *nodes = wgprof__alloc(((size_t)depth + begins) * sizeof *nodes);
+    if (!nodes) {
+        return WGPROF_ERR_OUT_OF_MEMORY;
+    }
+    for (uint32_t d = 0; d < depth; d++) {
+        nodes[d] = store->scopes[store->scope_stack[d]].node;
+    }
+    wgprof_status s = WGPROF_OK;
+    for (size_t i = 0; i < count && s == WGPROF_OK; i++) {
+        if (!ops[i]) {
+            depth -= depth > 0;
+            continue;
+        }
+        uint32_t name;
+        s = wgprof__intern_name(store, ops[i], &name);
+        if (s == WGPROF_OK) {
+            s = wgprof__intern_scope_node(store, depth ? nodes[depth - 1] : WGPROF__NONE, name, &nodes[depth]);
+            depth++;
+        }
+    }
+    wgprof__free(nodes);
+    if (s == WGPROF_OK) {
+        s = wgprof__reserve((void **)&store->scopes, &store->scope_cap, store->scope_count + (uint32_t)begins,
+                            sizeof *store->scopes, 16);
+    }
+    if (s == WGPROF_OK) {
+        s = wgprof__reserve((void **)&store->scope_stack, &store->scope_stack_cap,
+                            store->scope_depth + (uint32_t)begins, sizeof *store->scope_stack, 8);
+    }
+    return s;
+}
+
 uint32_t wgprof__store_scope_depth(const wgprof__store *store) { return store->scope_depth; }
 
 void wgprof__scopes_truncate(wgprof__store *store, size_t count)

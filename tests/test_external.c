@@ -1,7 +1,8 @@
 /* External pools (wgprof_pool_create_external, wgprof_pool_add_external), through the public
  * API alone and with no GPU: readings handed over as a Vulkan layer reads them come out of the
  * summary, the reports and a merge exactly; a counter narrower than 64 bits is masked and
- * continued across its wrap; ticks not available make records invalid with a reason; every bad
+ * continued across its wrap; ticks not available make records invalid with a reason; the scopes
+ * a batch brings open and close among its records, as the pool's own scope calls would; every bad
  * argument is refused with a status and changes nothing; every other pool call answers with a
  * status; and each allocation failing in turn leaves the pool as it was. */
 #include <jansson.h>
@@ -377,6 +378,12 @@ static void test_refusals(void)
         {"valid_bits 65", good, WGPROF_ERR_INVALID_ARGUMENT},
         {"valid_bits 36 after 40", good, WGPROF_ERR_INVALID_ARGUMENT},
         {"past the fixed capacity", good, WGPROF_ERR_CAPACITY},
+        {"scopes in a batch of 0 records", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"scope_count without scopes", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"a scope past the records", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"scopes out of order", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"an end with none open", good, WGPROF_ERR_INVALID_ARGUMENT},
+        {"an end past those begun", good, WGPROF_ERR_INVALID_ARGUMENT},
     };
     bad[0].batch.strategy = WGPROF_STRATEGY_DEFAULT;
     bad[1].batch.strategy = WGPROF_STRATEGY_AUTO;
@@ -394,10 +401,26 @@ static void test_refusals(void)
     bad[12].batch.valid_bits = 65;
     bad[13].batch.valid_bits = 36;
     bad[14].batch.count = 3; /* 2 + 3 > 4 */
+    const wgprof_external_scope one_begin[1] = {{0, "s"}}, past[1] = {{3, "s"}}, unordered[2] = {{1, "s"}, {0, NULL}},
+                                end_alone[1] = {{0, NULL}}, end_twice[3] = {{0, "s"}, {1, NULL}, {2, NULL}};
+    bad[15].batch.count = 0;
+    bad[15].batch.ticks = NULL;
+    bad[15].batch.scopes = one_begin;
+    bad[15].batch.scope_count = 1;
+    bad[16].batch.scope_count = 1;
+    bad[17].batch.scopes = past;
+    bad[17].batch.scope_count = 1;
+    bad[18].batch.scopes = unordered;
+    bad[18].batch.scope_count = 2;
+    bad[19].batch.scopes = end_alone;
+    bad[19].batch.scope_count = 1;
+    bad[20].batch.scopes = end_twice;
+    bad[20].batch.scope_count = 3;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         wgprof_status s = wgprof_pool_add_external(pool, &bad[i].batch);
         CHECK_MSG(s == bad[i].want, "%s: %s, want %s", bad[i].what, wgprof_status_str(s), wgprof_status_str(bad[i].want));
-        CHECK_MSG(wgprof_pool_count(pool) == 2 && wgprof_pool_batch_count(pool) == 1, "%s changed the pool", bad[i].what);
+        CHECK_MSG(wgprof_pool_count(pool) == 2 && wgprof_pool_batch_count(pool) == 1 && wgprof_pool_scope_count(pool) == 0,
+                  "%s changed the pool", bad[i].what);
     }
     /* Count 0 without ticks has nothing to add. */
     wgprof_external_batch empty = {.strategy = WGPROF_STRATEGY_CHAIN, .valid_bits = 40, .period_ns = 1.0};
@@ -421,6 +444,76 @@ static void test_refusals(void)
     CHECK(wgprof_pool_add_external(merged, &good) == WGPROF_ERR_STATE && wgprof_pool_count(merged) == 2);
     wgprof_pool_destroy(merged);
     wgprof_pool_destroy(other);
+    wgprof_pool_destroy(pool);
+}
+
+/* Scopes among a batch's records: each record in the innermost scope open when it comes, nested
+ * ones under their parents, an end that closes a scope opened before the batch, one left open
+ * covering the next batch; the same names under the same parents are one node. */
+static void test_scopes(void)
+{
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    wgprof_site k = site_of(pool, "k");
+    wgprof_site sites[6] = {k, k, k, k, k, k};
+    uint64_t ticks[7] = {100, 110, 120, 130, 140, 150, 160};
+    CHECK_OK(wgprof_pool_scope_begin(pool, "outer"));
+    /* Records 0..5: 0 in outer; 1, 2 in outer/a; 3 in outer/a/b; outer ends after 3 (a and b
+     * first); 4 at the top; c, opened before 5, is left open. */
+    const wgprof_external_scope marks[] = {{1, "a"}, {3, "b"}, {4, NULL}, {4, NULL}, {4, NULL}, {5, "c"}};
+    wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_CHAIN, .count = 6, .sites = sites, .ticks = ticks,
+                                   .period_ns = 1.0, .scopes = marks, .scope_count = 6};
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    const char *want[6] = {"outer", "a", "a", "b", NULL, "c"};
+    for (size_t i = 0; i < 6; i++) {
+        wgprof_record r = record_at(pool, i);
+        wgprof_scope_record sc = {0};
+        if (r.scope >= 0) {
+            CHECK_OK(wgprof_pool_scope(pool, (size_t)r.scope, &sc));
+        }
+        const char *got = r.scope >= 0 ? sc.name : NULL;
+        CHECK_MSG(want[i] ? got && strcmp(got, want[i]) == 0 : !got, "record %zu in scope %s, want %s", i,
+                  got ? got : "(none)", want[i] ? want[i] : "(none)");
+    }
+    CHECK_MSG(wgprof_pool_scope_count(pool) == 4, "%zu scope instances, want 4", wgprof_pool_scope_count(pool));
+    wgprof_scope_record sc;
+    CHECK_OK(wgprof_pool_scope(pool, 1, &sc)); /* a: records 1..3, under outer */
+    CHECK(strcmp(sc.name, "a") == 0 && sc.first_record == 1 && sc.end_record == 4 && sc.depth == 1 && !sc.open);
+    CHECK_MSG(sc.valid && sc.duration_ns == 30 && sc.dispatch_ns == 30, "scope a: %g ns, %g in dispatches",
+              sc.duration_ns, sc.dispatch_ns);
+    CHECK_OK(wgprof_pool_scope(pool, 0, &sc));
+    CHECK(strcmp(sc.name, "outer") == 0 && sc.first_record == 0 && sc.end_record == 4 && !sc.open);
+    CHECK_OK(wgprof_pool_scope(pool, 3, &sc));
+    CHECK(strcmp(sc.name, "c") == 0 && sc.first_record == 5 && sc.open && sc.depth == 0);
+
+    /* The next batch's records are in c still; ending it there, and a again at the top. */
+    const wgprof_external_scope next_marks[] = {{1, NULL}, {1, "a"}, {2, NULL}};
+    wgprof_external_batch next = batch;
+    next.count = 2;
+    next.scopes = next_marks;
+    next.scope_count = 3;
+    CHECK_OK(wgprof_pool_add_external(pool, &next));
+    CHECK(record_at(pool, 6).scope == 3 && wgprof_pool_scope_count(pool) == 5);
+    CHECK_OK(wgprof_pool_scope(pool, 4, &sc));
+    CHECK(strcmp(sc.name, "a") == 0 && sc.depth == 0 && sc.first_record == 7 && sc.end_record == 8 && !sc.open);
+    CHECK(wgprof_pool_scope_end(pool) == WGPROF_ERR_STATE); /* nothing left open */
+
+    json_t *root = report_json(pool);
+    if (root) {
+        json_t *instances = json_object_get(root, "scope_instances");
+        CHECK_MSG(json_array_size(instances) == 5, "%zu scope instances in the JSON report",
+                  json_array_size(instances));
+        for (size_t i = 0; i < 4; i++) {
+            const char *p = json_string_value(json_object_get(json_array_get(instances, i), "path"));
+            const char *want_path[4] = {"outer", "outer/a", "outer/a/b", "c"};
+            CHECK_MSG(p && strcmp(p, want_path[i]) == 0, "scope instance %zu's path %s, want %s", i, p ? p : "(none)",
+                      want_path[i]);
+        }
+        json_decref(root);
+    }
     wgprof_pool_destroy(pool);
 }
 
@@ -620,6 +713,12 @@ static wgprof_status add_with_failure(long n, wgprof_pool **out, pool_state *bef
     *before = state_of(pool);
     wgprof_external_batch big = one;
     big.count = BIG;
+    /* Its scopes: one ending the open scope, new ones nested (their names new to the pool), one
+     * left open. */
+    static const wgprof_external_scope marks[] = {{1, NULL}, {2, "layer"}, {3, "block"}, {BIG - 1, NULL},
+                                                  {BIG - 1, NULL}, {BIG, "tail"}};
+    big.scopes = marks;
+    big.scope_count = sizeof marks / sizeof marks[0];
     g_allocations = 0;
     g_fail_at = n;
     wgprof_status s = wgprof_pool_add_external(pool, &big);
@@ -663,6 +762,9 @@ static void test_oom(void)
         if (!pool) {
             continue;
         }
+        wgprof_scope_record open;
+        CHECK_OK(wgprof_pool_scope(pool, 1, &open));
+        CHECK_MSG(open.open, "allocation %ld of the add failing closed the scope open before it", n);
         /* The same add again: whole, its ids going on from the pool's last as if nothing had failed. */
         static wgprof_site sites[BIG];
         static uint64_t ticks[BIG + 1];
@@ -698,6 +800,7 @@ int main(void)
     test_clock();
     test_refusals();
     test_other_calls();
+    test_scopes();
     test_merge();
     test_oom();
     return check_summary();

@@ -5,7 +5,9 @@
 # its implementation compiled in is reached. Its output must not change, and the report must
 # hold every dispatch it submitted: per entry point where the implementation keeps the WGSL
 # names in its SPIR-V (wgpu-native), per kernel count where it renames them (Dawn), each kernel
-# under a name of its SPIR-V's that is the same in two runs.
+# under a name of its SPIR-V's that is the same in two runs; and the implementation's copies and
+# clears (the program's readback copies, its own zeroing of new buffers) as rows of their own
+# named by what each run of them held, in record's words ("(copy)", "(copy, clear)"), valid.
 # $1 is the wgprof binary, $2 the folder the record_app_* programs are built in.
 set -u
 wgprof="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -47,14 +49,26 @@ for line in open(manifest):
         name, count = line[len("manifest "):].rsplit(" ", 1)
         want[name.rsplit(":", 1)[-1]] += int(count)
 a, b = report(first), report(second)
+WORDS = ["copy", "clear", "query resolve"]  # record's, in its order
 for r in (a, b):
     if r["invalid"]:
         sys.exit(f"{r['invalid']} invalid records: {r['invalid_by_reason']}")
-    if r["records"] != sum(want.values()):
-        sys.exit(f"{r['records']} records, the program submitted {sum(want.values())}")
+    rows = [k for k in r["kernels"] if k["name"].startswith("(")]
+    r["kernels"] = [k for k in r["kernels"] if not k["name"].startswith("(")]
+    if r["records"] - sum(k["count"] for k in rows) != sum(want.values()):
+        sys.exit(f"{r['records']} records, {[(k['name'], k['count']) for k in rows]} of the implementation's own "
+                 f"work among them; the program submitted {sum(want.values())} dispatches")
     if not all(k["name"].startswith("spirv-") for k in r["kernels"]):
         sys.exit(f"names not of the SPIR-V: {[k['name'] for k in r['kernels']]}")
-names = lambda r: sorted((k["name"], k["count"]) for k in r["kernels"])
+    for k in rows:
+        words = k["name"][1:-1].split(", ")
+        if not k["name"].endswith(")") or not all(w in WORDS for w in words) or \
+                words != sorted(set(words), key=WORDS.index):
+            sys.exit(f"a row of the implementation's own work named {k['name']!r}, not in record's words")
+    if not any("copy" in k["name"] for k in rows):
+        sys.exit(f"no row of copies (the program reads its results back through one): {[k['name'] for k in rows]}")
+    r["rows"] = rows
+names = lambda r: sorted((k["name"], k["count"]) for k in r["kernels"] + r["rows"])
 if names(a) != names(b):
     sys.exit(f"names differ between two runs: {names(a)} against {names(b)}")
 got = collections.Counter()

@@ -692,6 +692,13 @@ WGPROF_API wgprof_pool *wgprof_graph_pool(wgprof_graph *graph);
  * holds its own lock around the pool's calls. */
 WGPROF_API wgprof_status wgprof_pool_create_external(const wgprof_pool_desc *desc, wgprof_pool **out);
 
+/* A scope's begin or end among a batch's records (wgprof_external_batch.scopes): a debug label
+ * of a command buffer, say, known only when its readings are. */
+typedef struct wgprof_external_scope {
+    size_t before;    /* the record it comes before: 0 to the batch's count (count: after its last) */
+    const char *name; /* a scope of this name begins (copied); NULL: the innermost open scope ends */
+} wgprof_external_scope;
+
 /* One batch of readings, as the recorder read them (vkGetQueryPoolResults, say). Records come in
  * submission order, as a resolve's would. Nothing is kept of the arrays after the call. */
 typedef struct wgprof_external_batch {
@@ -721,11 +728,18 @@ typedef struct wgprof_external_batch {
     uint64_t cpu_read_ns;         /* wgprof_cpu_now_ns() once the readings were known complete
                                      (a fence or timeline value signalled); 0: unknown. The
                                      other bound: its last end came before it */
+    const wgprof_external_scope *scopes; /* [scope_count], `before` never decreasing: scope begins
+                                     and ends among the records, made as wgprof_pool_scope_begin
+                                     and _end would be between adding the records one at a
+                                     time (an end may close a scope opened before the batch; one
+                                     left open stays open). NULL with 0: none, each record in the
+                                     innermost scope open now */
+    size_t scope_count;
 } wgprof_external_batch;
 
 /* Appends `batch` to the pool as one collected batch: its records converted as a collected
  * batch's are (ticks to ns once, with its period; validity; overlap clamped), each record in
- * the innermost scope open now. A record's begin_ticks and end_ticks are its ticks masked and
+ * the innermost scope open when it comes (its scopes' begins and ends applied among them). A record's begin_ticks and end_ticks are its ticks masked and
  * continued across wraps (with a width below 64, counted from one wrap above the first
  * reading, so that no earlier reading falls below 0): their difference is its duration in
  * ticks.
@@ -733,8 +747,10 @@ typedef struct wgprof_external_batch {
  * made by wgprof_pool_create_external; WGPROF_ERR_INVALID_ARGUMENT for a NULL pool or batch, a
  * strategy other than PASS, INSIDE and CHAIN, ticks with a count of 0, NULL sites or ticks
  * with records, a site that is not this pool's, a period that is not > 0 and finite, a
- * valid_bits above 64 or not the pool's earlier batches'; WGPROF_ERR_CAPACITY past the fixed
- * capacity or 2^32 - 1 records; WGPROF_ERR_OUT_OF_MEMORY. */
+ * valid_bits above 64 or not the pool's earlier batches', scopes in a batch of 0 records or
+ * NULL scopes with a scope_count, a scope whose `before` is past the count or before the previous one's, an end with
+ * no scope open; WGPROF_ERR_CAPACITY past the fixed capacity or 2^32 - 1 records;
+ * WGPROF_ERR_OUT_OF_MEMORY (a scope name may stay known to the pool, with no instance). */
 WGPROF_API wgprof_status wgprof_pool_add_external(wgprof_pool *pool, const wgprof_external_batch *batch);
 
 /* ---- summaries -------------------------------------------------------------------------- */

@@ -6,7 +6,7 @@
  * barrier between them, STEPS times, each step submitted with a fence and waited for; then it
  * reads the buffer back, checks it against the same arithmetic on the CPU and prints a checksum.
  *
- * Usage: vk_compute MODE [STEPS] [--debug-utils]
+ * Usage: vk_compute MODE [STEPS] [--debug-utils] [--split-labels]
  *   basic      a command buffer allocated, recorded and freed per step
  *   names      basic, with the pipelines named `scaler` and `folder` through
  *              vkSetDebugUtilsObjectNameEXT (needs VK_EXT_debug_utils: else exit 77)
@@ -14,6 +14,16 @@
  *   secondary  the dispatches in a secondary command buffer recorded once, executed from a
  *              primary one recorded per step
  *   indirect   basic through vkCmdDispatchIndirect, the counts in a buffer
+ *   work       basic, with the program's own transfer work between the dispatches and debug
+ *              labels around some (needs VK_EXT_debug_utils: else exit 77); each step's buffer:
+ *                fill a spare buffer            at the buffer's start
+ *                scale
+ *                copy the data into the spare
+ *                begin "block", begin "fold", fold, end, end
+ *                begin "tail", update the spare (but the last: left open at the buffer's end)
+ *              with --split-labels, each buffer but the first ends "tail" after its fill: an
+ *              end begun in the buffer before, as Vulkan allows on one queue (Mesa 22's lavapipe
+ *              crashes on it); without, "tail" is never ended.
  * STEPS: default 5. --debug-utils enables VK_EXT_debug_utils where offered and prints every
  * warning or error a layer reports through it on stderr, one line each:
  *   vk_compute: message ID: TEXT
@@ -21,8 +31,11 @@
  * On stdout, what it submitted, for tests/record/check_record.py: `manifest KERNEL COUNT`, and
  * `workgroups KERNEL X Y Z COUNT` for the direct dispatches, where KERNEL is the name a
  * profiler must give: `label:entry`, with `*` for the label where the pipeline has no name
- * (the profiler's choice), and ` (indirect)` after it for indirect dispatches; then
- * `checksum HEX`. Exit 0 on success; 1 with a message on any Vulkan error or a wrong result;
+ * (the profiler's choice), and ` (indirect)` after it for indirect dispatches, or, for the
+ * program's own work between them, the name the profiler gives a run of it (`(copy)`,
+ * `(clear)`: a buffer fill is WebGPU's clearBuffer, an update its writeBuffer); `scope KERNEL
+ * PATH COUNT` for those recorded inside debug labels, PATH their names outermost first, joined
+ * by `/` (every other record is in none); then `checksum HEX`. Exit 0 on success; 1 with a message on any Vulkan error or a wrong result;
  * 2 bad usage.
  */
 #include <stdarg.h>
@@ -41,8 +54,8 @@
 #define FOLD_LOCAL 32u
 #define FOLD_ROWS 2u
 
-typedef enum mode { MODE_BASIC, MODE_NAMES, MODE_REUSE, MODE_SECONDARY, MODE_INDIRECT } mode;
-static const char *const mode_names[] = {"basic", "names", "reuse", "secondary", "indirect"};
+typedef enum mode { MODE_BASIC, MODE_NAMES, MODE_REUSE, MODE_SECONDARY, MODE_INDIRECT, MODE_WORK } mode;
+static const char *const mode_names[] = {"basic", "names", "reuse", "secondary", "indirect", "work"};
 
 static const uint32_t scale_groups[3] = {ELEMENTS / SCALE_LOCAL, 1, 1};
 static const uint32_t fold_groups[3] = {ELEMENTS / FOLD_LOCAL / FOLD_ROWS, FOLD_ROWS, 1};
@@ -90,12 +103,14 @@ typedef struct app {
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
     PFN_vkSetDebugUtilsObjectNameEXT set_name;
+    PFN_vkCmdBeginDebugUtilsLabelEXT begin_label;
+    PFN_vkCmdEndDebugUtilsLabelEXT end_label;
     VkPhysicalDevice physical;
     uint32_t family;
     VkDevice device;
     VkQueue queue;
-    VkBuffer data, indirect;
-    VkDeviceMemory data_memory, indirect_memory;
+    VkBuffer data, indirect, spare;
+    VkDeviceMemory data_memory, indirect_memory, spare_memory;
     VkDescriptorSetLayout set_layout;
     VkDescriptorPool descriptor_pool;
     VkDescriptorSet set;
@@ -150,9 +165,12 @@ static void create_instance(app *a, bool debug_utils)
         return;
     }
     a->set_name = (PFN_vkSetDebugUtilsObjectNameEXT)vkGetInstanceProcAddr(a->instance, "vkSetDebugUtilsObjectNameEXT");
+    a->begin_label =
+        (PFN_vkCmdBeginDebugUtilsLabelEXT)vkGetInstanceProcAddr(a->instance, "vkCmdBeginDebugUtilsLabelEXT");
+    a->end_label = (PFN_vkCmdEndDebugUtilsLabelEXT)vkGetInstanceProcAddr(a->instance, "vkCmdEndDebugUtilsLabelEXT");
     PFN_vkCreateDebugUtilsMessengerEXT create =
         (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(a->instance, "vkCreateDebugUtilsMessengerEXT");
-    if (!a->set_name || !create) {
+    if (!a->set_name || !a->begin_label || !a->end_label || !create) {
         die("VK_EXT_debug_utils is enabled but its functions are missing");
     }
     VkDebugUtilsMessengerCreateInfoEXT mi = {
@@ -361,6 +379,55 @@ static void record_step(const app *a, VkCommandBuffer cb, bool indirect)
     barrier(cb, a->data, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
 }
 
+/* Every write so far (shaders', transfers') made visible to the transfers and shaders after. */
+static void barrier_all(VkCommandBuffer cb)
+{
+    VkMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                         .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                         .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                          VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
+    const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &b, 0, NULL, 0, NULL);
+}
+
+static void label(const app *a, VkCommandBuffer cb, const char *name)
+{
+    VkDebugUtilsLabelEXT info = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
+    a->begin_label(cb, &info);
+}
+
+static bool g_split_labels;
+
+/* MODE_WORK's step (see the top): step `s` of `steps`. */
+static void record_work_step(const app *a, VkCommandBuffer cb, unsigned s, unsigned steps)
+{
+    vkCmdFillBuffer(cb, a->spare, 0, VK_WHOLE_SIZE, 0);
+    if (g_split_labels && s > 0) {
+        a->end_label(cb);
+    }
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
+    barrier_all(cb);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->scale);
+    vkCmdDispatch(cb, scale_groups[0], scale_groups[1], scale_groups[2]);
+    barrier_all(cb);
+    VkBufferCopy region = {.size = ELEMENTS * sizeof(uint32_t)};
+    vkCmdCopyBuffer(cb, a->data, a->spare, 1, &region);
+    barrier_all(cb);
+    label(a, cb, "block");
+    label(a, cb, "fold");
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->fold);
+    vkCmdDispatch(cb, fold_groups[0], fold_groups[1], fold_groups[2]);
+    a->end_label(cb);
+    a->end_label(cb);
+    barrier(cb, a->data, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    if (s + 1 < steps) {
+        const uint32_t word[4] = {s, steps, 0, 0};
+        barrier_all(cb);
+        label(a, cb, "tail");
+        vkCmdUpdateBuffer(cb, a->spare, 0, sizeof word, word);
+    }
+}
+
 static VkCommandBuffer allocate(const app *a, VkCommandBufferLevel level)
 {
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -414,6 +481,8 @@ static void run_steps(const app *a, mode m, unsigned steps)
         begin(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
         if (secondary) {
             vkCmdExecuteCommands(cb, 1, &secondary);
+        } else if (m == MODE_WORK) {
+            record_work_step(a, cb, s, steps);
         } else {
             record_step(a, cb, m == MODE_INDIRECT);
         }
@@ -443,6 +512,14 @@ static void print_manifest(mode m, unsigned steps)
             printf("workgroups %s:%s %u %u %u %u\n", label[k], entry[k], groups[k][0], groups[k][1], groups[k][2], steps);
         }
     }
+    if (m == MODE_WORK) {
+        printf("manifest (clear) %u\n", steps);
+        printf("manifest (copy) %u\n", steps + steps - 1);
+        printf("scope *:fold block/fold %u\n", steps);
+        if (steps > 1) {
+            printf("scope (copy) tail %u\n", steps - 1);
+        }
+    }
 }
 
 static void destroy(app *a)
@@ -456,6 +533,10 @@ static void destroy(app *a)
     vkDestroyPipelineLayout(a->device, a->layout, NULL);
     vkDestroyDescriptorPool(a->device, a->descriptor_pool, NULL);
     vkDestroyDescriptorSetLayout(a->device, a->set_layout, NULL);
+    if (a->spare) {
+        vkDestroyBuffer(a->device, a->spare, NULL);
+        vkFreeMemory(a->device, a->spare_memory, NULL);
+    }
     vkDestroyBuffer(a->device, a->indirect, NULL);
     vkFreeMemory(a->device, a->indirect_memory, NULL);
     vkDestroyBuffer(a->device, a->data, NULL);
@@ -473,7 +554,8 @@ static void destroy(app *a)
 
 static int usage(void)
 {
-    fputs("usage: vk_compute basic|names|reuse|secondary|indirect [STEPS] [--debug-utils]\n", stderr);
+    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work [STEPS] [--debug-utils] [--split-labels]\n",
+          stderr);
     return 2;
 }
 
@@ -493,12 +575,14 @@ int main(int argc, char **argv)
         return usage();
     }
     unsigned steps = 5;
-    bool want_debug_utils = m == MODE_NAMES;
+    bool want_debug_utils = m == MODE_NAMES || m == MODE_WORK;
     for (int i = 2; i < argc; i++) {
         char *end = NULL;
         unsigned long n = strtoul(argv[i], &end, 10);
         if (strcmp(argv[i], "--debug-utils") == 0) {
             want_debug_utils = true;
+        } else if (strcmp(argv[i], "--split-labels") == 0) {
+            g_split_labels = true;
         } else if (argv[i][0] >= '0' && argv[i][0] <= '9' && !*end && n >= 1 && n <= 1000000) {
             steps = (unsigned)n;
         } else {
@@ -507,8 +591,8 @@ int main(int argc, char **argv)
         }
     }
     bool debug_utils = want_debug_utils && instance_has_extension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-    if (m == MODE_NAMES && !debug_utils) {
-        fputs("vk_compute: skipped: names needs VK_EXT_debug_utils, which this Vulkan does not offer\n", stderr);
+    if ((m == MODE_NAMES || m == MODE_WORK) && !debug_utils) {
+        fprintf(stderr, "vk_compute: skipped: %s needs VK_EXT_debug_utils, which this Vulkan does not offer\n", argv[1]);
         return 77;
     }
     if (want_debug_utils && !debug_utils) {
@@ -527,7 +611,11 @@ int main(int argc, char **argv)
     for (uint32_t i = 0; i < ELEMENTS; i++) {
         expected[i] = i * 2654435761u;
     }
-    create_buffer(&a, ELEMENTS * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &a.data, &a.data_memory);
+    create_buffer(&a, ELEMENTS * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                  &a.data, &a.data_memory);
+    if (m == MODE_WORK) {
+        create_buffer(&a, ELEMENTS * sizeof(uint32_t), VK_BUFFER_USAGE_TRANSFER_DST_BIT, &a.spare, &a.spare_memory);
+    }
     write_memory(&a, a.data_memory, expected, ELEMENTS * sizeof *expected);
     const VkDispatchIndirectCommand counts[2] = {{scale_groups[0], scale_groups[1], scale_groups[2]},
                                                  {fold_groups[0], fold_groups[1], fold_groups[2]}};
