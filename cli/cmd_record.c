@@ -1,8 +1,11 @@
 /*
- * wgprof record: runs an unmodified program with libwgprof_record.so preloaded (record/), or
- * with wgprof's Vulkan layer enabled through the Vulkan loader's environment (--via vulkan,
- * layer/), either of which times its compute dispatches and writes each device's results into
- * a private folder; when the program ends, prints the per-kernel tables, copies the reports
+ * wgprof record: runs an unmodified program with libwgprof_record.so preloaded (record/) and
+ * wgprof's Vulkan layer enabled through the Vulkan loader's environment (layer/), or with one of
+ * them alone (--via webgpu, --via vulkan). Beside each other, the layer times every device on
+ * Vulkan, named after the labels the preload library has the implementation pass down, and the
+ * preload library times the WebGPU devices on any other back end (record.h, RECORD_ENV_LAYER).
+ * Each device's results go into a private folder; when the program ends, prints the per-kernel
+ * tables, each under a line saying how its times were taken, copies the reports
  * asked for to their paths (with .PID.N before the extension where several processes or
  * devices made results) and exits with the program's own status (128 + N for signal N, as a
  * shell does).
@@ -27,30 +30,40 @@
 #include "common.h"
 
 /* The layer's name as the loader knows it, and its manifest's file name: what the layer's own
- * contract (layer/layer.h) spells. */
+ * contract (layer/layer.h) spells. Its library, as its manifest names it, beside the manifest. */
+#define LAYER_LIBRARY "libwgprof_layer.so"
 
 static const char record_usage[] =
     "usage: wgprof record [options] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM, unmodified, and times each compute dispatch it makes through the WebGPU C API\n"
-    "(programs linked to wgpu-native or Dawn, and wgpu-py scripts) or, with --via vulkan, through\n"
-    "Vulkan: the per-kernel table is printed on stderr when it ends. Kernels are named after their\n"
-    "compute pipeline's label and entry point (label:entry); compute pass labels and debug groups\n"
-    "become scopes.\n"
+    "(programs linked to wgpu-native or Dawn, and wgpu-py scripts) or through Vulkan: the\n"
+    "per-kernel table is printed on stderr when it ends, under a line saying how its times were\n"
+    "taken. Kernels are named after their compute pipeline's label and entry point (label:entry);\n"
+    "compute pass labels and debug groups become scopes.\n"
     "\n"
     "options:\n"
-    "  --via webgpu|vulkan  where dispatches are timed: webgpu (default) through the WebGPU C API,\n"
-    "                       by a library preloaded into PROGRAM; vulkan through wgprof's Vulkan\n"
-    "                       layer (" WGPROF_LAYER_NAME "), enabled for PROGRAM by the Vulkan\n"
-    "                       loader's environment: programs with WebGPU compiled in (ONNX Runtime's\n"
-    "                       WebGPU EP, Rust wgpu, Chromium) and plain Vulkan programs. Kernels\n"
-    "                       are named after debug-utils names, else the SPIR-V's entry point\n"
+    "  --via auto|webgpu|vulkan\n"
+    "                       where dispatches are timed. auto (the default where wgprof's Vulkan\n"
+    "                       layer is beside wgprof, else webgpu): both of the below; a device on\n"
+    "                       Vulkan is timed by the layer alone, its kernels named after the labels\n"
+    "                       the program gives through the WebGPU C API (the implementation is asked\n"
+    "                       to pass them down: Dawn's toggle use_user_defined_labels_in_backend,\n"
+    "                       wgpu-native's debug flag), a device on another back end through the\n"
+    "                       WebGPU C API. webgpu: through the WebGPU C API only, by a library\n"
+    "                       preloaded into PROGRAM, with the implementation's timestamp queries.\n"
+    "                       vulkan: through wgprof's Vulkan layer (" WGPROF_LAYER_NAME ") only,\n"
+    "                       enabled for PROGRAM by the Vulkan loader's environment: programs with\n"
+    "                       WebGPU compiled in (ONNX Runtime's WebGPU EP, Rust wgpu, Chromium) and\n"
+    "                       plain Vulkan programs; kernels are named after debug-utils names, else\n"
+    "                       the SPIR-V's entry point\n"
     "  --webgpu IMPL        wgpu-native, dawn or a library's path: as 'wgprof --webgpu IMPL record'\n"
     "  --json FILE          the JSON report: every dispatch, kernel and scope\n"
     "  --html FILE          the HTML report: timeline, charts, tables\n"
     "  --trace FILE         a Chrome trace (Perfetto, chrome://tracing)\n"
     "  --csv FILE           every dispatch, one row each\n"
-    "  --strategy S         chain (default: one timestamp per dispatch) or inside (two)\n"
+    "  --strategy S         chain (default: one timestamp per dispatch) or inside (two), through\n"
+    "                       the WebGPU C API (the layer always chains)\n"
     "  --sample-every N     time one command encoder in N (default 1: all)\n"
     "  --baseline FILE      compare each device's results with FILE, an earlier JSON report, as\n"
     "                       'wgprof diff FILE' would; printed after its table\n"
@@ -62,7 +75,8 @@ static const char record_usage[] =
     "WGPU_LIB_PATH; wgpu-py needs wgpu-native). A FILE that is PROGRAM, a file its ARGS name, or\n"
     "another FILE is refused before PROGRAM runs.\n"
     "\n"
-    "--via vulkan adds the layer's folder to VK_ADD_LAYER_PATH and its name to VK_INSTANCE_LAYERS\n"
+    "--via auto and --via vulkan add the layer's folder to VK_ADD_LAYER_PATH and its name to\n"
+    "VK_INSTANCE_LAYERS\n"
     "(and to VK_LOADER_LAYERS_ENABLE where a loader filter is set), after the layers already\n"
     "named there, which stay enabled; where VK_INSTANCE_LAYERS names it already, it is left as it\n"
     "is.\n"
@@ -73,12 +87,19 @@ static const char record_usage[] =
 
 enum { EXIT_NOT_FOUND = 127, EXIT_NOT_EXECUTABLE = 126 };
 
+/* Where dispatches are timed (--via). */
+typedef enum record_via {
+    VIA_AUTO,   /* the layer beside the preload library where the layer is there, else VIA_WEBGPU */
+    VIA_WEBGPU, /* the preload library alone */
+    VIA_VULKAN, /* the layer alone */
+} record_via;
+
 typedef struct record_options {
     const char *files[WGPROF_FORMAT_COUNT];
     const char *baseline;
     const char *strategy;
     const char *webgpu; /* --webgpu after `record`, or NULL */
-    bool via_vulkan;
+    record_via via;
     unsigned long sample_every;
     char **program; /* argv of the program, NULL-terminated */
 } record_options;
@@ -124,14 +145,19 @@ static int parse(int argc, char **argv, record_options *o)
         if (strcmp(a, "--via") == 0 || strncmp(a, "--via=", 6) == 0) {
             const char *v = a[5] == '=' ? a + 6 : i + 1 < argc && strcmp(argv[i + 1], "--") != 0 ? argv[++i] : NULL;
             if (!v) {
-                cli_error("wgprof record: --via needs a value: webgpu or vulkan");
+                cli_error("wgprof record: --via needs a value: auto, webgpu or vulkan");
                 return CLI_USAGE;
             }
-            if (strcmp(v, "webgpu") != 0 && strcmp(v, "vulkan") != 0) {
-                cli_error("wgprof record: --via %s: webgpu or vulkan", v);
+            if (strcmp(v, "auto") == 0) {
+                o->via = VIA_AUTO;
+            } else if (strcmp(v, "webgpu") == 0) {
+                o->via = VIA_WEBGPU;
+            } else if (strcmp(v, "vulkan") == 0) {
+                o->via = VIA_VULKAN;
+            } else {
+                cli_error("wgprof record: --via %s: auto, webgpu or vulkan", v);
                 return CLI_USAGE;
             }
-            o->via_vulkan = strcmp(v, "vulkan") == 0;
             continue;
         }
         if (strcmp(a, "--webgpu") == 0 || strncmp(a, "--webgpu=", 9) == 0) {
@@ -611,6 +637,39 @@ static void print_file(const results_folder *r, const char *from)
     fclose(f);
 }
 
+/* Prints how the times of a result set were taken, from its JSON report's "implementation": the
+ * layer's (layer.h, record.h) or the WebGPU implementation the preload library timed through. */
+static void print_how(const results_folder *r, const char *json)
+{
+    FILE *f = open_result(r, json);
+    if (!f) {
+        return;
+    }
+    /* The device's fields come first in the report: its start is enough. */
+    char head[16384];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    static const char key[] = "\"implementation\": \"";
+    const char *at = strstr(head, key);
+    if (!at) {
+        return;
+    }
+    at += sizeof key - 1;
+    size_t len = strcspn(at, "\"\\\n");
+    char implementation[256];
+    snprintf(implementation, sizeof implementation, "%.*s", (int)len, at);
+    if (strcmp(implementation, RECORD_LAYER_WITH_LABELS) == 0) {
+        fprintf(stderr, "timed by wgprof's Vulkan layer; kernels named after the labels given through webgpu.h\n");
+    } else if (strcmp(implementation, WGPROF_LAYER_IMPLEMENTATION) == 0) {
+        fprintf(stderr, "timed by wgprof's Vulkan layer; kernels named after Vulkan debug-utils names, else the "
+                        "SPIR-V\n");
+    } else {
+        fprintf(stderr, "timed through webgpu.h, with the timestamp queries of %s\n",
+                implementation[0] ? implementation : "the implementation");
+    }
+}
+
 /* The value of `key` in a PID.N.meta file of "key value" lines; 0 where it is not there. */
 static unsigned long long meta_value(const results_folder *r, const char *meta_path, const char *key)
 {
@@ -738,7 +797,7 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
     size_t count = 0;
     result_set *sets = list_sets(r, &count);
     if (!count) {
-        if (o->via_vulkan) {
+        if (o->via == VIA_VULKAN) {
             fprintf(stderr, "wgprof record: no results: the program created no Vulkan device, or none that "
                             "wgprof's Vulkan layer could time\n");
         } else {
@@ -759,6 +818,8 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
         if (count > 1) {
             fprintf(stderr, "== %s ==\n", sets[i].id);
         }
+        snprintf(path, sizeof path, "%s.%s", base, wgprof_format_suffix(WGPROF_FORMAT_JSON));
+        print_how(r, path);
         snprintf(path, sizeof path, "%s.%s", base, wgprof_format_suffix(WGPROF_FORMAT_TABLE));
         print_file(r, path);
         print_notes(r, base);
@@ -882,9 +943,10 @@ static bool make_folder(const char *tmpdir, results_folder *r)
     return true;
 }
 
-/* The program's environment: the settings of record.h, and either the preload library (with
- * `preload` as the WebGPU library wgpu-py loads) or, where `layer_folder` is set, wgprof's
- * Vulkan layer enabled through the loader's environment. */
+/* The program's environment: the settings of record.h, the preload library where `preload` is
+ * set (also the WebGPU library wgpu-py loads), and wgprof's Vulkan layer, enabled through the
+ * loader's environment, where `layer_folder` is set; both: the preload library is told the
+ * layer's library (RECORD_ENV_LAYER), so that it leaves the devices on Vulkan to the layer. */
 static int prepare_environment(const record_options *o, const results_folder *r, const char *preload,
                                const char *layer_folder)
 {
@@ -912,8 +974,16 @@ static int prepare_environment(const record_options *o, const results_folder *r,
               set_env(RECORD_ENV_FORMATS, formats);
     if (ok && layer_folder) {
         ok = enable_layer(layer_folder);
-    } else if (ok) {
+    }
+    if (ok && preload[0]) {
         ok = set_env("WGPU_LIB_PATH", preload) && add_to_env("LD_PRELOAD", preload, ':', true);
+    }
+    if (ok && preload[0] && layer_folder) {
+        char library[PATH_MAX + 64];
+        snprintf(library, sizeof library, "%s/" LAYER_LIBRARY, layer_folder);
+        ok = set_env(RECORD_ENV_LAYER, library);
+    } else if (ok) {
+        unsetenv(RECORD_ENV_LAYER); /* one path alone: the preload library times every device */
     }
     if (!ok) {
         cli_error("wgprof record: cannot set the program's environment: %s", strerror(errno));
@@ -942,7 +1012,16 @@ int cmd_record(int argc, char **argv, const char *webgpu)
         return rc;
     }
     char preload[4096] = "", layer_folder[PATH_MAX] = "";
-    if (o.via_vulkan) {
+    if (o.via == VIA_AUTO) {
+        /* The layer where it is there and usable, else the preload library alone. */
+        char looked[8600], library[PATH_MAX + 64];
+        bool found = find_layer_folder(layer_folder, sizeof layer_folder, looked, sizeof looked);
+        snprintf(library, sizeof library, "%s/" LAYER_LIBRARY, layer_folder);
+        if (!found || strchr(layer_folder, ':') || access(library, R_OK) != 0) {
+            layer_folder[0] = '\0';
+        }
+    }
+    if (o.via == VIA_VULKAN) {
         char looked[8600];
         if (!find_layer_folder(layer_folder, sizeof layer_folder, looked, sizeof looked)) {
             cli_error("wgprof record: --via vulkan: wgprof's Vulkan layer is not beside wgprof (looked for %s): this "
@@ -962,7 +1041,7 @@ int cmd_record(int argc, char **argv, const char *webgpu)
                   WGPROF_BIN_TO_LIB);
         return CLI_FAILED;
     }
-    if (!o.via_vulkan && strpbrk(preload, " :\t\n")) {
+    if (o.via != VIA_VULKAN && strpbrk(preload, " :\t\n")) {
         /* LD_PRELOAD separates its entries at spaces and colons: such a path would be split. */
         cli_error("wgprof record: %s: the dynamic linker cannot preload a library whose path holds a space or a "
                   "colon; install wgprof elsewhere",
@@ -987,7 +1066,7 @@ int cmd_record(int argc, char **argv, const char *webgpu)
         rc = cli_check_report_files("record", o.files, &baseline_input, 1);
     }
     if (rc == CLI_OK) {
-        rc = prepare_environment(&o, &folder, preload, o.via_vulkan ? layer_folder : NULL);
+        rc = prepare_environment(&o, &folder, preload, layer_folder[0] ? layer_folder : NULL);
     }
     if (rc == CLI_OK) {
         fflush(NULL);

@@ -8,6 +8,7 @@
  * resets its queries in the command stream. At the device's end (or the process's) its results
  * are read and written.
  */
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "internal.h"
 #include "layer.h"
 #include "layer_lib.h"
+#include "record.h"
 
 /* ---- instances ---- */
 
@@ -152,6 +154,28 @@ static bool plan_host_reset(wgprof_layer_instance *i, VkPhysicalDevice physical,
     return true;
 }
 
+/* Dawn names a shader module "DawnDbg=ID;Dawn_ShaderModule" and a compute pipeline
+ * "DawnDbg=ID;Dawn_ComputePipeline" (ID: its device's, by which it routes a validation layer's
+ * messages back), then, with its toggle use_user_defined_labels_in_backend, "_" and the label:
+ * the layer names them after that label alone (none where there is none), and passes that on
+ * down; the program's own layers, above this one, see Dawn's name whole. */
+static VKAPI_ATTR VkResult VKAPI_CALL layer_SetDebugUtilsObjectNameEXT(VkDevice device,
+                                                                     const VkDebugUtilsObjectNameInfoEXT *info)
+{
+    const char *kind = !info || !info->pObjectName                          ? NULL
+                       : info->objectType == VK_OBJECT_TYPE_SHADER_MODULE ? "Dawn_ShaderModule"
+                       : info->objectType == VK_OBJECT_TYPE_PIPELINE      ? "Dawn_ComputePipeline"
+                                                                          : NULL;
+    const char *semi = kind && strncmp(info->pObjectName, "DawnDbg=", 8) == 0 ? strchr(info->pObjectName, ';') : NULL;
+    const char *rest = semi && strncmp(semi + 1, kind, strlen(kind)) == 0 ? semi + 1 + strlen(kind) : NULL;
+    if (!rest || (*rest != '_' && *rest != '\0')) {
+        return wgprof_layer_SetDebugUtilsObjectNameEXT(device, info);
+    }
+    VkDebugUtilsObjectNameInfoEXT plain = *info;
+    plain.pObjectName = *rest ? rest + 1 : rest;
+    return wgprof_layer_SetDebugUtilsObjectNameEXT(device, &plain);
+}
+
 #define NEXT(d, name) (d)->name = (PFN_vk##name)(d)->gdpa((d)->handle, "vk" #name)
 
 static void describe(wgprof_layer_device *d, const VkPhysicalDeviceProperties *p)
@@ -160,7 +184,13 @@ static void describe(wgprof_layer_device *d, const VkPhysicalDeviceProperties *p
     snprintf(info->adapter, sizeof info->adapter, "%s", p->deviceName);
     snprintf(info->driver, sizeof info->driver, "Vulkan %u.%u.%u, driver 0x%x", VK_API_VERSION_MAJOR(p->apiVersion),
              VK_API_VERSION_MINOR(p->apiVersion), VK_API_VERSION_PATCH(p->apiVersion), p->driverVersion);
-    info->implementation = WGPROF_LAYER_IMPLEMENTATION;
+    /* A device record's preload library left to the layer, its labels passed down (record.h). */
+    static atomic_uint taken;
+    unsigned (*left)(void) = NULL;
+    *(void **)&left = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_LEFT_TO_LAYER);
+    unsigned seen = atomic_load(&taken);
+    bool labels = left && left() > seen && atomic_compare_exchange_strong(&taken, &seen, seen + 1);
+    info->implementation = labels ? RECORD_LAYER_WITH_LABELS : WGPROF_LAYER_IMPLEMENTATION;
     info->backend = "vulkan";
     info->adapter_type = p->deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU     ? "discrete"
                          : p->deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? "integrated"
@@ -347,7 +377,7 @@ static const hook DEVICE_HOOKS[] = {
     HOOK("vkDestroyShaderModule", wgprof_layer_DestroyShaderModule),
     HOOK("vkCreateComputePipelines", wgprof_layer_CreateComputePipelines),
     HOOK("vkDestroyPipeline", wgprof_layer_DestroyPipeline),
-    HOOK("vkSetDebugUtilsObjectNameEXT", wgprof_layer_SetDebugUtilsObjectNameEXT),
+    HOOK("vkSetDebugUtilsObjectNameEXT", layer_SetDebugUtilsObjectNameEXT),
     HOOK("vkCreateCommandPool", wgprof_layer_CreateCommandPool),
     HOOK("vkDestroyCommandPool", wgprof_layer_DestroyCommandPool),
     HOOK("vkResetCommandPool", wgprof_layer_ResetCommandPool),

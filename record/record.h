@@ -34,6 +34,24 @@
 /* The report formats wanted besides JSON and the table: format names (wgprof_format_name),
  * separated by commas. */
 #define RECORD_ENV_FORMATS "WGPROF_RECORD_FORMATS"
+/* Set where the CLI enabled wgprof's Vulkan layer beside the preload library (`--via auto`): the
+ * absolute path of the layer's library (libwgprof_layer.so). A device whose adapter is on Vulkan
+ * while that library is loaded in the process (the Vulkan loader loads it for every instance) is
+ * the layer's to time: the preload library then times nothing of it and only asks the
+ * implementation to pass the program's labels down to Vulkan, where the layer names its
+ * pipelines after them. Any other device (another back end, no Vulkan loader, the layer not
+ * loaded) the preload library times itself, as without this variable. */
+#define RECORD_ENV_LAYER "WGPROF_RECORD_LAYER"
+/* The preload library's count of the WebGPU devices it left to the layer so far, a function
+ * `unsigned NAME(void)` it exports (it is preloaded: found with dlsym(RTLD_DEFAULT)). It counts
+ * each one before the implementation creates it: a Vulkan device the layer sees created while
+ * the count is above those it has taken is such a device, its pipelines' names the program's
+ * labels. */
+#define RECORD_SYMBOL_LEFT_TO_LAYER "wgprof_record_left_to_layer"
+/* What the layer's reports name as their "implementation" for such a device: times taken by the
+ * layer, kernel names from the labels the program gave through webgpu.h (where the
+ * implementation passed them down; else the layer's own SPIR-V names). */
+#define RECORD_LAYER_WITH_LABELS "Vulkan layer (VK_LAYER_WGPROF_timing), names from webgpu.h labels"
 
 /* ---- result sets: preload library -> CLI ---- */
 

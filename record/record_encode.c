@@ -18,10 +18,12 @@
 
 #include "internal.h"
 #include "record_lib.h"
+#include "webgpu_ext.h"
 #include "common.h"
 
 typedef struct wgprof_rec_pipeline_info {
     char *name;
+    size_t first_len; /* the part of the name before the entry point: the label, or what stands for it */
     uint32_t workgroup_size[3]; /* read from the WGSL; 0,0,0 when it cannot be told */
 } pipeline_info;
 
@@ -307,6 +309,7 @@ wgprof_rec_pipeline_info *wgprof_rec_pipeline_describe(WGPUStringView label, WGP
     if (has_entry) {
         workgroup_size(constants, constant_count, m, entry_name, p->workgroup_size);
     }
+    p->first_len = strlen(first);
     p->name = wgprof__strdup(name);
     if (!p->name) {
         wgprof__free(p);
@@ -345,14 +348,66 @@ static WGPUComputePipeline real_pipeline(WGPUComputePipeline handle, pipeline_in
     return wgprof_rec_pipeline_real(handle, info);
 }
 
+/* Beside wgprof's Vulkan layer, a device this library does not time is the layer's
+ * (record_device.c): the name this library would give a pipeline's dispatches goes down to
+ * Vulkan with it, for the layer to name them so. */
+static bool named_for_layer(WGPUDevice device)
+{
+    return wgprof_rec_settings_get()->layer[0] && !wgprof_rec_session_get(device);
+}
+
+/* An unlabelled pipeline's descriptor, copied into `copy` with the first part of its name as its
+ * label (wgpu-native names the Vulkan pipeline after its label; the layer adds the entry point
+ * it reads from the pipeline); `d` itself where it has a label of its own. */
+static WGPUComputePipelineDescriptor const *labelled_for_layer(WGPUComputePipelineDescriptor const *d,
+                                                                const pipeline_info *info,
+                                                                WGPUComputePipelineDescriptor *copy)
+{
+    if (view_length(d->label) || !info) {
+        return d;
+    }
+    *copy = *d;
+    copy->label = (WGPUStringView){info->name, info->first_len};
+    return copy;
+}
+
+/* Made with the name passed down for the layer. Dawn names no Vulkan pipeline, only the shader
+ * module it compiles for each pipeline as it makes it, after the WebGPU module's label then (and
+ * its SPIR-V calls every entry point "dawn_entry_point", which the layer leaves out): the module
+ * carries the whole name while the pipeline is made, and its own label again after. */
+static WGPUComputePipeline create_named(WGPUDevice device, WGPUComputePipelineDescriptor const *d,
+                                        const pipeline_info *info)
+{
+    const wgprof__webgpu_procs *real = wgprof_rec_real();
+    if (wgprof__ext_get()->kind != WGPROF__IMPL_DAWN) {
+        WGPUComputePipelineDescriptor copy;
+        return real->wgpuDeviceCreateComputePipeline(device, labelled_for_layer(d, info, &copy));
+    }
+    const module_info *m = d->compute.module ? wgprof_rec_module_get(d->compute.module) : NULL;
+    if (!m || !real->wgpuShaderModuleSetLabel) {
+        return real->wgpuDeviceCreateComputePipeline(device, d);
+    }
+    real->wgpuShaderModuleSetLabel(d->compute.module, (WGPUStringView){info->name, WGPU_STRLEN});
+    WGPUComputePipeline p = real->wgpuDeviceCreateComputePipeline(device, d);
+    real->wgpuShaderModuleSetLabel(d->compute.module, (WGPUStringView){m->label, WGPU_STRLEN});
+    return p;
+}
+
 WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice device,
                                                                       WGPUComputePipelineDescriptor const *descriptor)
 {
-    WGPUComputePipeline p = wgprof_rec_real()->wgpuDeviceCreateComputePipeline(device, descriptor);
-    if (p && descriptor && hooks_on()) {
-        p = proxy_for(p, describe(descriptor));
+    if (!descriptor || !hooks_on()) {
+        return wgprof_rec_real()->wgpuDeviceCreateComputePipeline(device, descriptor);
     }
-    return p;
+    pipeline_info *info = describe(descriptor);
+    WGPUComputePipeline p = info && named_for_layer(device)
+                                ? create_named(device, descriptor, info)
+                                : wgprof_rec_real()->wgpuDeviceCreateComputePipeline(device, descriptor);
+    if (!p) {
+        free_pipeline(info);
+        return p;
+    }
+    return proxy_for(p, info);
 }
 
 typedef struct pipeline_request {
@@ -395,6 +450,12 @@ static WGPUFuture create_pipeline_async(WGPUDevice device, WGPUComputePipelineDe
     ours.callback = on_pipeline;
     ours.userdata1 = req;
     ours.userdata2 = NULL;
+    /* The label for the layer, where it goes with the descriptor (wgpu-native); Dawn's module
+     * label cannot be lent to a pipeline made later, on another thread. */
+    WGPUComputePipelineDescriptor copy;
+    if (named_for_layer(device) && wgprof__ext_get()->kind != WGPROF__IMPL_DAWN) {
+        descriptor = labelled_for_layer(descriptor, req->info, &copy);
+    }
     return create(device, descriptor, ours);
 }
 

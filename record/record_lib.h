@@ -79,6 +79,7 @@ typedef struct wgprof_rec_settings {
     bool inside;           /* pairs of in-pass timestamps instead of a chain */
     uint32_t sample_every; /* time one command encoder in N; 1: every one */
     char formats[64];      /* report formats to write at the end besides JSON and the table: "html,trace,csv" */
+    char layer[4096];      /* wgprof's Vulkan layer's library, enabled beside this one (record.h); "" none */
 } wgprof_rec_settings;
 
 /* The implementation's functions, found on first use (every hook and forwarder calls this) and
@@ -109,6 +110,9 @@ void *wgprof_rec_system_dlopen(const char *file, int mode);
 void *wgprof_rec_implementation(void);
 /* The system's dlsym (this library answers the program's own calls of dlsym: record_load.c). */
 void *wgprof_rec_system_dlsym(void *handle, const char *name);
+/* Whether wgprof's Vulkan layer was enabled beside this library and is loaded in the process now
+ * (the Vulkan loader loaded it for an instance): looked up by its path, loading nothing. */
+bool wgprof_rec_layer_loaded(void);
 
 /* ---- record_abi.c: which ABI the implementation has, and bridging the ones wgprof knows ---- */
 

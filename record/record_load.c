@@ -63,6 +63,8 @@ static void read_settings(void)
     g_settings.sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
     const char *formats = getenv(RECORD_ENV_FORMATS);
     snprintf(g_settings.formats, sizeof g_settings.formats, "%s", formats ? formats : "");
+    const char *layer = getenv(RECORD_ENV_LAYER);
+    snprintf(g_settings.layer, sizeof g_settings.layer, "%s", layer && layer[0] == '/' ? layer : "");
 }
 
 static const char *base_name(const char *path)
@@ -110,6 +112,18 @@ static dlopen_fn system_dlopen(void)
 }
 
 void *wgprof_rec_system_dlopen(const char *file, int mode) { return system_dlopen()(file, mode); }
+
+bool wgprof_rec_layer_loaded(void)
+{
+    const char *path = wgprof_rec_settings_get()->layer;
+    /* RTLD_NOLOAD finds the library the loader opened (by its file, whatever the path it was
+     * opened by) and loads nothing; the reference it takes is given back at once. */
+    void *h = path[0] ? system_dlopen()(path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    if (h) {
+        dlclose(h);
+    }
+    return h != NULL;
+}
 
 /* The implementation the program is linked to or named: NULL when none is known yet. */
 static void *find_implementation(void)

@@ -57,7 +57,7 @@ report_of() {
 # ---- the command line, with or without the program and the layer ----
 "$wgprof" record --via sideways -- true >via.out 2>via.err
 status=$?
-[ "$status" -eq 2 ] && grep -q -- '--via sideways: webgpu or vulkan' via.err && [ ! -s via.out ] && ok \
+[ "$status" -eq 2 ] && grep -q -- '--via sideways: auto, webgpu or vulkan' via.err && [ ! -s via.out ] && ok \
   || bad "--via sideways: exit $status (want 2 and a message, nothing run): $(cat via.err)"
 # A wgprof with no layer beside it says so and runs nothing (a copy of it in a folder of its own).
 mkdir -p alone/bin && cp "$wgprof" alone/bin/wgprof
@@ -113,6 +113,17 @@ grep -qx "VK_LOADER_LAYERS_ENABLE=$layer_name" env.out && ok \
   || bad "a loader filter is set but VK_LOADER_LAYERS_ENABLE does not name the layer: $(grep VK_LOADER env.out)"
 grep -q '^LD_PRELOAD=.*libwgprof_record' env.out && bad "--via vulkan preloads record's library: $(grep LD_PRELOAD env.out)" || ok
 grep -q '^WGPROF_RECORD_DIR=/' env.out && ok || bad "--via vulkan: no WGPROF_RECORD_DIR for the layer"
+grep -q '^WGPROF_RECORD_LAYER=' env.out && bad "--via vulkan tells a preload library of the layer: $(grep WGPROF_RECORD_LAYER env.out)" || ok
+# The default: the layer enabled as above and record's library preloaded, told the layer's library.
+"$wgprof" record -- env >auto-env.out 2>auto-env.err
+grep -q "^VK_INSTANCE_LAYERS=.*$layer_name" auto-env.out && grep -q '^LD_PRELOAD=.*libwgprof_record' auto-env.out && ok \
+  || bad "the default does not enable both the layer and the preload library: $(grep 'VK_INSTANCE_LAYERS\|LD_PRELOAD' auto-env.out)"
+grep -qx "WGPROF_RECORD_LAYER=$layer_dir/libwgprof_layer.so" auto-env.out && ok \
+  || bad "the default does not name the layer's library to the preload library: $(grep WGPROF_RECORD_LAYER auto-env.out)"
+# --via webgpu: the preload library alone, as before.
+"$wgprof" record --via webgpu -- env >webgpu-env.out 2>webgpu-env.err
+grep -q "^VK_INSTANCE_LAYERS=.*$layer_name\|^WGPROF_RECORD_LAYER=" webgpu-env.out \
+  && bad "--via webgpu enables the layer: $(grep 'VK_INSTANCE_LAYERS\|WGPROF_RECORD_LAYER' webgpu-env.out)" || ok
 
 # ---- each mode under record: output unchanged, every dispatch reported, nothing else ----
 for mode in $modes; do
@@ -153,6 +164,20 @@ bad = [d for d in rows if not d["valid"] or not d["duration_ns"] >= 0]
 if bad:
     sys.exit(f"rows of the program's own work without a valid time: {bad[:3]}")
 PY
+fi
+
+# The default on a program of Vulkan alone: the layer times it, and the report says its names are
+# the program's own debug-utils names, not labels the preload library had passed down.
+if [ -f names.plain.out ] && grep -q '^checksum ' names.plain.out; then
+  if "$wgprof" record --json auto.json -- "$app" names "$steps" >auto.out 2>auto.err; then
+    check exact auto.out -- "$(report_of auto.json)" --stderr auto.err >auto.check 2>&1 && ok \
+      || bad "vk_compute names under the default: $(cat auto.check)"
+    python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))["adapter"]["implementation"]; sys.exit(0 if i=="Vulkan layer (VK_LAYER_WGPROF_timing)" else "implementation "+i)' \
+      "$(report_of auto.json)" >auto.impl 2>&1 && grep -q "named after Vulkan debug-utils names" auto.err && ok \
+      || bad "vk_compute under the default: not said to be the layer's with the program's own names: $(cat auto.impl) $(grep timed auto.err)"
+  else
+    bad "vk_compute names fails under the default record: $(tail_of auto.err)"
+  fi
 fi
 
 # ---- validation: nothing more with wgprof's layer than without it ----

@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# `wgprof record --via vulkan` on a WebGPU program that knows nothing of wgprof (tests/record's C
-# program, linked to the implementation WGPROF_WEBGPU names), timed by wgprof's Vulkan layer
-# under the implementation's own Vulkan back end, with no webgpu.h hook at all: as a program with
-# its implementation compiled in is reached. Its output must not change, and the report must
-# hold every dispatch it submitted: per entry point where the implementation keeps the WGSL
-# names in its SPIR-V (wgpu-native), per kernel count where it renames them (Dawn), each kernel
-# under a name of its SPIR-V's that is the same in two runs; and the implementation's copies and
-# clears (the program's readback copies, its own zeroing of new buffers) as rows of their own
-# named by what each run of them held, in record's words ("(copy)", "(copy, clear)"), valid.
+# wgprof's Vulkan layer on a WebGPU program that knows nothing of wgprof (tests/record's C
+# program, linked to the implementation WGPROF_WEBGPU names), under the implementation's own
+# Vulkan back end. Its output must not change under any of the three paths, and:
+#  - `--via vulkan`: the layer alone, with no webgpu.h hook at all (as a program with its
+#    implementation compiled in is reached): the report holds every dispatch it submitted, per
+#    entry point where the implementation keeps the WGSL names in its SPIR-V (wgpu-native), per
+#    kernel count where it renames them (Dawn), each kernel under a name of its SPIR-V's that is
+#    the same in two runs; and the implementation's copies and clears (the program's readback
+#    copies, its own zeroing of new buffers) as rows of their own named by what each run of them
+#    held, in record's words ("(copy)", "(copy, clear)"), valid.
+#  - the default (`--via auto`): the layer times, the preload library only has the
+#    implementation pass the program's labels down: one report, said to be the layer's with names
+#    from webgpu.h, every dispatch in it once, named label:entry as the program's manifest has
+#    them (on Dawn, pipelines that differ only in their labels are one to Dawn, and to the layer:
+#    named after the first one made, their counts together).
+#  - the default from a wgprof without the layer beside it (a copy of the binary with the
+#    preload library alone): the preload library times every dispatch itself.
+#  - the preload library told of the layer where the loader did not load it: it times itself.
+#  - `--via webgpu`: the preload library alone, as before.
 # $1 is the wgprof binary, $2 the folder the record_app_* programs are built in.
 set -u
 wgprof="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -79,4 +89,85 @@ if impl == "wgpu-native" and got != want:
 if sorted(k["count"] for k in a["kernels"]) != sorted(want.values()):
     sys.exit(f"per kernel: want counts {sorted(want.values())}, got {names(a)}")
 PY
+
+# The implementation the layer names beside the preload library, as record.h spells it.
+with_labels="$(sed -n 's/^#define RECORD_LAYER_WITH_LABELS "\(.*\)"$/\1/p' "$(dirname "$0")/../record/record.h")"
+[ -n "$with_labels" ] || { bad "RECORD_LAYER_WITH_LABELS not found in record/record.h"; finish; exit; }
+mkdir -p alone/cli alone/record
+cp "$wgprof" alone/cli/wgprof
+ln -s "$(dirname "$(dirname "$wgprof")")/record/libwgprof_record.so" alone/record/libwgprof_record.so
+for via in auto alone webgpu; do
+  case "$via" in
+    auto) run=("$wgprof" record) ;;
+    alone) run=("$tmp/alone/cli/wgprof" record) ;;
+    webgpu) run=("$wgprof" record --via webgpu) ;;
+  esac
+  "${run[@]}" --json "$via.json" -- "$app" basic >"$via.out" 2>"$via.err"
+  status=$?
+  [ "$status" -eq 0 ] && ok || bad "$via: record exited $status: $(tail -n 8 "$via.err")"
+  cmp -s plain.out "$via.out" && ok || bad "$via: the output changed: $(diff plain.out "$via.out")"
+  python3 - "$impl" "$via" "$with_labels" plain.out "$via.json" "$via.err" <<'PY' >"$via.check" 2>&1 && ok || bad "$via: $(cat "$via.check")"
+import collections, fnmatch, glob, json, os, sys
+impl, via, with_labels, manifest, path, err = sys.argv[1:]
+found = [path] if os.path.exists(path) else sorted(glob.glob(path[:-5] + ".[0-9]*.[0-9]*.json"))
+if len(found) != 1:
+    sys.exit(f"want one report (one device, each dispatch timed once), found {found}")
+r = json.load(open(found[0]))
+want = collections.Counter()
+for line in open(manifest):
+    if line.startswith("manifest "):
+        name, count = line[len("manifest "):].rsplit(" ", 1)
+        want[name] += int(count)
+implementation = r["adapter"]["implementation"]
+stderr = open(err).read()
+if via == "auto":
+    if implementation != with_labels:
+        sys.exit(f"implementation {implementation!r}, want {with_labels!r}")
+    if "timed by wgprof's Vulkan layer; kernels named after the labels given through webgpu.h" not in stderr:
+        sys.exit("the table is not headed by how its times were taken (the layer, names from webgpu.h)")
+else:
+    if implementation.startswith("Vulkan layer"):
+        sys.exit(f"timed by the layer ({implementation!r}): want the preload library")
+    if "timed through webgpu.h" not in stderr:
+        sys.exit("the table is not headed by how its times were taken (through webgpu.h)")
+if r["invalid"]:
+    sys.exit(f"{r['invalid']} invalid records: {r['invalid_by_reason']}")
+got = {k["name"]: k["count"] for k in r["kernels"]}
+if sum(got.values()) != sum(want.values()):
+    sys.exit(f"{sum(got.values())} dispatches in the report, the program submitted {sum(want.values())}: {got}")
+def wanted(name):
+    return [w for w in want if fnmatch.fnmatchcase(name, w)]
+strays = [n for n in got if len(wanted(n)) != 1]
+if strays:
+    sys.exit(f"names not label:entry as the program's manifest has them: {strays} (want {sorted(want)})")
+if via == "auto" and impl == "dawn":
+    # Pipelines Dawn makes one count under one name: each name's count at least its own.
+    short = [n for n in got if got[n] < want[wanted(n)[0]]]
+    if short:
+        sys.exit(f"fewer dispatches than submitted for {short}: got {got}, want {dict(want)}")
+else:
+    per = collections.Counter({wanted(n)[0]: c for n, c in got.items()})
+    if per != want:
+        sys.exit(f"per kernel: want {dict(want)}, got {got}")
+PY
+done
+# The preload library told of the layer (record.h) in a program the loader did not load it into
+# (set by hand, as the CLI would, less the layer's enabling): it times every dispatch itself.
+layer_lib="$(dirname "$(dirname "$wgprof")")/layer/libwgprof_layer.so"
+mkdir -m 700 unloaded
+WGPROF_RECORD_DIR="$tmp/unloaded" WGPROF_RECORD_DIR_ID="$(stat -c %d:%i unloaded)" WGPROF_RECORD_LAYER="$layer_lib" \
+  LD_PRELOAD="$(dirname "$(dirname "$wgprof")")/record/libwgprof_record.so" "$app" basic >unloaded.out 2>unloaded.err
+python3 - plain.out unloaded <<'PY' >unloaded.check 2>&1 && ok || bad "the layer not loaded: $(cat unloaded.check)"
+import glob, json, sys
+found = glob.glob(sys.argv[2] + "/*.json")
+if len(found) != 1:
+    sys.exit(f"want one report, by the preload library, found {found}")
+r = json.load(open(found[0]))
+want = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1]) if l.startswith("manifest "))
+if r["adapter"]["implementation"].startswith("Vulkan layer") or r["records"] != want:
+    sys.exit(f"{r['adapter']['implementation']}: {r['records']} records, want the preload library's {want}")
+PY
+# --via vulkan names its implementation as the layer alone.
+python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))["adapter"]["implementation"]; sys.exit(0 if i=="Vulkan layer (VK_LAYER_WGPROF_timing)" else "run1: implementation "+i)' \
+  "$(ls run1.json run1.[0-9]*.[0-9]*.json 2>/dev/null | head -n 1)" >via.check 2>&1 && ok || bad "$(cat via.check)"
 finish

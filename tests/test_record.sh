@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `wgprof record` on programs that know nothing of it (tests/record/): each prints what it
+# `wgprof record --via webgpu` (the preload library alone; test_layer_webgpu.sh has it beside the
+# Vulkan layer) on programs that know nothing of it (tests/record/): each prints what it
 # submitted per kernel, and the reports must say the same; the programs' own results and exit
 # status must not change. Run once per implementation (WGPROF_WEBGPU): the C program built for
 # that implementation, and (on wgpu-native, which wgpu-py ships) a wgpu-py script.
@@ -18,7 +19,7 @@ case "$impl" in
   dawn | */libwebgpu_dawn*) app="$apps/record_app_dawn"; impl_kind=dawn ;;
   *) app=""; impl_kind=other ;;
 esac
-record() { "$wgprof" --webgpu "$impl" record "$@"; }
+record() { "$wgprof" --webgpu "$impl" record --via webgpu "$@"; }
 check() { python3 "$src/check_record.py" "$@"; }
 # Shows a failed command's stderr, less the lines the implementation prints whatever happens.
 tail_of() { without_implementation_lines < "$1" | grep -v 'XDG_RUNTIME_DIR' | tail -n 15; }
@@ -258,7 +259,7 @@ fi
 # released with an encoder and buffers still held, used after; callback-release: a mapping
 # callback releases the device inside a later call (under a time limit: it must not hang).
 for mode in early-release device-first callback-release; do
-  timeout -k 5 120 "$wgprof" --webgpu "$impl" record --json "$mode.json" -- "$app" "$mode" >"$mode.out" 2>"$mode.err"
+  timeout -k 5 120 "$wgprof" --webgpu "$impl" record --via webgpu --json "$mode.json" -- "$app" "$mode" >"$mode.out" 2>"$mode.err"
   status=$?
   if [ "$status" -ne 0 ]; then
     bad "$impl_kind $mode: exit status $status under record (124: it hung): $(tail_of "$mode.err")"
@@ -282,7 +283,7 @@ if [ -f callback-release.out ] && "$app" callback-release >cbplain.out 2>cbplain
 fi
 
 # ---- threads: 8 threads encode and submit on one device at once; every dispatch timed ----
-if ! timeout -k 5 120 "$wgprof" --webgpu "$impl" record --json threads.json -- "$app" threads8 >threads.out 2>threads.err; then
+if ! timeout -k 5 120 "$wgprof" --webgpu "$impl" record --via webgpu --json threads.json -- "$app" threads8 >threads.out 2>threads.err; then
   bad "$impl_kind threads8: failed under record (124: it hung): $(tail_of threads.err)"
 else
   grep -q '^result: ok' threads.out && ok || bad "$impl_kind threads8: its results are wrong: $(tail_of threads.err)"
@@ -293,7 +294,7 @@ fi
 # thread to encode and submit a timed dispatch: no lock of wgprof's may be held across the
 # call. On wgpu-native the callback runs inside wgpuQueueSubmit (where wgprof does its own
 # work around the call); on Dawn inside wgpuInstanceProcessEvents.
-if ! timeout -k 5 120 "$wgprof" --webgpu "$impl" record --json handoff.json -- "$app" callback-thread \
+if ! timeout -k 5 120 "$wgprof" --webgpu "$impl" record --via webgpu --json handoff.json -- "$app" callback-thread \
      >handoff.out 2>handoff.err; then
   bad "$impl_kind callback-thread: failed under record (124: it hung): $(tail_of handoff.err)"
 else
@@ -453,7 +454,7 @@ sigs="grep -E ^Sig(Ign|Blk) /proc/self/status"
 # shellcheck disable=SC2086 # the words are the command
 python3 -c "$parent_py" $sigs >sig.plain 2>&1
 # shellcheck disable=SC2086
-python3 -c "$parent_py" "$wgprof" --webgpu "$impl" record -- $sigs >sig.rec 2>sig.err
+python3 -c "$parent_py" "$wgprof" --webgpu "$impl" record --via webgpu -- $sigs >sig.rec 2>sig.err
 status=$?
 if ! grep -q '^SigBlk:.*[1-9a-f]' sig.plain; then
   bad "signals: the parent's own state was not set up: $(cat sig.plain)"
@@ -465,7 +466,7 @@ fi
 # A writer that ends by SIGPIPE alone (GNU yes also stops at EPIPE; the shell's echo goes on).
 writer='while :; do echo y; done | head -n 1'
 # (stderr dropped: where the bug is back, the loop prints an error per write until the timeout)
-timeout -k 5 20 python3 -c "$parent_py" "$wgprof" --webgpu "$impl" record -- sh -c "$writer" >yes.out 2>/dev/null
+timeout -k 5 20 python3 -c "$parent_py" "$wgprof" --webgpu "$impl" record --via webgpu -- sh -c "$writer" >yes.out 2>/dev/null
 status=$?
 [ "$status" -eq 0 ] && [ "$(cat yes.out)" = y ] && ok \
   || bad "'$writer' under record: exit $status (124: it ran on, SIGPIPE ignored), output '$(head -c 80 yes.out)'"

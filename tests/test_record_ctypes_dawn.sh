@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `wgprof record` on Python programs that load a WebGPU library through ctypes by its path, as
+# `wgprof record --via webgpu` (the preload library alone) on Python programs that load a WebGPU
+# library through ctypes by its path, as
 # PyPI's dawn-python does:
 #   1. dawn-python 0.3.0's own Dawn (a build of the callback-info transition, whose ABI is not
 #      webgpu.h's): the program's output unchanged, its every dispatch timed under a name with
@@ -31,7 +32,7 @@ if [ "$status" -ne 0 ]; then
   echo "skipped: the dawn-python program fails by itself (exit $status): $(quiet <plain.err | tail -n 3)"
   exit 77
 fi
-PYTHONPATH="$pydawn" "$wgprof" record --json run.json -- python3 "$app" 4 >rec.out 2>rec.err
+PYTHONPATH="$pydawn" "$wgprof" record --via webgpu --json run.json -- python3 "$app" 4 >rec.out 2>rec.err
 status=$?
 [ "$status" -eq 0 ] && ok || bad "dawn-python program under record exited $status: $(quiet <rec.err | tail -n 8)"
 cmp -s plain.out rec.out && ok || bad "dawn-python program: its output changed under record: $(diff plain.out rec.out)"
@@ -63,7 +64,7 @@ lib.wgpuUnknownTwice.restype = ctypes.c_uint32
 print("instance made:", bool(lib.wgpuCreateInstance(None)), lib.wgpuUnknownTwice(20))
 PY
 python3 unknown.py >unknown.plain 2>&1
-"$wgprof" record -- python3 unknown.py >unknown.out 2>unknown.err
+"$wgprof" record --via webgpu -- python3 unknown.py >unknown.out 2>unknown.err
 status=$?
 [ "$status" -eq 0 ] && ok || bad "program on an unknown ABI under record exited $status: $(tail -n 5 unknown.err)"
 cmp -s unknown.plain unknown.out && ok ||
@@ -85,7 +86,7 @@ instance = lib.wgpuCreateInstance(None)
 lib.wgpuInstanceRelease(ctypes.c_void_p(instance))
 print("instance made:", bool(instance))
 PY
-  "$wgprof" record -- python3 other.py >other.out 2>other.err
+  "$wgprof" record --via webgpu -- python3 other.py >other.out 2>other.err
   status=$?
   [ "$status" -eq 0 ] && grep -q 'instance made: True' other.out && ok ||
     bad "program on a renamed Dawn under record: exit $status, $(cat other.out) $(quiet <other.err | tail -n 3)"

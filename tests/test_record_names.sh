@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The names `wgprof record` gives kernels the program named nothing: the same in every run of
+# The names `wgprof record --via webgpu` (the preload library alone) gives kernels the program
+# named nothing: the same in every run of
 # the same code, whatever order the program creates its pipelines in, and different for
 # different kernels. On the C program (both implementations) and on wgpu-py programs of the
 # kinds of wgpu-py's own compute examples (wgpu-native, which wgpu-py ships).
@@ -18,7 +19,7 @@ case "$impl" in
   dawn | */libwebgpu_dawn*) app="$apps/record_app_dawn"; impl_kind=dawn ;;
   *) echo "skipped: no program is built for WGPROF_WEBGPU=$impl"; exit 77 ;;
 esac
-record() { "$wgprof" --webgpu "$impl" record "$@"; }
+record() { "$wgprof" --webgpu "$impl" record --via webgpu "$@"; }
 tail_of() { without_implementation_lines < "$1" | grep -v 'XDG_RUNTIME_DIR' | tail -n 15; }
 report_of() { # the one report written for FILE (NAME.PID.N.EXT where there were several)
   local found=""
