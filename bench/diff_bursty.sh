@@ -19,7 +19,10 @@
 # base2-K.json), each diff's table (diff-slow.txt, diff-rerun.txt), JSON (diff-slow.json,
 # diff-rerun.json) and gate output (gate-slow.txt, gate-rerun.txt, with the exit status), and
 # summary.txt and summary.jsonl (one line per round).
-# Environment: BURSTY_SEED (the load's seed, default 1), BURSTY_MAX (most hogs, default 3),
+# Environment: SPECS (the specs' name: diff_bursty, the default, or diff_bursty3, which adds a
+# third kernel `other` that never changes), REDIFF=1 (no runs and no load: compare again the
+# reports OUT's rounds already hold, with this WGPROF, writing the diffs and summaries anew),
+# BURSTY_SEED (the load's seed, default 1), BURSTY_MAX (most hogs, default 3),
 # NO_LOAD=1 (no load generator: the same rounds on the machine as it is), WARMUP (default 3),
 # THRESHOLD (the diff's --threshold, default: the diff's own), DIFF_ARGS (more options for every
 # diff, e.g. a machine-speed option once diff has one).
@@ -45,8 +48,11 @@ done
 if [ "$rounds" -lt 1 ] || [ "$runs" -lt 1 ] || [ "$iterations" -lt 1 ]; then usage; fi
 [ -x "$wgprof" ] || { echo "diff_bursty.sh: WGPROF '$wgprof' is not an executable" >&2; exit 2; }
 here="$(cd "$(dirname "$0")" && pwd)"
-base_spec="$here/specs/diff_bursty_base.json"
-slow_spec="$here/specs/diff_bursty_slow.json"
+specs="${SPECS:-diff_bursty}"
+case "$specs" in diff_bursty | diff_bursty3) ;; *) echo "diff_bursty.sh: SPECS $specs: diff_bursty or diff_bursty3" >&2; exit 2 ;; esac
+base_spec="$here/specs/${specs}_base.json"
+slow_spec="$here/specs/${specs}_slow.json"
+rediff="${REDIFF:-0}"
 for f in "$base_spec" "$slow_spec"; do
   [ -r "$f" ] || { echo "diff_bursty.sh: cannot read the spec $f" >&2; exit 2; }
 done
@@ -67,7 +73,10 @@ trap stop_load EXIT
 trap 'stop_load; exit 130' INT
 trap 'stop_load; exit 143' TERM
 
+[ "$rediff" = 1 ] && rm -f "$out/summary.txt" "$out/summary.jsonl"
 {
+  [ "$rediff" = 1 ] && echo "REDIFF=1: the rounds' reports compared again"
+  echo "specs: $specs"
   echo "command: $0 $*"
   echo "date: $(date -u +%FT%TZ)"
   echo "commit: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
@@ -76,9 +85,9 @@ trap 'stop_load; exit 143' TERM
   echo "load: $([ "${NO_LOAD:-0}" = 1 ] && echo none || echo "bench/bursty_load.sh -s $seed -m ${BURSTY_MAX:-3}")"
   echo "threshold: ${THRESHOLD:-default}; extra diff options: ${DIFF_ARGS:-none}"
   echo "nproc $(nproc); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-} >"$out/meta.txt"
+} >>"$out/meta.txt"
 
-if [ "${NO_LOAD:-0}" != 1 ]; then
+if [ "${NO_LOAD:-0}" != 1 ] && [ "$rediff" != 1 ]; then
   BURSTY_MAX="${BURSTY_MAX:-3}" "$here/bursty_load.sh" -s "$seed" -l "$out/load.log" &
   load_pid=$!
 fi
@@ -90,14 +99,16 @@ run() {
     exit 1
   }
 }
-# verdicts DIFF_JSON: "work=slower(+45.1%) steady=no_change(+0.3%) total=slower(+20.2%)"
+# verdicts DIFF_JSON: "work=slower(+45.1%) steady=no_change(+0.3%) total=slower(+20.2%)" (the
+# changes as measured; `other` too where the specs have it)
 verdicts() {
   python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 rows = {r["name"]: r for r in d["kernels"]}
 rows["total"] = d["total"]
+names = [n for n in ("work", "steady", "other") if n in rows] + ["total"]
 print(" ".join("%s=%s(%+.1f%%)" % (n, rows[n]["verdict"].replace(" ", "_"), rows[n]["change_pct"])
-               if n in rows else "%s=missing" % n for n in ("work", "steady", "total")))' "$1"
+               for n in names))' "$1"
 }
 # compare DIR NAME NEW: base against NEW, table + JSON, then the gate; sets gate_rc.
 compare() {
@@ -125,6 +136,7 @@ for r in $(seq "$rounds"); do
   dir="$out/round-$r"
   mkdir -p "$dir" || exit 1
   for k in $(seq "$runs"); do
+    [ "$rediff" = 1 ] && break
     run "$base_spec" "$dir/base-$k.json"
     run "$slow_spec" "$dir/slow-$k.json"
     run "$base_spec" "$dir/base2-$k.json"

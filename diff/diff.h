@@ -199,7 +199,8 @@ typedef enum diff_verdict {
 /* slower: the interval lies above 1 and the ratio is above 1 + threshold; faster: the interval
  * lies below 1 and the ratio is below 1 / (1 + threshold) (the same change the other way);
  * else no change. diff_compare also asks that the row's p-value, corrected for the rows tested
- * (Holm), be below 1 - confidence. */
+ * (Holm), be below 1 - confidence, and so its rank test's where that can be (4 runs a side or
+ * more, or one run a side). */
 diff_verdict diff_verdict_of(const diff_interval *iv, double threshold);
 const char *diff_verdict_str(diff_verdict v);
 
@@ -209,6 +210,9 @@ const char *diff_verdict_str(diff_verdict v);
  * are not taken): exact where there are no ties and few values, else the normal approximation
  * with the correction for ties and for continuity. 1 where a side has no value. */
 double diff_rank_test(const double *a, size_t na, const double *b, size_t nb);
+/* The smallest p-value diff_rank_test can give for na and nb values: 2 / (na + nb choose na)
+ * where it is exact, 0 past that. */
+double diff_rank_floor(size_t na, size_t nb);
 /* Holm's step-down correction of `n` p-values (NAN: not tested, left NAN) into `adjusted`. */
 void diff_holm(const double *p, size_t n, double *adjusted);
 /* The median of each run of `s` (its run r at medians[r], s->runs of them); false when out of
@@ -248,6 +252,7 @@ typedef struct diff_row {
     double p_holm;     /* p corrected over the rows tested */
     double rank_p;     /* Mann-Whitney over the runs' medians (over the iterations' with one run
                           a side), against the common change as iv is; NAN: untested */
+    double rank_floor; /* the smallest p-value that rank test can give for as many runs */
     bool in_common;    /* a kernel that sets the common change */
     diff_verdict verdict;
     bool fails;        /* its interval lies above 1 + fail_if_slower */

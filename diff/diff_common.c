@@ -31,7 +31,8 @@
  * change is as measured.
  *
  * Every row also gets the p-value of no change read from its bootstrap, and a Mann-Whitney
- * test over its runs' medians (over its iterations' with one run a side) on the same scale.
+ * test over its runs' medians (over its iterations' with one run a side) on the same scale,
+ * with the smallest p-value that test can give for as many values.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -65,7 +66,7 @@ static double median_of(double *v, size_t n)
 typedef struct row_work {
     const diff_series *base, *new_;
     bool tested;
-    diff_samples adj_base, adj_new; /* samples over their run's speed factor */
+    diff_samples adj_base, adj_new; /* samples over their iteration's (or run's) speed */
     double adj_ratio;               /* the ratio of the adjusted medians */
     double *ratios;                 /* its bootstrap ratios, sorted (adjusted where separated) */
 } row_work;
@@ -343,10 +344,11 @@ static bool common_samples(const diff_result *r, const row_work *work, const dou
 
 /* The rank test of a row on the scale of its iv: the runs' medians (new over `scale`), or with
  * one run a side the iterations'. */
-static double rank_p(const diff_samples *base, const diff_samples *new_, double scale)
+static double rank_p(const diff_samples *base, const diff_samples *new_, double scale, double *floor)
 {
     bool by_block = base->runs < 2 && new_->runs < 2;
     size_t nb = by_block ? base->blocks : base->runs, nn = by_block ? new_->blocks : new_->runs;
+    *floor = diff_rank_floor(nb, nn);
     double *b = malloc((nb ? nb : 1) * sizeof *b), *n = malloc((nn ? nn : 1) * sizeof *n);
     double p = NAN;
     if (b && n) {
@@ -387,7 +389,7 @@ static bool fill_common(diff_result *r, const row_work *work, const double *typi
         diff_bootstrap_ratios(&base, &new_, o->resamples, diff_row_seed(o->seed, DIFF_COMMON, "common"), ratios);
         diff_interval_from(ratios, o->resamples, ratio, 1.0, o->confidence, &c->iv, &c->p);
         c->raw = c->iv;
-        c->rank_p = rank_p(&base, &new_, 1.0);
+        c->rank_p = rank_p(&base, &new_, 1.0, &c->rank_floor);
         c->base.count = base.count;
         c->new_.count = new_.count;
         c->base.runs = base.runs;
@@ -459,7 +461,7 @@ bool diff_common_apply(diff_result *r, const diff_pair *pairs)
             diff_row *row = &r->rows[i];
             diff_interval_from(work[i].ratios, o->resamples, row->raw.ratio, 1.0, o->confidence, &row->raw, &row->p);
             row->iv = row->raw;
-            row->rank_p = rank_p(&work[i].base->samples, &work[i].new_->samples, 1.0);
+            row->rank_p = rank_p(&work[i].base->samples, &work[i].new_->samples, 1.0, &row->rank_floor);
         }
     }
     r->separated = ok && r->compared >= 2;
@@ -498,7 +500,7 @@ bool diff_common_apply(diff_result *r, const diff_pair *pairs)
                 diff_row *row = &r->rows[i];
                 diff_interval_from(work[i].ratios, o->resamples, work[i].adj_ratio, common, o->confidence, &row->iv,
                                    &row->p);
-                row->rank_p = rank_p(&work[i].adj_base, &work[i].adj_new, common);
+                row->rank_p = rank_p(&work[i].adj_base, &work[i].adj_new, common, &row->rank_floor);
             }
         }
         ok = ok && (!r->separated || fill_common(r, work, typical));

@@ -51,7 +51,7 @@ static bool side_of(const diff_series *s, const diff_options *o, diff_side *d)
 static bool fill_row(diff_row *row, diff_pair *pair, diff_kind kind, const char *name, const diff_series *base,
                      const diff_series *new_, const diff_options *o)
 {
-    *row = (diff_row){.kind = kind, .name = name, .p = NAN, .p_holm = NAN, .rank_p = NAN};
+    *row = (diff_row){.kind = kind, .name = name, .p = NAN, .p_holm = NAN, .rank_p = NAN, .rank_floor = NAN};
     *pair = (diff_pair){base, new_};
     row->iv = row->raw = (diff_interval){NAN, NAN, NAN};
     if (!side_of(base, o, &row->base) || !side_of(new_, o, &row->new_)) {
@@ -238,7 +238,10 @@ static bool judge(diff_result *r)
             continue;
         }
         row->p_holm = adjusted[i];
-        row->verdict = row->p_holm < alpha ? diff_verdict_of(&row->iv, o->threshold) : DIFF_NO_CHANGE;
+        /* The runs' ranks agree where their test can say so: a bootstrap of a few runs draws
+         * from them alone, and its interval is narrower than runs that move apart allow. */
+        bool ranks_agree = isnan(row->rank_p) || row->rank_floor >= alpha || row->rank_p < alpha;
+        row->verdict = row->p_holm < alpha && ranks_agree ? diff_verdict_of(&row->iv, o->threshold) : DIFF_NO_CHANGE;
         bool gated = row->kind == DIFF_KERNEL || row->kind == DIFF_TOTAL || (row->kind == DIFF_COMMON && o->gate_common);
         row->fails = gated && o->fail_if_slower >= 0 && row->verdict == DIFF_SLOWER && row->iv.lo > 1.0 + o->fail_if_slower;
         r->failed = r->failed || row->fails;
@@ -270,7 +273,7 @@ diff_status diff_compare(const diff_profile *base, const diff_profile *new_, con
     out->new_ = new_;
     out->options = *o;
     out->common = (diff_row){.kind = DIFF_COMMON, .name = "common", .verdict = DIFF_TOO_FEW, .p = NAN,
-                             .p_holm = NAN, .rank_p = NAN};
+                             .p_holm = NAN, .rank_p = NAN, .rank_floor = NAN};
     out->common.iv = out->common.raw = (diff_interval){NAN, NAN, NAN};
     out->common.base.median_ns = out->common.new_.median_ns = NAN;
     out->geomean = NAN;

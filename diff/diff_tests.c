@@ -119,6 +119,21 @@ double diff_rank_test(const double *a, size_t na, const double *b, size_t nb)
     return p < 1 ? p : 1.0;
 }
 
+double diff_rank_floor(size_t na, size_t nb)
+{
+    if (!na || !nb) {
+        return 1.0;
+    }
+    if (na + nb > EXACT_MAX) {
+        return 0.0; /* as small as the normal tail goes */
+    }
+    double ways = 1; /* (na + nb) choose na */
+    for (size_t k = 1; k <= na; k++) {
+        ways = ways * (double)(nb + k) / (double)k;
+    }
+    return fmin(1.0, 2 / ways);
+}
+
 typedef struct indexed {
     double p;
     size_t at;
