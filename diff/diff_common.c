@@ -49,6 +49,14 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* `n` NANs at `v`: a value not filled in is not taken. */
+static void fill_nan(double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        v[i] = NAN;
+    }
+}
+
 /* The median of the values at v[0 .. n) that are not NAN (reordered); NAN for none. */
 static double median_of(double *v, size_t n)
 {
@@ -159,15 +167,19 @@ static bool block_speeds(const diff_result *r, const row_work *work, bool new_si
             shape = s;
         }
     }
+    if (!shape || !shape->blocks) {
+        return true; /* no kernel compared on this side */
+    }
     size_t blocks = shape->blocks, n = r->compared, k = 0;
-    double *medians = malloc(blocks * sizeof *medians), *ratios = malloc(blocks * n * sizeof *ratios);
+    double *medians = malloc(blocks * sizeof *medians), *ratios = calloc(blocks * n, sizeof *ratios);
     speed->block = malloc(blocks * sizeof *speed->block);
     if (!medians || !ratios || !speed->block) {
         free(medians);
         free(ratios);
         return false;
     }
-    for (size_t i = 0; i < r->row_count; i++) {
+    fill_nan(ratios, blocks * n);
+    for (size_t i = 0; i < r->row_count && k < n; i++) {
         if (r->rows[i].kind == DIFF_KERNEL && work[i].tested) {
             diff_block_medians(&(new_side ? work[i].new_ : work[i].base)->samples, medians);
             for (size_t b = 0; b < blocks; b++) {
@@ -189,26 +201,27 @@ static bool block_speeds(const diff_result *r, const row_work *work, bool new_si
 static bool run_speeds(const diff_result *r, const row_work *work, bool new_side, const double *typical,
                        double *speed)
 {
-    size_t runs = (new_side ? r->new_ : r->base)->runs, k = 0;
-    double *by_run = malloc(runs * sizeof *by_run), *ratios = malloc((r->compared ? r->compared : 1) * runs * sizeof *ratios);
+    size_t runs = (new_side ? r->new_ : r->base)->runs, n = r->compared, k = 0;
+    double *by_run = malloc(runs * sizeof *by_run), *ratios = calloc((n ? n : 1) * runs, sizeof *ratios);
     if (!by_run || !ratios) {
         free(by_run);
         free(ratios);
         return false;
     }
     bool ok = true;
-    for (size_t i = 0; ok && i < r->row_count; i++) {
+    fill_nan(ratios, (n ? n : 1) * runs);
+    for (size_t i = 0; ok && i < r->row_count && k < n; i++) {
         if (r->rows[i].kind != DIFF_KERNEL || !work[i].tested) {
             continue;
         }
         ok = medians_by_run(&(new_side ? work[i].new_ : work[i].base)->samples, by_run, runs);
         for (size_t run = 0; ok && run < runs; run++) {
-            ratios[run * r->compared + k] = typical[i] > 0 ? by_run[run] / typical[i] : NAN;
+            ratios[run * n + k] = typical[i] > 0 ? by_run[run] / typical[i] : NAN;
         }
         k++;
     }
     for (size_t run = 0; ok && run < runs; run++) {
-        speed[run] = median_of(&ratios[run * r->compared], r->compared);
+        speed[run] = median_of(&ratios[run * n], n);
     }
     free(by_run);
     free(ratios);
@@ -252,7 +265,8 @@ static bool choose_common(diff_result *r, const row_work *work, double measured_
         free(row_of);
         return false;
     }
-    for (size_t i = 0; i < r->row_count; i++) {
+    fill_nan(scale, n);
+    for (size_t i = 0; i < r->row_count && k < n; i++) {
         double ratio = work[i].adj_ratio;
         if (r->rows[i].kind == DIFF_KERNEL && work[i].tested && ratio > 0 && isfinite(ratio)) {
             a[k] = ratio;

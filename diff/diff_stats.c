@@ -385,7 +385,7 @@ bool diff_samples_build(diff_raw *raw, size_t n, diff_samples *out)
     out->block_start = malloc((blocks + 1) * sizeof *out->block_start);
     out->block_of = malloc(n * sizeof *out->block_of);
     out->run_start = malloc((runs + 1) * sizeof *out->run_start);
-    out->run_id = malloc(runs * sizeof *out->run_id);
+    out->run_id = malloc((runs ? runs : 1) * sizeof *out->run_id);
     if (!out->sorted || !out->by_block || !out->block_start || !out->block_of || !out->run_start || !out->run_id) {
         diff_samples_free(out);
         return false;

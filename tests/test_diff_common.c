@@ -56,7 +56,7 @@ static diff_profile make_side(size_t k, const char *const *names, const double *
     p.runs = l->runs;
     p.version = p.adapter = p.driver = p.backend = p.implementation = p.strategy = p.shader_checks = g_empty;
     p.period_ns = 1;
-    p.iterations = (long long)(l->runs * ITERATIONS);
+    p.iterations = (long long)l->runs * ITERATIONS;
     p.kernels = calloc(k, sizeof *p.kernels);
     p.kernel_count = k;
     size_t n = l->runs * ITERATIONS * PER_ITERATION;
