@@ -8,6 +8,8 @@
  * - every kernel 1.3x slower on a quiet machine: no kernel changes against the others, the
  *   common line is slower, and the gate fails on it only with gate_common;
  * - one kernel: the common change is not separated, the change is as measured;
+ * - four runs a side that overlap: the bootstrap alone would say slower, the runs' rank test
+ *   does not, and the verdict waits for both;
  * - the rank test against exact values, Holm's correction against a worked example.
  */
 #include <math.h>
@@ -18,8 +20,10 @@
 #include "check.h"
 #include "diff.h"
 
-/* The test's own generator (not the one under test): xorshift64*. */
-static uint64_t g_state = 0x2545f4914f6cdd1dull;
+/* The test's own generator (not the one under test): xorshift64*, restarted by each test, so
+ * that each draws the same values whatever runs before it. */
+#define SEED 0x2545f4914f6cdd1dull
+static uint64_t g_state = SEED;
 static uint64_t next(void)
 {
     g_state ^= g_state >> 12;
@@ -110,6 +114,7 @@ static const diff_row *row_named(const diff_result *r, const char *name)
 
 static void test_bursty_load(void)
 {
+    g_state = SEED;
     const char *names[] = {"work", "steady"};
     const double centers[] = {20000, 12000}, same[] = {1, 1}, slower[] = {1.5, 1};
     const load busy = {5, 0.03, true};
@@ -163,6 +168,7 @@ static void test_bursty_load(void)
  * kernels that did not change are the most, whatever the sides' speeds. */
 static void test_whole_runs(void)
 {
+    g_state = SEED;
     const char *names[] = {"work", "steady", "other"};
     const double centers[] = {20000, 12000, 5000}, slower[] = {1.5, 1, 1};
     const load busy = {5, 0.4, true};
@@ -185,6 +191,7 @@ static void test_whole_runs(void)
 
 static void test_common_change(void)
 {
+    g_state = SEED;
     const char *names[] = {"a", "b", "c"};
     const double centers[] = {1000, 3000, 9000}, same[] = {1, 1, 1}, all[] = {1.3, 1.3, 1.3};
     const load quiet = {1, 0, false};
@@ -217,6 +224,7 @@ static void test_common_change(void)
 
 static void test_one_kernel(void)
 {
+    g_state = SEED;
     const char *names[] = {"only"};
     const double centers[] = {1000}, same[] = {1}, slower[] = {1.5};
     const load quiet = {1, 0, false};
@@ -232,6 +240,58 @@ static void test_one_kernel(void)
     diff_result_free(&r);
     free_side(&base);
     free_side(&slow);
+}
+
+/* One kernel, `runs` runs of 20 iterations of 4 dispatches each, run r's about medians[r] us
+ * (within 0.2%). */
+static diff_profile runs_at(const double *medians, size_t runs)
+{
+    const char *names[] = {"k"};
+    const double centers[] = {1000}, same[] = {1};
+    const load quiet = {1, 0, false};
+    diff_profile p = make_side(1, names, centers, same, &quiet);
+    diff_samples_free(&p.kernels[0].samples);
+    size_t n = runs * ITERATIONS * PER_ITERATION, at = 0;
+    diff_raw *raw = malloc(n * sizeof *raw);
+    for (size_t r = 0; r < runs; r++) {
+        for (size_t it = 0; it < ITERATIONS; it++) {
+            for (size_t d = 0; d < PER_ITERATION; d++) {
+                raw[at++] = (diff_raw){(long long)it, 1000 * medians[r] * (1 + 0.004 * (unit() - 0.5)), (uint32_t)r};
+            }
+        }
+    }
+    CHECK(diff_samples_build(raw, n, &p.kernels[0].samples));
+    free(raw);
+    p.runs = runs;
+    return p;
+}
+
+/* Four runs a side whose medians overlap (a base run above a new one): the bootstrap of so few
+ * runs excludes no change, the runs' ranks do not (p = 4/70): no verdict. Runs that separate
+ * wholly: slower. */
+static void test_rank_rule(void)
+{
+    g_state = SEED;
+    const double base[] = {1.00, 1.005, 1.01, 1.05}, overlap[] = {1.04, 1.06, 1.07, 1.08},
+                 apart[] = {1.06, 1.07, 1.08, 1.09};
+    diff_options o;
+    diff_default_options(&o);
+    diff_profile b = runs_at(base, 4), n = runs_at(overlap, 4), m = runs_at(apart, 4);
+    diff_result r;
+    CHECK(diff_compare(&b, &n, &o, &r) == DIFF_OK);
+    const diff_row *k = &r.rows[0];
+    CHECK_MSG(k->iv.lo > 1 && k->iv.ratio > 1.05 && k->p_holm < 0.05 && fabs(k->rank_p - 4.0 / 70) < 1e-9 &&
+                  k->verdict == DIFF_NO_CHANGE,
+              "overlapping runs: %.3f [%.3f, %.3f], p %.3f, rank %.4f: %s", k->iv.ratio, k->iv.lo, k->iv.hi,
+              k->p_holm, k->rank_p, diff_verdict_str(k->verdict));
+    diff_result_free(&r);
+    CHECK(diff_compare(&b, &m, &o, &r) == DIFF_OK);
+    CHECK_MSG(r.rows[0].verdict == DIFF_SLOWER && fabs(r.rows[0].rank_p - 2.0 / 70) < 1e-9, "runs apart: %s, rank %.4f",
+              diff_verdict_str(r.rows[0].verdict), r.rows[0].rank_p);
+    diff_result_free(&r);
+    free_side(&b);
+    free_side(&n);
+    free_side(&m);
 }
 
 static void test_rank_and_holm(void)
@@ -258,6 +318,7 @@ static void test_rank_and_holm(void)
 int main(void)
 {
     test_rank_and_holm();
+    test_rank_rule();
     test_one_kernel();
     test_common_change();
     test_bursty_load();
