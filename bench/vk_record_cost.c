@@ -16,7 +16,6 @@
  * Prints one raw line per round on stderr, and one JSON object on stdout: the device, the
  * parameters, every round's ns per dispatch and their median. Exit 1 on a Vulkan error.
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,44 +24,13 @@
 #include <vulkan/vulkan.h>
 
 #include "bench_util.h"
+#include "vk_bench.h"
 #include "vk_timestamp_kernel.spv.h"
 
 enum { LOCAL_SIZE = 64, MAX_BUFFERS = 1000 };
 
-_Noreturn static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("vk_record_cost: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-#define VK_CHECK(call)                                                                                       \
-    do {                                                                                                     \
-        VkResult r_ = (call);                                                                                \
-        if (r_ != VK_SUCCESS) {                                                                              \
-            die("%s failed: VkResult %d", #call, (int)r_);                                                   \
-        }                                                                                                    \
-    } while (0)
-
 typedef struct bench {
-    VkInstance instance;
-    VkPhysicalDevice physical;
-    VkPhysicalDeviceProperties props;
-    uint32_t family;
-    VkDevice device;
-    VkQueue queue;
-    VkBuffer buffer;
-    VkDeviceMemory memory;
-    VkDescriptorSetLayout set_layout;
-    VkDescriptorPool descriptor_pool;
-    VkDescriptorSet set;
-    VkPipelineLayout layout;
-    VkShaderModule module;
-    VkPipeline pipeline;
+    vk_bench vk; /* the instance, device and kernel (vk_bench.h) */
     VkCommandPool pool;
     VkFence fence;
     VkCommandBuffer *cbs;
@@ -72,122 +40,16 @@ typedef struct bench {
 
 static void create_device(bench *b)
 {
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-                             .pApplicationName = "vk_record_cost",
-                             .apiVersion = VK_API_VERSION_1_2};
-    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
-    VK_CHECK(vkCreateInstance(&ici, NULL, &b->instance));
-    uint32_t count = 0;
-    VK_CHECK(vkEnumeratePhysicalDevices(b->instance, &count, NULL));
-    VkPhysicalDevice *devices = calloc(count ? count : 1, sizeof *devices);
-    if (!devices) {
-        die("out of memory");
-    }
-    VK_CHECK(vkEnumeratePhysicalDevices(b->instance, &count, devices));
-    for (uint32_t d = 0; d < count && !b->physical; d++) {
-        uint32_t families = 0;
-        vkGetPhysicalDeviceQueueFamilyProperties(devices[d], &families, NULL);
-        VkQueueFamilyProperties *fp = calloc(families ? families : 1, sizeof *fp);
-        if (!fp) {
-            die("out of memory");
-        }
-        vkGetPhysicalDeviceQueueFamilyProperties(devices[d], &families, fp);
-        for (uint32_t f = 0; f < families; f++) {
-            if (fp[f].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-                b->physical = devices[d];
-                b->family = f;
-                break;
-            }
-        }
-        free(fp);
-    }
-    free(devices);
-    if (!b->physical) {
-        die("no Vulkan device with a compute queue");
-    }
-    vkGetPhysicalDeviceProperties(b->physical, &b->props);
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                  .queueFamilyIndex = b->family,
-                                  .queueCount = 1,
-                                  .pQueuePriorities = &priority};
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &qi};
-    VK_CHECK(vkCreateDevice(b->physical, &dci, NULL, &b->device));
-    vkGetDeviceQueue(b->device, b->family, 0, &b->queue);
+    vk_bench_open(&b->vk, "vk_record_cost");
+    vk_bench_create_device(&b->vk, NULL);
 }
 
 /* One workgroup's buffer (host-visible memory is fine: only recording is timed), its set and the
  * pipeline. */
 static void create_pipeline(bench *b)
 {
-    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                             .size = LOCAL_SIZE * sizeof(float),
-                             .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    VK_CHECK(vkCreateBuffer(b->device, &bi, NULL, &b->buffer));
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(b->device, b->buffer, &req);
-    VkPhysicalDeviceMemoryProperties mem;
-    vkGetPhysicalDeviceMemoryProperties(b->physical, &mem);
-    uint32_t type = UINT32_MAX;
-    for (uint32_t t = 0; t < mem.memoryTypeCount && type == UINT32_MAX; t++) {
-        if (req.memoryTypeBits & (1u << t)) {
-            type = t;
-        }
-    }
-    if (type == UINT32_MAX) {
-        die("no memory type for the buffer");
-    }
-    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = type};
-    VK_CHECK(vkAllocateMemory(b->device, &ai, NULL, &b->memory));
-    VK_CHECK(vkBindBufferMemory(b->device, b->buffer, b->memory, 0));
-
-    VkDescriptorSetLayoutBinding storage = {.binding = 0,
-                                            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                            .descriptorCount = 1,
-                                            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
-    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = 1,
-                                          .pBindings = &storage};
-    VK_CHECK(vkCreateDescriptorSetLayout(b->device, &li, NULL, &b->set_layout));
-    VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1};
-    VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                     .maxSets = 1,
-                                     .poolSizeCount = 1,
-                                     .pPoolSizes = &ps};
-    VK_CHECK(vkCreateDescriptorPool(b->device, &pi, NULL, &b->descriptor_pool));
-    VkDescriptorSetAllocateInfo si = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                      .descriptorPool = b->descriptor_pool,
-                                      .descriptorSetCount = 1,
-                                      .pSetLayouts = &b->set_layout};
-    VK_CHECK(vkAllocateDescriptorSets(b->device, &si, &b->set));
-    VkDescriptorBufferInfo dbi = {.buffer = b->buffer, .offset = 0, .range = VK_WHOLE_SIZE};
-    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                              .dstSet = b->set,
-                              .dstBinding = 0,
-                              .descriptorCount = 1,
-                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                              .pBufferInfo = &dbi};
-    vkUpdateDescriptorSets(b->device, 1, &w, 0, NULL);
-    VkPushConstantRange range = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = sizeof(uint32_t)};
-    VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-                                     .setLayoutCount = 1,
-                                     .pSetLayouts = &b->set_layout,
-                                     .pushConstantRangeCount = 1,
-                                     .pPushConstantRanges = &range};
-    VK_CHECK(vkCreatePipelineLayout(b->device, &pl, NULL, &b->layout));
-    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                   .codeSize = sizeof spv_timestamp_kernel,
-                                   .pCode = spv_timestamp_kernel};
-    VK_CHECK(vkCreateShaderModule(b->device, &mi, NULL, &b->module));
-    VkComputePipelineCreateInfo ci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                  .module = b->module,
-                  .pName = "main"},
-        .layout = b->layout};
-    VK_CHECK(vkCreateComputePipelines(b->device, VK_NULL_HANDLE, 1, &ci, NULL, &b->pipeline));
+    vk_bench_create_kernel(&b->vk, LOCAL_SIZE * sizeof(float), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false,
+                           spv_timestamp_kernel, sizeof spv_timestamp_kernel);
 }
 
 static uint64_t now_ns(void)
@@ -206,22 +68,22 @@ static double run_round(bench *b)
     uint64_t t0 = now_ns();
     for (unsigned k = 0; k < b->buffers; k++) {
         VkCommandBuffer cb = b->cbs[k];
-        VK_CHECK(vkBeginCommandBuffer(cb, &bi));
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->pipeline);
-        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->layout, 0, 1, &b->set, 0, NULL);
-        vkCmdPushConstants(cb, b->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof b->loops, &b->loops);
+        VK_CHECK(&b->vk, vkBeginCommandBuffer(cb, &bi));
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->vk.pipeline);
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->vk.layout, 0, 1, &b->vk.set, 0, NULL);
+        vkCmdPushConstants(cb, b->vk.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof b->loops, &b->loops);
         for (unsigned i = 0; i < per_buffer; i++) {
             vkCmdDispatch(cb, 1, 1, 1);
         }
-        VK_CHECK(vkEndCommandBuffer(cb));
+        VK_CHECK(&b->vk, vkEndCommandBuffer(cb));
     }
     uint64_t t1 = now_ns();
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = b->buffers, .pCommandBuffers = b->cbs};
-    VK_CHECK(vkQueueSubmit(b->queue, 1, &si, b->fence));
-    VK_CHECK(vkWaitForFences(b->device, 1, &b->fence, VK_TRUE, UINT64_MAX));
-    VK_CHECK(vkResetFences(b->device, 1, &b->fence));
+    VK_CHECK(&b->vk, vkQueueSubmit(b->vk.queue, 1, &si, b->fence));
+    VK_CHECK(&b->vk, vkWaitForFences(b->vk.device, 1, &b->fence, VK_TRUE, UINT64_MAX));
+    VK_CHECK(&b->vk, vkResetFences(b->vk.device, 1, &b->fence));
     for (unsigned k = 0; k < b->buffers; k++) {
-        VK_CHECK(vkResetCommandBuffer(b->cbs[k], 0));
+        VK_CHECK(&b->vk, vkResetCommandBuffer(b->cbs[k], 0));
     }
     return (double)(t1 - t0) / (double)b->dispatches;
 }
@@ -266,23 +128,23 @@ int main(int argc, char **argv)
     create_pipeline(&b);
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-                                   .queueFamilyIndex = b.family};
-    VK_CHECK(vkCreateCommandPool(b.device, &pci, NULL, &b.pool));
+                                   .queueFamilyIndex = b.vk.family};
+    VK_CHECK(&b.vk, vkCreateCommandPool(b.vk.device, &pci, NULL, &b.pool));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VK_CHECK(vkCreateFence(b.device, &fci, NULL, &b.fence));
+    VK_CHECK(&b.vk, vkCreateFence(b.vk.device, &fci, NULL, &b.fence));
     b.cbs = calloc(b.buffers, sizeof *b.cbs);
     double *ns = calloc(rounds, sizeof *ns);
     double *sorted = calloc(rounds, sizeof *sorted);
     if (!b.cbs || !ns || !sorted) {
-        die("out of memory");
+        vk_bench_die(&b.vk, "out of memory");
     }
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                       .commandPool = b.pool,
                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                       .commandBufferCount = b.buffers};
-    VK_CHECK(vkAllocateCommandBuffers(b.device, &ai, b.cbs));
+    VK_CHECK(&b.vk, vkAllocateCommandBuffers(b.vk.device, &ai, b.cbs));
 
-    fprintf(stderr, "vk_record_cost: %s, %u rounds of %u dispatches in %u command buffer(s)\n", b.props.deviceName,
+    fprintf(stderr, "vk_record_cost: %s, %u rounds of %u dispatches in %u command buffer(s)\n", b.vk.props.deviceName,
             rounds, b.dispatches, b.buffers);
     run_round(&b); /* warm-up */
     for (unsigned r = 0; r < rounds; r++) {
@@ -292,7 +154,7 @@ int main(int argc, char **argv)
     }
     printf("{\"benchmark\": \"vk_record_cost\", \"device\": \"%s\", \"driver_version\": %u, \"rounds\": %u, "
            "\"dispatches\": %u, \"buffers\": %u, \"ns_per_dispatch\": [",
-           b.props.deviceName, b.props.driverVersion, rounds, b.dispatches, b.buffers);
+           b.vk.props.deviceName, b.vk.props.driverVersion, rounds, b.dispatches, b.buffers);
     for (unsigned r = 0; r < rounds; r++) {
         printf("%s%.2f", r ? ", " : "", ns[r]);
     }
@@ -300,18 +162,10 @@ int main(int argc, char **argv)
     free(sorted);
     free(ns);
 
-    vkFreeCommandBuffers(b.device, b.pool, b.buffers, b.cbs);
+    vkFreeCommandBuffers(b.vk.device, b.pool, b.buffers, b.cbs);
     free(b.cbs);
-    vkDestroyFence(b.device, b.fence, NULL);
-    vkDestroyCommandPool(b.device, b.pool, NULL);
-    vkDestroyPipeline(b.device, b.pipeline, NULL);
-    vkDestroyShaderModule(b.device, b.module, NULL);
-    vkDestroyPipelineLayout(b.device, b.layout, NULL);
-    vkDestroyDescriptorPool(b.device, b.descriptor_pool, NULL);
-    vkDestroyDescriptorSetLayout(b.device, b.set_layout, NULL);
-    vkDestroyBuffer(b.device, b.buffer, NULL);
-    vkFreeMemory(b.device, b.memory, NULL);
-    vkDestroyDevice(b.device, NULL);
-    vkDestroyInstance(b.instance, NULL);
+    vkDestroyFence(b.vk.device, b.fence, NULL);
+    vkDestroyCommandPool(b.vk.device, b.pool, NULL);
+    vk_bench_close(&b.vk);
     return fflush(stdout) == 0 ? 0 : 1;
 }
