@@ -24,46 +24,9 @@ numpy==2.4.6 \
  --hash=sha256:89cd468399cfd2504718f0ba50e410dca55a170b61a02ad92bb18c8a65186e93 \
  --hash=sha256:90f9849678c75fe7afa2d348ac842c168b0a4d3d61919687216dfc547976d853 \
  --hash=sha256:a7830bab239b79cda9c08c2da014761cafb48da6150e1da17ac06283f43b6089"
-stamp="$dest/.pinned-$(printf '%s' "$requirements" | sha256sum | cut -c1-16)"
-
-if [ -f "$stamp" ] && [ -x "$dest/bin/python" ]; then
-  exit 0
-fi
-if [ "$(uname -m)" != x86_64 ]; then
-  echo "fetch-onnxruntime: the pinned wheels are for x86_64 Linux; the ONNX Runtime test is skipped elsewhere" >&2
-  exit 1
-fi
-if ! command -v "$python" >/dev/null 2>&1; then
-  echo "fetch-onnxruntime: no $python; install python3 and python3-venv (scripts/install-deps.sh test)" >&2
-  exit 1
-fi
-if ! "$python" -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))'; then
-  echo "fetch-onnxruntime: wheels are pinned for Python 3.11 to 3.13; $python is $("$python" -V 2>&1)" >&2
-  exit 1
-fi
-
-rm -rf "$dest"
-if ! "$python" -m venv "$dest" 2>"$dest.venv-err"; then
-  echo "fetch-onnxruntime: '$python -m venv' failed (Debian: apt-get install python3-venv):" >&2
-  cat "$dest.venv-err" >&2
-  rm -rf "$dest" "$dest.venv-err"
-  exit 1
-fi
-rm -f "$dest.venv-err"
-printf '%s\n' "$requirements" > "$dest/requirements.txt"
-# Wheels only: nothing is compiled, and every file installed is one whose hash is listed above.
-if ! "$dest/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-     --require-hashes --only-binary=:all: --no-deps -r "$dest/requirements.txt"; then
-  echo "fetch-onnxruntime: installing the pinned wheels into $dest failed (see pip's message above)" >&2
-  rm -rf "$dest"
-  exit 1
-fi
-check='import onnxruntime, sys; sys.exit("WebGpuExecutionProvider" not in onnxruntime.get_available_providers())'
-if ! "$dest/bin/python" -c "$check" 2>/dev/null; then
-  echo "fetch-onnxruntime: onnxruntime was installed into $dest but does not import with its WebGPU provider:" >&2
-  "$dest/bin/python" -c "$check" >&2 || true
-  rm -rf "$dest"
-  exit 1
-fi
-touch "$stamp"
-echo "fetch-onnxruntime: onnxruntime-webgpu 1.27.0 and numpy installed into $dest"
+. "$root/scripts/pinned-venv.sh"
+pinned_venv fetch-onnxruntime "$dest" "$python" "$requirements" \
+  '(3, 11) <= sys.version_info[:2] <= (3, 13)' "wheels are pinned for Python 3.11 to 3.13" \
+  'import onnxruntime, sys; sys.exit("WebGpuExecutionProvider" not in onnxruntime.get_available_providers())' \
+  "onnxruntime was installed into $dest but does not import with its WebGPU provider" \
+  "onnxruntime-webgpu 1.27.0 and numpy installed into $dest" --no-deps
