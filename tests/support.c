@@ -155,3 +155,21 @@ void ts_busy_node(const ts_busy *b, const char *kernel, wgprof_node_desc *out)
     out->workgroup_size[0] = 64;
     out->kernel = kernel;
 }
+
+void *ts_counting_alloc(size_t size, void *user)
+{
+    ts_counting *c = user;
+    if (++c->allocations == c->fail_at) {
+        return NULL;
+    }
+    void *p = malloc(size);
+    c->live += p != NULL;
+    return p;
+}
+
+void ts_counting_free(void *p, void *user)
+{
+    ts_counting *c = user;
+    c->live--;
+    free(p);
+}

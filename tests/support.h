@@ -37,4 +37,13 @@ void ts_capture_log(void);
 const char *ts_last_log(void);
 void ts_clear_log(void);
 
+/* An allocator (wgprof_allocator, its user a ts_counting) that counts the allocations made and
+ * the blocks still live, and fails the fail_at-th allocation (0: none): what a test of running
+ * out of memory installs. */
+typedef struct ts_counting {
+    long allocations, live, fail_at;
+} ts_counting;
+void *ts_counting_alloc(size_t size, void *user);
+void ts_counting_free(void *p, void *user);
+
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "support.h"
 #include "wgprof/wgprof.h"
 
 static wgprof_site site_of(wgprof_pool *pool, const char *kernel)
@@ -641,25 +642,7 @@ static void test_merge(void)
 
 /* ---- out of memory ---- */
 
-static long g_allocations, g_live, g_fail_at;
-
-static void *counting_alloc(size_t size, void *user)
-{
-    (void)user;
-    if (++g_allocations == g_fail_at) {
-        return NULL;
-    }
-    void *p = malloc(size);
-    g_live += p != NULL;
-    return p;
-}
-
-static void counting_free(void *p, void *user)
-{
-    (void)user;
-    g_live--;
-    free(p);
-}
+static ts_counting g_count;
 
 /* What a pool holds, to tell that a failed call changed nothing. */
 typedef struct pool_state {
@@ -688,7 +671,7 @@ enum {
  * records without ids added with allocation n failing; returns that add's status. */
 static wgprof_status add_with_failure(long n, wgprof_pool **out, pool_state *before)
 {
-    g_fail_at = 0;
+    g_count.fail_at = 0;
     *out = NULL;
     wgprof_pool *pool = NULL;
     CHECK_OK(wgprof_pool_create_external(NULL, &pool));
@@ -719,42 +702,42 @@ static wgprof_status add_with_failure(long n, wgprof_pool **out, pool_state *bef
                                                   {BIG - 1, NULL}, {BIG, "tail"}};
     big.scopes = marks;
     big.scope_count = sizeof marks / sizeof marks[0];
-    g_allocations = 0;
-    g_fail_at = n;
+    g_count.allocations = 0;
+    g_count.fail_at = n;
     wgprof_status s = wgprof_pool_add_external(pool, &big);
-    g_fail_at = 0;
+    g_count.fail_at = 0;
     *out = pool;
     return s;
 }
 
 static void test_oom(void)
 {
-    wgprof_allocator counting = {counting_alloc, counting_free, NULL};
+    wgprof_allocator counting = {ts_counting_alloc, ts_counting_free, &g_count};
     wgprof_set_allocator(&counting);
 
     /* Creation: each allocation failing gives a status, no pool, nothing left. */
-    g_allocations = 0;
+    g_count.allocations = 0;
     wgprof_pool *pool = NULL;
     CHECK_OK(wgprof_pool_create_external(NULL, &pool));
-    long create = g_allocations;
+    long create = g_count.allocations;
     wgprof_pool_destroy(pool);
-    CHECK_MSG(g_live == 0 && create >= 3, "creation made %ld allocations and left %ld blocks", create, g_live);
+    CHECK_MSG(g_count.live == 0 && create >= 3, "creation made %ld allocations and left %ld blocks", create, g_count.live);
     for (long n = 1; n <= create; n++) {
-        g_allocations = 0;
-        g_fail_at = n;
+        g_count.allocations = 0;
+        g_count.fail_at = n;
         pool = (wgprof_pool *)&counting; /* must be cleared */
         wgprof_status s = wgprof_pool_create_external(NULL, &pool);
-        g_fail_at = 0;
-        CHECK_MSG(s == WGPROF_ERR_OUT_OF_MEMORY && pool == NULL && g_live == 0,
-                  "creation, allocation %ld failing: %s, %ld blocks left", n, wgprof_status_str(s), g_live);
+        g_count.fail_at = 0;
+        CHECK_MSG(s == WGPROF_ERR_OUT_OF_MEMORY && pool == NULL && g_count.live == 0,
+                  "creation, allocation %ld failing: %s, %ld blocks left", n, wgprof_status_str(s), g_count.live);
     }
 
     /* The add: count the allocations of one that succeeds, then fail each in turn. */
     pool_state before;
     CHECK_OK(add_with_failure(0, &pool, &before));
-    long adds = g_allocations;
+    long adds = g_count.allocations;
     wgprof_pool_destroy(pool);
-    CHECK_MSG(adds >= 3 && g_live == 0, "the add made %ld allocations, %ld blocks left", adds, g_live);
+    CHECK_MSG(adds >= 3 && g_count.live == 0, "the add made %ld allocations, %ld blocks left", adds, g_count.live);
     for (long n = 1; n <= adds; n++) {
         wgprof_status s = add_with_failure(n, &pool, &before);
         CHECK_MSG(s == WGPROF_ERR_OUT_OF_MEMORY, "allocation %ld of the add failing: %s", n, wgprof_status_str(s));
@@ -786,7 +769,7 @@ static void test_oom(void)
         CHECK_MSG(wgprof_pool_scope_count(pool) == 2, "after allocation %ld failed: %zu scopes, want 2", n,
                   wgprof_pool_scope_count(pool));
         wgprof_pool_destroy(pool);
-        CHECK_MSG(g_live == 0, "allocation %ld of the add failing: %ld blocks left", n, g_live);
+        CHECK_MSG(g_count.live == 0, "allocation %ld of the add failing: %ld blocks left", n, g_count.live);
     }
     wgprof_set_allocator(NULL);
 }

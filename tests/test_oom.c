@@ -12,25 +12,7 @@
 #include "check.h"
 #include "support.h"
 
-static long g_allocations, g_live, g_fail_at;
-
-static void *counting_alloc(size_t size, void *user)
-{
-    (void)user;
-    if (++g_allocations == g_fail_at) {
-        return NULL;
-    }
-    void *p = malloc(size);
-    g_live += p != NULL;
-    return p;
-}
-
-static void counting_free(void *p, void *user)
-{
-    (void)user;
-    g_live--;
-    free(p);
-}
+static ts_counting g_count;
 
 /* One whole run; returns the first status that was not OK (or OK). */
 static wgprof_status full_run(void)
@@ -82,7 +64,7 @@ static wgprof_status merge_twice(const wgprof_pool *pool, wgprof_pool **merged)
 
 static void merge_oom(void)
 {
-    g_fail_at = 0;
+    g_count.fail_at = 0;
     wgprof_device *dev = NULL;
     CHECK_OK(wgprof_device_create(NULL, &dev));
     ts_busy b;
@@ -106,26 +88,26 @@ static void merge_oom(void)
         CHECK_OK(wgprof_graph_execute(g));
     }
     const wgprof_pool *pool = wgprof_graph_pool(g);
-    long live = g_live;
-    g_allocations = 0;
+    long live = g_count.live;
+    g_count.allocations = 0;
     wgprof_pool *merged = NULL;
     CHECK_OK(merge_twice(pool, &merged));
-    long total = g_allocations;
+    long total = g_count.allocations;
     CHECK(wgprof_pool_count(merged) == 2 * wgprof_pool_count(pool) && wgprof_pool_count(pool) == 6);
     CHECK(wgprof_pool_scope_count(merged) == 2 * wgprof_pool_scope_count(pool) && wgprof_pool_scope_count(pool) > 0);
     wgprof_pool_destroy(merged);
-    CHECK_MSG(g_live == live && total > 5, "a merge made %ld allocations and left %ld blocks", total, g_live - live);
+    CHECK_MSG(g_count.live == live && total > 5, "a merge made %ld allocations and left %ld blocks", total, g_count.live - live);
     for (long n = 1; n <= total; n++) {
-        g_allocations = 0;
-        g_fail_at = n;
+        g_count.allocations = 0;
+        g_count.fail_at = n;
         merged = (wgprof_pool *)pool;
         wgprof_status s = merge_twice(pool, &merged);
         CHECK_MSG(s == WGPROF_ERR_OUT_OF_MEMORY && merged == NULL, "allocation %ld of %ld of a merge failed: %s", n,
                   total, wgprof_status_str(s));
-        CHECK_MSG(g_live == live, "allocation %ld of a merge failing: %ld blocks never freed", n, g_live - live);
+        CHECK_MSG(g_count.live == live, "allocation %ld of a merge failing: %ld blocks never freed", n, g_count.live - live);
         wgprof_pool_destroy(s == WGPROF_OK ? merged : NULL);
     }
-    g_fail_at = 0;
+    g_count.fail_at = 0;
     printf("%ld allocations in a merge of two pools; each failed once\n", total);
     wgprof_graph_destroy(g);
     ts_busy_free(&b);
@@ -141,14 +123,14 @@ static int placed_chain(wgprof_device *dev, const ts_busy *b)
 {
     wgprof_pool_desc pd = {.initial_capacity = 1};
     wgprof_pool *pool = NULL;
-    long fail_at = g_fail_at;
-    g_fail_at = 0;
+    long fail_at = g_count.fail_at;
+    g_count.fail_at = 0;
     CHECK_OK(wgprof_pool_create(dev, &pd, &pool));
     if (!pool) {
         return 0;
     }
-    g_allocations = 0;
-    g_fail_at = fail_at;
+    g_count.allocations = 0;
+    g_count.fail_at = fail_at;
     int failed = 0;
     wgprof_site sites[OOM_KINDS];
     for (int k = 0; k < OOM_KINDS; k++) {
@@ -160,7 +142,7 @@ static int placed_chain(wgprof_device *dev, const ts_busy *b)
         if (s != WGPROF_OK) {
             CHECK_MSG(s == WGPROF_ERR_OUT_OF_MEMORY && sites[k].id == 12345, "site %d: %s", k, wgprof_status_str(s));
             failed++;
-            g_fail_at = 0;
+            g_count.fail_at = 0;
             CHECK_OK(wgprof_pool_site(pool, &d, &sites[k]));
         }
     }
@@ -178,16 +160,16 @@ static int placed_chain(wgprof_device *dev, const ts_busy *b)
             CHECK_MSG(s == WGPROF_ERR_OUT_OF_MEMORY && end == 99999 && wgprof_pool_count(pool) == i,
                       "record %u: %s, %zu records", i, wgprof_status_str(s), wgprof_pool_count(pool));
             failed++;
-            g_fail_at = 0;
+            g_count.fail_at = 0;
             CHECK_OK(wgprof_pool_chain_add(pool, sites[i % OOM_KINDS], i, &end));
         }
         wgpuComputePassEncoderDispatchWorkgroups(pass, b->workgroups, 1, 1);
         CHECK_OK(wgprof_pool_chain_end_in_pass(pool, pass, end));
     }
-    g_chain_allocations = g_allocations;
+    g_chain_allocations = g_count.allocations;
     wgpuComputePassEncoderEnd(pass);
     wgpuComputePassEncoderRelease(pass);
-    g_fail_at = 0;
+    g_count.fail_at = 0;
     CHECK_OK(wgprof_pool_resolve(pool, enc));
     WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
     wgpuCommandEncoderRelease(enc);
@@ -210,7 +192,7 @@ static int placed_chain(wgprof_device *dev, const ts_busy *b)
 
 static void placed_chain_oom(void)
 {
-    g_fail_at = 0;
+    g_count.fail_at = 0;
     wgprof_device *dev = NULL;
     CHECK_OK(wgprof_device_create(NULL, &dev));
     ts_busy b;
@@ -222,18 +204,18 @@ static void placed_chain_oom(void)
     if (!wgprof_device_describe(dev)->timestamp_inside_passes) {
         printf("no in-pass timestamps: the placed chain's OOM test is left out\n");
     } else {
-        long live = g_live;
+        long live = g_count.live;
         CHECK(placed_chain(dev, &b) == 0);
         long total = g_chain_allocations;
-        CHECK_MSG(g_live == live && total >= OOM_KINDS + 4, "the placed chain made %ld allocations and left %ld blocks",
-                  total, g_live - live);
+        CHECK_MSG(g_count.live == live && total >= OOM_KINDS + 4, "the placed chain made %ld allocations and left %ld blocks",
+                  total, g_count.live - live);
         for (long n = 1; n <= total; n++) {
-            g_fail_at = n;
+            g_count.fail_at = n;
             CHECK_MSG(placed_chain(dev, &b) == 1, "allocation %ld of %ld of the placed chain failing", n, total);
-            CHECK_MSG(g_live == live, "allocation %ld of the placed chain failing: %ld blocks never freed", n,
-                      g_live - live);
+            CHECK_MSG(g_count.live == live, "allocation %ld of the placed chain failing: %ld blocks never freed", n,
+                      g_count.live - live);
         }
-        g_fail_at = 0;
+        g_count.fail_at = 0;
         printf("%ld allocations in a placed chain; each failed once\n", total);
     }
     ts_busy_free(&b);
@@ -243,24 +225,24 @@ static void placed_chain_oom(void)
 int main(void)
 {
     ts_capture_log();
-    wgprof_allocator hook = {counting_alloc, counting_free, NULL};
+    wgprof_allocator hook = {ts_counting_alloc, ts_counting_free, &g_count};
     wgprof_set_allocator(&hook);
-    g_fail_at = 0;
+    g_count.fail_at = 0;
     CHECK_OK(full_run());
-    long total = g_allocations;
-    CHECK(g_live == 0);
+    long total = g_count.allocations;
+    CHECK(g_count.live == 0);
     CHECK_MSG(total > 10, "only %ld allocations went through the hook", total);
     int failed_cleanly = 0;
     for (long n = 1; n <= total; n++) {
-        g_allocations = 0;
-        g_live = 0;
-        g_fail_at = n;
+        g_count.allocations = 0;
+        g_count.live = 0;
+        g_count.fail_at = n;
         wgprof_status s = full_run();
         /* The failed allocation must surface as a status: a run that reports success after
          * losing an allocation would have dropped work silently. */
         CHECK_MSG(s != WGPROF_OK, "allocation %ld of %ld failed, and the run still said OK", n, total);
         failed_cleanly += s == WGPROF_ERR_OUT_OF_MEMORY;
-        CHECK_MSG(g_live == 0, "allocation %ld failing: %ld blocks never freed", n, g_live);
+        CHECK_MSG(g_count.live == 0, "allocation %ld failing: %ld blocks never freed", n, g_count.live);
     }
     printf("%ld allocations in a profiled run; each failed once, %d runs returned WGPROF_ERR_OUT_OF_MEMORY\n", total,
            failed_cleanly);
