@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "record.h"
 
 const char *const webgpu_loader_names[] = {"wgpu-native", "dawn", NULL};
 
@@ -90,6 +91,15 @@ static bool load_name(size_t k, char *error, size_t cap)
     return try_load(known[k].file, error, cap);
 }
 
+/* wgprof record's preload library (record.h) defines every wgpu* function too, as forwarders to
+ * the implementation the program loads: found first, it is not an implementation linked in. */
+static bool is_record_forwarder(void *function)
+{
+    void *marker = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_LEFT_TO_LAYER);
+    Dl_info a, b;
+    return marker && dladdr(function, &a) && dladdr(marker, &b) && a.dli_fbase == b.dli_fbase;
+}
+
 bool webgpu_loader_select(const char *choice, char *error, size_t cap)
 {
     char tried[2048] = ""; /* every place tried and why it failed */
@@ -101,7 +111,7 @@ bool webgpu_loader_select(const char *choice, char *error, size_t cap)
     }
     bool any = !choice || !choice[0];
     void *present = dlsym(RTLD_DEFAULT, "wgpuCreateInstance");
-    if (present) {
+    if (present && (any || !is_record_forwarder(present))) {
         /* Linked in: one implementation per process, the one already there. */
         Dl_info where;
         snprintf(g_path, sizeof g_path, "%s",

@@ -302,7 +302,9 @@ static void require_wgpu_native(void *handle, const char *how)
  * installed in it before it runs (load). */
 WGPROF_REC_EXPORT void *dlopen(const char *file, int mode)
 {
-    if (file && is_this_library(file)) {
+    /* RTLD_NOLOAD only takes a reference to what is there (libwgprof finding the library of
+     * the wgpu* functions it calls, this one): no program asking for wgpu-native. */
+    if (file && !(mode & RTLD_NOLOAD) && is_this_library(file)) {
         wgprof_rec_real(); /* the implementation chosen */
         require_wgpu_native(g_handle, "by WGPU_LIB_PATH");
     }

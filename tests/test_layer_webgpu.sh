@@ -168,6 +168,25 @@ want = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1]) if l.startswith("
 if r["adapter"]["implementation"].startswith("Vulkan layer") or r["records"] != want:
     sys.exit(f"{r['adapter']['implementation']}: {r['records']} records, want the preload library's {want}")
 PY
+# wgprof itself as the program, its implementation chosen by --webgpu at run time (wgprof's
+# loader, as `wgprof run` and `wgprof demo` do): the preload library's wgpu* forwarders are not
+# an implementation linked in, and the choice stands, by default and with each path.
+for via in auto webgpu vulkan; do
+  "$wgprof" record --via "$via" --json "self-$via.json" -- "$wgprof" --webgpu "$impl" demo --warmup 0 --iterations 2 \
+    >"self-$via.out" 2>"self-$via.err"
+  status=$?
+  [ "$status" -eq 0 ] && ok || bad "wgprof --webgpu $impl demo under record --via $via exited $status: $(tail -n 4 "self-$via.err")"
+  python3 - "self-$via.json" <<'PY' >"self-$via.check" 2>&1 && ok || bad "wgprof --webgpu $impl demo under record --via $via: $(cat "self-$via.check")"
+import glob, json, os, sys
+path = sys.argv[1]
+found = [path] if os.path.exists(path) else sorted(glob.glob(path[:-5] + ".[0-9]*.[0-9]*.json"))
+if len(found) != 1:
+    sys.exit(f"want one report, found {found}")
+r = json.load(open(found[0]))
+if r["records"] < 2 * 33:
+    sys.exit(f"{r['records']} records, want the demo's 33 dispatches a step, 2 steps")
+PY
+done
 # --via vulkan names its implementation as the layer alone.
 python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))["adapter"]["implementation"]; sys.exit(0 if i=="Vulkan layer (VK_LAYER_WGPROF_timing)" else "run1: implementation "+i)' \
   "$(ls run1.json run1.[0-9]*.[0-9]*.json 2>/dev/null | head -n 1)" >via.check 2>&1 && ok || bad "$(cat via.check)"
