@@ -112,6 +112,7 @@ typedef struct cli_run_options {
     long warmup, iterations;
     wgprof_graph_desc graph; /* profiling on; strategy and layout from the flags */
     bool summary_only, quiet;
+    bool reference; /* --reference: wgprof's reference kernel in every iteration (spec.h) */
     const char *files[WGPROF_FORMAT_COUNT]; /* by format; NULL: not asked for */
     double peak_gbps, peak_gflops;
     double timeout_s;        /* the longest wait for one iteration's work */

@@ -42,6 +42,9 @@ const char cli_run_usage[] =
     "  --baseline FILE     compare the run with FILE, an earlier JSON report, as 'wgprof diff\n"
     "                      FILE' would, and print the comparison after the table (also with\n"
     "                      --quiet); a FILE it cannot read ends the run before it starts (exit 2)\n"
+    "  --reference         add wgprof's reference kernel, \"(reference)\", to every iteration: a\n"
+    "                      fixed chain of multiply-adds no change to the spec touches, from which\n"
+    "                      'wgprof diff' reads the machine's speed (for runs on a shared machine)\n"
     "\n"
     "A FILE of '-' is stdout. Files are replaced whole (through a temporary file beside them) or\n"
     "left as they were; FIFOs and devices are written in place. Profiling is always on for run;\n"
@@ -162,6 +165,10 @@ cli_parse_result cli_parse_run_args(int argc, char *const *argv, cli_run_options
         }
         if (strcmp(a, "--summary") == 0) {
             o->summary_only = true;
+            continue;
+        }
+        if (strcmp(a, "--reference") == 0) {
+            o->reference = true;
             continue;
         }
         if (strcmp(a, "--quiet") == 0) {

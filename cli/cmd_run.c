@@ -151,6 +151,11 @@ int cmd_run(int argc, char **argv)
         cli_error("wgprof run: %s", error);
         return CLI_USAGE;
     }
+    if (o.reference && !spec_add_reference(&sp, error, sizeof error)) {
+        cli_error("wgprof run: %s", error);
+        spec_free(&sp);
+        return CLI_FAILED;
+    }
     /* The baseline is read before anything runs: one it cannot read ends the run here. */
     diff_profile baseline_profile;
     const diff_profile *baseline = NULL;

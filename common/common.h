@@ -20,6 +20,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The row of wgprof's reference kernel (`wgprof run --reference`, spec/spec_reference.c): a fixed
+ * kernel in every iteration that no change to the spec touches, which `wgprof diff` reads the
+ * machine's speed from (diff/diff_common.c) and leaves out of the total and the geometric mean.
+ * Names in parentheses are wgprof's own; a spec's cannot take them. */
+#define WGPROF_REFERENCE_KERNEL "(reference)"
+
 /* ---- code_hash.c ---- */
 
 /* 64-bit FNV-1a of `data`, continued from `h` (CODE_HASH_OFFSET to start). */

@@ -136,6 +136,11 @@ typedef struct spec_load_options {
     uint64_t max_dispatches;        /* per iteration, counting repeat; 0: the default */
 } spec_load_options;
 
+/* The name of wgprof's reference kernel, its buffer and its dispatch (spec_reference.c). Names in
+ * parentheses are wgprof's own rows: a spec's buffer, kernel and label names may not start with
+ * "(". */
+#define SPEC_REFERENCE_NAME WGPROF_REFERENCE_KERNEL
+
 /* Reads and checks `path` (a regular file of at most SPEC_MAX_BYTES); `options` may be NULL for
  * the defaults. On failure returns false with the message in `error`. */
 bool spec_load(const char *path, const spec_load_options *options, spec *out, char *error, size_t error_cap);
@@ -143,6 +148,11 @@ bool spec_load(const char *path, const spec_load_options *options, spec *out, ch
  * messages and relative paths. */
 bool spec_load_buffer(const char *name, const char *data, size_t size, spec *out, char *error, size_t error_cap);
 void spec_free(spec *s);
+/* Adds wgprof's reference kernel to `s` (`wgprof run --reference`): a buffer, a kernel and a
+ * dispatch after the spec's own, each named SPEC_REFERENCE_NAME, a fixed chain of multiply-adds
+ * that no change to the spec touches, for `wgprof diff` to read the machine's speed from. False
+ * with the message where out of memory (what was added is freed by spec_free). */
+bool spec_add_reference(spec *s, char *error, size_t error_cap);
 
 /* The GPU side of a spec: buffers filled with their initial contents, pipelines, bind groups,
  * and a graph with one node per dispatch repeat. */

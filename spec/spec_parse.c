@@ -695,6 +695,15 @@ static bool parse_struct(ctx *c, json_t *fields, const char *where, spec_buffer 
     return true;
 }
 
+/* A name of the spec's that is not wgprof's own (SPEC_REFERENCE_NAME, record's "(copy)"): those
+ * start with "(". */
+static bool own_name(ctx *c, const char *where, const char *what, const char *name)
+{
+    return !name || name[0] != '(' ||
+           fail(c, where, "%s \"%s\": names starting with \"(\" are wgprof's own rows (%s)", what, shown(c, name),
+                SPEC_REFERENCE_NAME);
+}
+
 static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buffer *out)
 {
     static const char *const keys[] = {"name", "type", "elements", "bytes", "init", NULL};
@@ -703,7 +712,7 @@ static bool parse_buffer(ctx *c, json_t *b, const char *where, spec *s, spec_buf
     }
     const char *name, *type;
     if (!check_keys(c, b, where, keys) || !get_string(c, b, "name", where, true, &name) ||
-        !get_string(c, b, "type", where, false, &type)) {
+        !get_string(c, b, "type", where, false, &type) || !own_name(c, where, "buffer name", name)) {
         return false;
     }
     size_t dup;
@@ -881,7 +890,7 @@ static bool parse_kernel(ctx *c, json_t *k, const char *where, spec *s, spec_ker
     const char *name, *wgsl, *file, *entry;
     if (!check_keys(c, k, where, keys) || !get_string(c, k, "name", where, true, &name) ||
         !get_string(c, k, "wgsl", where, false, &wgsl) || !get_string(c, k, "wgsl_file", where, false, &file) ||
-        !get_string(c, k, "entry", where, false, &entry)) {
+        !get_string(c, k, "entry", where, false, &entry) || !own_name(c, where, "kernel name", name)) {
         return false;
     }
     size_t dup;
@@ -1077,7 +1086,7 @@ static bool parse_dispatch(ctx *c, json_t *d, const char *where, spec *s, spec_d
     }
     const char *kernel, *label;
     if (!check_keys(c, d, where, keys) || !get_string(c, d, "kernel", where, true, &kernel) ||
-        !get_string(c, d, "label", where, false, &label)) {
+        !get_string(c, d, "label", where, false, &label) || (label && !own_name(c, where, "label", label))) {
         return false;
     }
     if (!find_kernel(s, s->kernel_count, kernel, &out->kernel)) {

@@ -131,6 +131,16 @@ spec '{"name": "v", "bytes": 10}' "$good_kernel" "$good_dispatch" | write bytes.
 expect bytes.json 'not a multiple of 4'
 spec "$good_buffer, $good_buffer" "$good_kernel" "$good_dispatch" | write dupbuffer.json
 expect dupbuffer.json '$.buffers[1]: buffer name "v" is used twice'
+# Names in parentheses are wgprof's own rows ((reference), record's (copy)).
+spec '{"name": "(v)", "elements": 64}' "$good_kernel" '{"kernel": "k", "workgroups": 1, "bindings": {"0": "(v)"}}' |
+  write ownbuffer.json
+expect ownbuffer.json '$.buffers[0]: buffer name "(v)": names starting with "(" are wgprof'"'"'s own rows'
+spec "$good_buffer" "{\"name\": \"(reference)\", \"wgsl\": \"$wgsl\"}" '{"kernel": "(reference)", "workgroups": 1, "bindings": {"0": "v"}}' |
+  write ownkernel.json
+expect ownkernel.json '$.kernels[0]: kernel name "(reference)": names starting with "("'
+spec "$good_buffer" "$good_kernel" '{"kernel": "k", "label": "(copy)", "workgroups": 1, "bindings": {"0": "v"}}' |
+  write ownlabel.json
+expect ownlabel.json '$.dispatches[0]: label "(copy)": names starting with "("'
 spec "$good_buffer" "$good_kernel" '{"kernel": "k", "workgroups": 1, "bindings": {"0": "nope"}}' | write unknownbuf.json
 expect unknownbuf.json '$.dispatches[0].bindings["0"]: unknown buffer "nope"'
 spec "$good_buffer" "$good_kernel" '{"kernel": "q", "workgroups": 1}' | write unknownkernel.json
