@@ -25,7 +25,8 @@
 # BURSTY_SEED (the load's seed, default 1), BURSTY_MAX (most hogs, default 3),
 # NO_LOAD=1 (no load generator: the same rounds on the machine as it is), WARMUP (default 3),
 # THRESHOLD (the diff's --threshold, default: the diff's own), DIFF_ARGS (more options for every
-# diff, e.g. a machine-speed option once diff has one).
+# diff, e.g. --gate-common), RUN_ARGS (more options for every run, e.g. --reference: wgprof's
+# reference kernel in every iteration, from which the diff reads the machine's speed).
 # Exit status: 0 when every round ran (whatever the verdicts), 1 when a run or a diff failed, 2 on
 # bad usage.
 set -uo pipefail
@@ -60,6 +61,7 @@ mkdir -p "$out" || { echo "diff_bursty.sh: cannot make the folder $out" >&2; exi
 threshold_args=()
 [ -n "${THRESHOLD:-}" ] && threshold_args=(--threshold "$THRESHOLD")
 read -r -a extra_args <<<"${DIFF_ARGS:-}"
+read -r -a run_args <<<"${RUN_ARGS:-}"
 
 load_pid=""
 stop_load() {
@@ -83,7 +85,7 @@ trap 'stop_load; exit 143' TERM
   echo "wgprof: $wgprof ($("$wgprof" --version 2>&1 | head -n 1))"
   echo "rounds $rounds, runs a side $runs, iterations $iterations, warmup $warmup"
   echo "load: $([ "${NO_LOAD:-0}" = 1 ] && echo none || echo "bench/bursty_load.sh -s $seed -m ${BURSTY_MAX:-3}")"
-  echo "threshold: ${THRESHOLD:-default}; extra diff options: ${DIFF_ARGS:-none}"
+  echo "threshold: ${THRESHOLD:-default}; extra diff options: ${DIFF_ARGS:-none}; extra run options: ${RUN_ARGS:-none}"
   echo "nproc $(nproc); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >>"$out/meta.txt"
 
@@ -94,7 +96,7 @@ fi
 
 # run SPEC REPORT: one profiled run; its stderr kept beside the report.
 run() {
-  "$wgprof" run --quiet --warmup "$warmup" --iterations "$iterations" --json "$2" "$1" 2>"$2.err" || {
+  "$wgprof" run --quiet --warmup "$warmup" --iterations "$iterations" "${run_args[@]}" --json "$2" "$1" 2>"$2.err" || {
     echo "diff_bursty.sh: wgprof run $1 failed: $(cat "$2.err")" >&2
     exit 1
   }

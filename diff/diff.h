@@ -254,6 +254,9 @@ typedef struct diff_row {
                           a side), against the common change as iv is; NAN: untested */
     double rank_floor; /* the smallest p-value that rank test can give for as many runs */
     bool in_common;    /* a kernel that sets the common change */
+    bool reference;    /* wgprof's reference kernel (WGPROF_REFERENCE_KERNEL): the machine's speed
+                          (always in the common change, so never slower than it), out of the total
+                          and the geometric mean */
     diff_verdict verdict;
     bool fails;        /* its interval lies above 1 + fail_if_slower */
 } diff_row;

@@ -16,13 +16,17 @@
  *    kernels' typical change, with an interval that no longer holds how far whole runs moved.
  * 3. Which change is common. Changes against the typical one are known only up to a factor
  *    that every kernel shares; with few kernels (two: each is half the typical change) the
- *    typical change is not the common one. The common change is the one most kernels share
- *    (within the threshold of each other), read on the scale of the measured changes; between
- *    two groups of as many kernels, the one closer to no change. The measured scale is taken
- *    the two sides' median speeds (of their iterations, or of their runs without shared
- *    iterations). That choice is a guess where the groups are as large (two kernels, one of them
- *    changed): a side more loaded than the other on the whole can mislead it, and the report says
- *    so (common_guessed); the change of one group against the other stays measured either way.
+ *    typical change is not the common one. Where the runs hold wgprof's reference kernel
+ *    (`wgprof run --reference`, WGPROF_REFERENCE_KERNEL: work no change to the spec touches),
+ *    the common change is the reference's and that of the kernels within the threshold of it,
+ *    so that a change to every kernel of the spec is a change, not the machine. Without it, the
+ *    common change is the one most kernels share (within the threshold of each other), read on
+ *    the scale of the measured changes; between two groups of as many kernels, the one closer
+ *    to no change. The measured scale is taken the two sides' median speeds (of their
+ *    iterations, or of their runs without shared iterations). That choice is a guess where the
+ *    groups are as large (two kernels, one of them changed): a side more loaded than the other
+ *    on the whole can mislead it, and the report says so (common_guessed); the change of one
+ *    group against the other stays measured either way.
  * 4. Every row's change is then against that common change (its own bootstrap ratios over the
  *    common group's change), and the common change is a row of its own: the samples of the
  *    kernels that share it, each over its kernel's typical base median, compared as measured,
@@ -282,8 +286,11 @@ static bool choose_common(diff_result *r, const row_work *work, double measured_
         x[j] = a[j] * g;
     }
     double band = log1p(r->options.threshold), best_distance = INFINITY;
-    size_t best = 0, best_support = 0;
+    size_t best = 0, best_support = 0, reference = n;
     for (size_t j = 0; j < n; j++) {
+        reference = r->rows[row_of[j]].reference ? j : reference;
+    }
+    for (size_t j = 0; j < n && reference == n; j++) {
         size_t support = 0;
         for (size_t i = 0; i < n; i++) {
             support += fabs(log(x[i] / x[j])) <= band;
@@ -295,8 +302,10 @@ static bool choose_common(diff_result *r, const row_work *work, double measured_
             best_distance = distance;
         }
     }
+    /* wgprof's reference kernel, where the runs have it, is the machine: no guess. */
+    best = reference < n ? reference : best;
     /* Another group as large, apart from the one chosen: which moved was chosen by the scale. */
-    for (size_t j = 0; j < n; j++) {
+    for (size_t j = 0; j < n && reference == n; j++) {
         size_t support = 0;
         for (size_t i = 0; i < n; i++) {
             support += fabs(log(x[i] / x[j])) <= band;

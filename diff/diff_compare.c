@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "diff.h"
 
 /* The resamples of each run's own interval, for whether a side's runs disagree. */
@@ -52,6 +53,7 @@ static bool fill_row(diff_row *row, diff_pair *pair, diff_kind kind, const char 
                      const diff_series *new_, const diff_options *o)
 {
     *row = (diff_row){.kind = kind, .name = name, .p = NAN, .p_holm = NAN, .rank_p = NAN, .rank_floor = NAN};
+    row->reference = kind == DIFF_KERNEL && strcmp(name, WGPROF_REFERENCE_KERNEL) == 0;
     *pair = (diff_pair){base, new_};
     row->iv = row->raw = (diff_interval){NAN, NAN, NAN};
     if (!side_of(base, o, &row->base) || !side_of(new_, o, &row->new_)) {
@@ -258,7 +260,8 @@ static double geomean_of(const diff_result *r)
     size_t n = 0;
     for (size_t i = 0; i < r->row_count; i++) {
         const diff_row *row = &r->rows[i];
-        if (row->kind == DIFF_KERNEL && !isnan(row->p) && row->raw.ratio > 0 && isfinite(row->raw.ratio)) {
+        if (row->kind == DIFF_KERNEL && !row->reference && !isnan(row->p) && row->raw.ratio > 0 &&
+            isfinite(row->raw.ratio)) {
             sum += log(row->raw.ratio);
             n++;
         }

@@ -429,7 +429,9 @@ static bool take_dispatches(reader *r, const json_t *root, diff_profile *p)
         }
         s->skipped += !sample;
         p->invalid += !sample;
-        parts[i] = (iteration_part){it, sample ? ns : 0, sample};
+        /* The reference kernel is wgprof's, not the work compared: not in the total. */
+        bool reference = strcmp(json_string_value(kernel), WGPROF_REFERENCE_KERNEL) == 0;
+        parts[i] = reference ? (iteration_part){it, 0, true} : (iteration_part){it, sample ? ns : 0, sample};
     }
     p->dispatches = n;
     free(kernels.slots);

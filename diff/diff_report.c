@@ -216,22 +216,25 @@ static void put_machine(const diff_result *r, FILE *out, void (*text)(FILE *, co
         format_p(c->p_holm, p, sizeof p);
         format_p(c->rank_p, rank, sizeof rank);
         fprintf(out, "%scommon to %zu of %zu kernels (", start, r->common_kernels, r->compared);
-        bool first = true;
+        bool first = true, reference = false;
         for (size_t i = 0; i < r->row_count; i++) {
             if (r->rows[i].in_common) {
                 fputs(first ? "" : ", ", out);
                 text(out, r->rows[i].name);
                 first = false;
+                reference = reference || r->rows[i].reference;
             }
         }
-        fprintf(out, "): %s %s, p_holm %s, rank test %s: %s%s: the machine's speed, or a change that touches every "
-                     "kernel%s%s\n",
-                change, interval, p, rank, diff_verdict_str(c->verdict), c->fails ? " (fails)" : "",
+        fprintf(out, "): %s %s, p_holm %s, rank test %s: %s%s: %s%s%s\n", change, interval, p, rank,
+                diff_verdict_str(c->verdict), c->fails ? " (fails)" : "",
+                reference ? "the machine's speed, read from wgprof's reference kernel"
+                          : "the machine's speed, or a change that touches every kernel",
                 r->options.gate_common ? "" : " (not gated: --gate-common gates it)", end);
         if (r->common_guessed) {
             fprintf(out, "%sas many kernels moved the other way against these: which of the two groups changed is "
-                         "read from the sides' typical speeds, which a busy machine can mislead; the change of one "
-                         "group against the other is measured either way%s\n",
+                         "read from the sides' typical speeds, which a busy machine can mislead (runs made with "
+                         "'wgprof run --reference' settle it); the change of one group against the other is "
+                         "measured either way%s\n",
                     start, end);
         }
         for (int side = 0; side < 2; side++) {
@@ -250,7 +253,7 @@ static void put_machine(const diff_result *r, FILE *out, void (*text)(FILE *, co
         diff_format_change(r->geomean, g, sizeof g);
         size_t n = 0;
         for (size_t i = 0; i < r->row_count; i++) {
-            n += r->rows[i].kind == DIFF_KERNEL && !isnan(r->rows[i].p);
+            n += r->rows[i].kind == DIFF_KERNEL && !r->rows[i].reference && !isnan(r->rows[i].p);
         }
         fprintf(out, "%sgeometric mean of the kernels' changes as measured (%zu kernel%s): %s%s\n", start, n,
                 n == 1 ? "" : "s", g, end);
@@ -572,6 +575,7 @@ static json_t *row_json(const diff_row *row, bool separated)
                   separated && row->kind != DIFF_COMMON && !isnan(row->p) ? change_json(&row->iv) : json_null()) &&
               put(o, "p", number(row->p)) && put(o, "p_holm", number(row->p_holm)) &&
               put(o, "rank_p", number(row->rank_p)) && put(o, "in_common", json_boolean(row->in_common)) &&
+              put(o, "reference", json_boolean(row->reference)) &&
               put(o, "fails", json_boolean(row->fails));
     if (!ok) {
         json_decref(o);

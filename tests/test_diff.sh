@@ -51,6 +51,30 @@ run() { # SPEC REPORT [more options]
     return 1
   }
 }
+# --reference: wgprof's reference kernel in every iteration, a row of its own; the diff reads the
+# machine's speed from it (the common change is the reference's) and leaves it out of the total.
+if run base.json ref1.json --reference && run base.json ref2.json --reference; then
+  "$wgprof" diff --quiet --json ref-diff.json ref1.json ref2.json 2>ref-diff.err
+  python3 - ref1.json ref-diff.json <<'PY' >ref.check 2>&1 && ok || bad "--reference: $(cat ref.check)"
+import json, statistics, sys
+report, diff = (json.load(open(p)) for p in sys.argv[1:])
+counts = {k["name"]: k["count"] for k in report["kernels"]}
+if counts != {"fma": 40, "copy": 40, "(reference)": 10}:
+    sys.exit(f"kernels and counts {counts}: want the spec's and one (reference) an iteration")
+rows = {r["name"]: r for r in diff["kernels"]}
+ref = rows["(reference)"]
+if not ref["reference"] or not ref["in_common"] or rows["fma"]["reference"]:
+    sys.exit(f"the reference row: reference {ref['reference']}, in_common {ref['in_common']}")
+sums = {}
+for d in report["dispatches"]:
+    if d["kernel"] != "(reference)":
+        sums[d["iteration"]] = sums.get(d["iteration"], 0) + d["duration_ns"]
+want = statistics.median(sums.values())
+got = diff["total"]["base"]["median_ns"]
+if abs(got - want) > 1e-6 * want:
+    sys.exit(f"the total's base median {got}, want the spec's own dispatches' {want}")
+PY
+fi
 # verdicts DIFF_JSON: "name=verdict" for each kernel, the total and each scope, one a line.
 verdicts() {
   python3 -c 'import json, sys

@@ -7,6 +7,10 @@
  *   quiet in 19 of 20 or more, and --fail-if-slower 10 fails exactly where work slowed;
  * - every kernel 1.3x slower on a quiet machine: no kernel changes against the others, the
  *   common line is slower, and the gate fails on it only with gate_common;
+ * - the same with wgprof's reference kernel beside the two (`wgprof run --reference`): which
+ *   kernel moved is no guess, work slower and steady quiet in every draw; every kernel of the
+ *   spec 1.3x slower against an unchanged reference: each of them slower, not the machine; one
+ *   kernel and the reference: separated; the reference never gated nor in the geometric mean;
  * - one kernel: the common change is not separated, the change is as measured;
  * - four runs a side that overlap: the bootstrap alone would say slower, the runs' rank test
  *   does not, and the verdict waits for both;
@@ -18,6 +22,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "common.h"
 #include "diff.h"
 
 /* The test's own generator (not the one under test): xorshift64*, restarted by each test, so
@@ -162,6 +167,79 @@ static void test_bursty_load(void)
            "in %d, its interval holding 1.5 in %d\n", moved, ROUNDS, caught, covered);
     /* The load is what the method is for: as measured, the change is lost in most rounds. */
     CHECK_MSG(measured_missed >= 10, "as measured, missed in %d of %d rounds", measured_missed, ROUNDS);
+}
+
+/* The bursty load of test_bursty_load with wgprof's reference kernel in every iteration: the
+ * machine's speed is read from it, so which kernel moved is no guess. */
+static void test_reference_settles(void)
+{
+    g_state = SEED;
+    const char *names[] = {"work", "steady", WGPROF_REFERENCE_KERNEL};
+    const double centers[] = {20000, 12000, 8000}, same[] = {1, 1, 1}, slower[] = {1.5, 1, 1};
+    const load busy = {5, 0.03, true};
+    diff_options o;
+    diff_default_options(&o);
+    o.fail_if_slower = 0.10;
+    int right = 0, rerun_quiet = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        diff_profile base = make_side(3, names, centers, same, &busy);
+        diff_profile slow = make_side(3, names, centers, slower, &busy);
+        diff_profile again = make_side(3, names, centers, same, &busy);
+        diff_result r, q;
+        CHECK(diff_compare(&base, &slow, &o, &r) == DIFF_OK);
+        CHECK(diff_compare(&base, &again, &o, &q) == DIFF_OK);
+        const diff_row *work = row_named(&r, "work"), *steady = row_named(&r, "steady"),
+                       *reference = row_named(&r, WGPROF_REFERENCE_KERNEL);
+        right += work->verdict == DIFF_SLOWER && work->fails && steady->verdict == DIFF_NO_CHANGE && steady->in_common &&
+                 reference->in_common && !r.common_guessed && r.failed;
+        rerun_quiet += row_named(&q, "work")->verdict == DIFF_NO_CHANGE &&
+                       row_named(&q, "steady")->verdict == DIFF_NO_CHANGE && !q.failed;
+        CHECK(reference->reference && !work->reference && !reference->fails);
+        /* the geometric mean is the spec's two kernels' */
+        CHECK(fabs(r.geomean - sqrt(work->raw.ratio * steady->raw.ratio)) < 1e-9);
+        diff_result_free(&r);
+        diff_result_free(&q);
+        free_side(&base);
+        free_side(&slow);
+        free_side(&again);
+    }
+    CHECK_MSG(right >= 19, "with the reference: work slower, steady quiet, no guess in %d of %d rounds", right, ROUNDS);
+    CHECK_MSG(rerun_quiet >= 19, "with the reference: a rerun quiet in %d of %d rounds", rerun_quiet, ROUNDS);
+    printf("two kernels and the reference on a bursty machine: right in %d of %d rounds, reruns quiet in %d\n", right,
+           ROUNDS, rerun_quiet);
+}
+
+/* Every kernel of the spec 1.3x slower, the reference unchanged: a change of the spec's, not the
+ * machine (without the reference it is the common line: test_common_change). One kernel and the
+ * reference: separated. */
+static void test_reference_against_all(void)
+{
+    g_state = SEED;
+    const char *names[] = {"a", "b", WGPROF_REFERENCE_KERNEL};
+    const double centers[] = {1000, 3000, 2000}, same[] = {1, 1, 1}, all[] = {1.3, 1.3, 1};
+    const load quiet = {1, 0, false};
+    diff_options o;
+    diff_default_options(&o);
+    o.fail_if_slower = 0.10;
+    for (size_t k = 2; k <= 3; k++) { /* "b" and the reference, then all three */
+        const char *const *n = k == 2 ? names + 1 : names;
+        const double *c = k == 2 ? centers + 1 : centers, *s = k == 2 ? same + 1 : same, *a = k == 2 ? all + 1 : all;
+        diff_profile base = make_side(k, n, c, s, &quiet);
+        diff_profile slow = make_side(k, n, c, a, &quiet);
+        diff_result r;
+        CHECK(diff_compare(&base, &slow, &o, &r) == DIFF_OK);
+        CHECK_MSG(r.separated && r.common_kernels == 1 && !r.common_guessed && r.common.verdict == DIFF_NO_CHANGE,
+                  "%zu kernels: common to %zu, %s", k, r.common_kernels, diff_verdict_str(r.common.verdict));
+        for (size_t i = 0; i + 1 < k; i++) {
+            const diff_row *row = row_named(&r, n[i]);
+            CHECK_MSG(row->verdict == DIFF_SLOWER && !row->in_common && row->fails && fabs(row->iv.ratio - 1.3) < 0.02,
+                      "%s: %s %.3f against the reference", n[i], diff_verdict_str(row->verdict), row->iv.ratio);
+        }
+        CHECK(r.failed && row_named(&r, WGPROF_REFERENCE_KERNEL)->in_common);
+        diff_result_free(&r);
+        free_side(&base);
+        free_side(&slow);
+    }
 }
 
 /* Whole runs 1.5x apart on top of the bursts (runs on different machines), three kernels: the
@@ -322,6 +400,8 @@ int main(void)
     test_one_kernel();
     test_common_change();
     test_bursty_load();
+    test_reference_settles();
+    test_reference_against_all();
     test_whole_runs();
     return check_summary();
 }
