@@ -254,9 +254,8 @@ typedef struct diff_row {
                           a side), against the common change as iv is; NAN: untested */
     double rank_floor; /* the smallest p-value that rank test can give for as many runs */
     bool in_common;    /* a kernel that sets the common change */
-    bool reference;    /* wgprof's reference kernel (WGPROF_REFERENCE_KERNEL): the machine's speed
-                          (always in the common change, so never slower than it), out of the total
-                          and the geometric mean */
+    bool reference;    /* wgprof's reference kernel (WGPROF_REFERENCE_KERNEL): the machine's speed,
+                          out of the total and the geometric mean */
     diff_verdict verdict;
     bool fails;        /* its interval lies above 1 + fail_if_slower */
 } diff_row;
@@ -295,6 +294,8 @@ typedef struct diff_result {
     size_t common_kernels;  /* of which set the common change */
     bool common_guessed;    /* another group of as many kernels moved against them: which group
                                changed is a guess (two kernels, one changed) */
+    bool common_not_machine; /* the reference kernel (WGPROF_REFERENCE_KERNEL) is outside the
+                                common group: the common change is the spec's, gated */
     diff_row common;        /* kind DIFF_COMMON; verdict DIFF_TOO_FEW where not separated */
     double *base_speed, *new_speed; /* each run's speed factor (1: the base's typical run), one
                                        per run of each side, NULL where not separated */

@@ -16,17 +16,19 @@
  *    kernels' typical change, with an interval that no longer holds how far whole runs moved.
  * 3. Which change is common. Changes against the typical one are known only up to a factor
  *    that every kernel shares; with few kernels (two: each is half the typical change) the
- *    typical change is not the common one. Where the runs hold wgprof's reference kernel
- *    (`wgprof run --reference`, WGPROF_REFERENCE_KERNEL: work no change to the spec touches),
- *    the common change is the reference's and that of the kernels within the threshold of it,
- *    so that a change to every kernel of the spec is a change, not the machine. Without it, the
- *    common change is the one most kernels share (within the threshold of each other), read on
- *    the scale of the measured changes; between two groups of as many kernels, the one closer
- *    to no change. The measured scale is taken the two sides' median speeds (of their
- *    iterations, or of their runs without shared iterations). That choice is a guess where the
- *    groups are as large (two kernels, one of them changed): a side more loaded than the other
- *    on the whole can mislead it, and the report says so (common_guessed); the change of one
- *    group against the other stays measured either way.
+ *    typical change is not the common one. The common change is the one most kernels share
+ *    (within the threshold of each other), read on the scale of the measured changes; between
+ *    two groups of as many kernels, the one holding wgprof's reference kernel where the runs
+ *    have it (`wgprof run --reference`, WGPROF_REFERENCE_KERNEL: work no change to the spec
+ *    touches), else the one closer to no change. The measured scale is taken the two sides'
+ *    median speeds (of their iterations, or of their runs without shared iterations). That
+ *    last choice is a guess where the groups are as large (two kernels, one of them changed): a
+ *    side more loaded than the other on the whole can mislead it, and the report says so
+ *    (common_guessed); the change of one group against the other stays measured either way.
+ *    A reference outside the common group (more kernels moved together than stayed with it)
+ *    says that the common change is the spec's, not the machine's (common_not_machine): it is
+ *    then gated as the kernels are. The reference alone does not set the common change: it is
+ *    one kernel, one dispatch an iteration, as noisy as any.
  * 4. Every row's change is then against that common change (its own bootstrap ratios over the
  *    common group's change), and the common change is a row of its own: the samples of the
  *    kernels that share it, each over its kernel's typical base median, compared as measured,
@@ -290,28 +292,35 @@ static bool choose_common(diff_result *r, const row_work *work, double measured_
     for (size_t j = 0; j < n; j++) {
         reference = r->rows[row_of[j]].reference ? j : reference;
     }
-    for (size_t j = 0; j < n && reference == n; j++) {
+    bool best_with_reference = false;
+    for (size_t j = 0; j < n; j++) {
         size_t support = 0;
         for (size_t i = 0; i < n; i++) {
             support += fabs(log(x[i] / x[j])) <= band;
         }
         double distance = fabs(log(x[j]));
-        if (support > best_support || (support == best_support && distance < best_distance)) {
+        bool with_reference = reference < n && fabs(log(x[reference] / x[j])) <= band;
+        if (support > best_support ||
+            (support == best_support && (with_reference > best_with_reference ||
+                                         (with_reference == best_with_reference && distance < best_distance)))) {
             best = j;
             best_support = support;
             best_distance = distance;
+            best_with_reference = with_reference;
         }
     }
-    /* wgprof's reference kernel, where the runs have it, is the machine: no guess. */
-    best = reference < n ? reference : best;
-    /* Another group as large, apart from the one chosen: which moved was chosen by the scale. */
-    for (size_t j = 0; j < n && reference == n; j++) {
+    /* Another group as large, apart from the one chosen: which moved was chosen by the scale,
+     * unless the reference kernel, which no change touches, chose it. */
+    for (size_t j = 0; j < n && !best_with_reference; j++) {
         size_t support = 0;
         for (size_t i = 0; i < n; i++) {
             support += fabs(log(x[i] / x[j])) <= band;
         }
         r->common_guessed = r->common_guessed || (support == best_support && fabs(log(x[j] / x[best])) > band);
     }
+    /* More kernels moved together than stayed with the reference: a change to them, not the
+     * machine's speed. */
+    r->common_not_machine = reference < n && !best_with_reference;
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (fabs(log(x[i] / x[best])) <= band) {

@@ -244,7 +244,8 @@ static bool judge(diff_result *r)
          * from them alone, and its interval is narrower than runs that move apart allow. */
         bool ranks_agree = isnan(row->rank_p) || row->rank_floor >= alpha || row->rank_p < alpha;
         row->verdict = row->p_holm < alpha && ranks_agree ? diff_verdict_of(&row->iv, o->threshold) : DIFF_NO_CHANGE;
-        bool gated = row->kind == DIFF_KERNEL || row->kind == DIFF_TOTAL || (row->kind == DIFF_COMMON && o->gate_common);
+        bool gated = (row->kind == DIFF_KERNEL && !row->reference) || row->kind == DIFF_TOTAL ||
+                     (row->kind == DIFF_COMMON && (o->gate_common || r->common_not_machine));
         row->fails = gated && o->fail_if_slower >= 0 && row->verdict == DIFF_SLOWER && row->iv.lo > 1.0 + o->fail_if_slower;
         r->failed = r->failed || row->fails;
     }

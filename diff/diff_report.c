@@ -225,11 +225,14 @@ static void put_machine(const diff_result *r, FILE *out, void (*text)(FILE *, co
                 reference = reference || r->rows[i].reference;
             }
         }
+        const char *what = reference ? "the machine's speed, as wgprof's reference kernel moved with them"
+                           : r->common_not_machine
+                               ? "a change that touches these kernels, not the machine: wgprof's reference kernel did "
+                                 "not move with them (gated)"
+                               : "the machine's speed, or a change that touches every kernel";
         fprintf(out, "): %s %s, p_holm %s, rank test %s: %s%s: %s%s%s\n", change, interval, p, rank,
-                diff_verdict_str(c->verdict), c->fails ? " (fails)" : "",
-                reference ? "the machine's speed, read from wgprof's reference kernel"
-                          : "the machine's speed, or a change that touches every kernel",
-                r->options.gate_common ? "" : " (not gated: --gate-common gates it)", end);
+                diff_verdict_str(c->verdict), c->fails ? " (fails)" : "", what,
+                r->options.gate_common || r->common_not_machine ? "" : " (not gated: --gate-common gates it)", end);
         if (r->common_guessed) {
             fprintf(out, "%sas many kernels moved the other way against these: which of the two groups changed is "
                          "read from the sides' typical speeds, which a busy machine can mislead (runs made with "
@@ -668,6 +671,7 @@ static json_t *result_json(const diff_result *r)
          put(o, "kernels_compared", json_integer((json_int_t)r->compared)) &&
          put(o, "separated", json_boolean(r->separated)) &&
          put(o, "common_guessed", json_boolean(r->common_guessed)) &&
+         put(o, "common_not_machine", json_boolean(r->common_not_machine)) &&
          put(o, "common", r->separated ? row_json(&r->common, true) : json_null()) &&
          put(o, "speed", speed_json(r)) && put(o, "geomean_ratio", number(r->geomean)) &&
          put(o, "gate_common", json_boolean(r->options.gate_common)) &&
