@@ -4,13 +4,25 @@
 #   1. what a timestamp costs the hardware: bench/vk_timestamp_cost, a raw Vulkan program (33
 #      dispatches with barriers; bracketed, one per dispatch, back to back);
 #   2. the demo's decode step as an unmodified program (`wgprof demo`, its own step times), on
-#      each implementation, in interleaved rounds: plain; under `record --via vulkan` (every
-#      dispatch timed, and --sample-every 10); under the in-library graph profiler's chain;
+#      each implementation, in interleaved rounds: plain; under `record` (--via auto: the layer
+#      times, the webgpu.h library passes the names down; every dispatch timed, --sample-every
+#      10, and --sample-every 1000000: the hooks with no command buffer timed after the first);
+#      under the in-library graph profiler's chain;
 #   3. per-kernel medians: the layer's report and the graph profiler's `inside` strategy on the
-#      same program (layer-IMPL.json, graph-inside-IMPL.json).
+#      same program (layer-IMPL.json, graph-inside-IMPL.json, 200 steps; medians.txt);
+#   4. the layer's GPU cost per timestamp on each implementation: bench/bench_phases plain and
+#      under the layer (phases-IMPL-{plain,layer}.json); its `none` variants' GPU span grows by
+#      the layer's timestamps inside it (the layer's table of that run, in err.log, gives its
+#      rows);
+#   5. the layer's host cost per dispatch: bench/vk_record_cost plain and under the layer, PAIRS
+#      interleaved pairs of processes (host-IMPL.N.json, host_cost.txt).
+# With COMPARE=DIR (a second tree: DIR/cli/wgprof beside DIR/layer and DIR/record, another build
+# of the layer), step 2 also runs the demo under DIR's record ("layer-compare", every dispatch
+# timed), and step 4 under DIR's layer (phases-IMPL-compare.json), interleaved with the rest.
+# Everything is also packed into results.tgz.
 # Run from the tree's root with the built wgprof, libwgprof.so.0, the layer and its manifest, the
-# preload library and vk_timestamp_cost copied into .device/build/ (cli/, layer/, record/,
-# bench/), the .deb files in .gl/ (scripts/device-env.sh), and OUT naming a folder for the results.
+# preload library, vk_timestamp_cost and bench_phases copied into .device/build/ (cli/, layer/,
+# record/, bench/), the .deb files in .gl/ (scripts/device-env.sh), and OUT naming a folder for the results.
 set -u
 root="$PWD"
 . scripts/device-env.sh "$OUT/env"
@@ -37,15 +49,46 @@ for impl in wgpu-native dawn; do
   "$W" --webgpu $impl info | head -4
   for rep in $(seq "$REPS"); do
     run "$impl plain $rep" "$W" --webgpu $impl "${demo[@]}"
-    run "$impl layer $rep" "$W" --webgpu $impl record --via vulkan -- "$W" --webgpu $impl "${demo[@]}"
-    run "$impl layer-sample10 $rep" "$W" --webgpu $impl record --via vulkan --sample-every 10 -- \
+    run "$impl layer $rep" "$W" --webgpu $impl record -- "$W" --webgpu $impl "${demo[@]}"
+    run "$impl layer-sample10 $rep" "$W" --webgpu $impl record --sample-every 10 -- \
       "$W" --webgpu $impl "${demo[@]}"
+    run "$impl layer-untimed $rep" "$W" --webgpu $impl record --sample-every 1000000 -- \
+      "$W" --webgpu $impl "${demo[@]}"
+    if [ -n "${COMPARE:-}" ]; then
+      run "$impl layer-compare $rep" "$COMPARE/cli/wgprof" --webgpu $impl record -- "$W" --webgpu $impl "${demo[@]}"
+    fi
     run "$impl graph-chain $rep" env WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY=chain "$W" --webgpu $impl "${demo[@]}" --quiet
   done | tee -a times.txt
-  "$W" --webgpu $impl record --via vulkan --json layer-$impl.json -- "$W" --webgpu $impl demo --warmup 20 \
-    --iterations 500 >/dev/null 2>>err.log
-  WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY=inside "$W" --webgpu $impl demo --warmup 20 --iterations 500 --quiet \
+  "$W" --webgpu $impl record --json layer-$impl.json -- "$W" --webgpu $impl demo --warmup 20 \
+    --iterations 200 >/dev/null 2>>err.log
+  WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY=inside "$W" --webgpu $impl demo --warmup 20 --iterations 200 --quiet \
     --json graph-inside-$impl.json >/dev/null 2>>err.log
-  ls -la layer-$impl.json graph-inside-$impl.json
+  WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-plain.json 2>>err.log
+  "$W" --webgpu $impl record --via vulkan -- \
+    env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-layer.json 2>>err.log
+  if [ -n "${COMPARE:-}" ]; then
+    "$COMPARE/cli/wgprof" --webgpu $impl record --via vulkan -- \
+      env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-compare.json 2>>err.log
+  fi
+  ls -la layer-$impl.json graph-inside-$impl.json phases-*-$impl.json
 done
+for pair in $(seq "${PAIRS:-5}"); do
+  for how in plain layer; do
+    cmd=("$root/.device/build/bench/vk_record_cost" 11 --dispatches 10000)
+    [ $how = layer ] && cmd=("$W" record --via vulkan -- "${cmd[@]}")
+    "${cmd[@]}" >host-$how.$pair.json 2>>err.log
+    echo "$how $pair $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["median_ns_per_dispatch"])' host-$how.$pair.json)"
+  done
+done | tee host_cost.txt
+# Per-kernel medians of each report, side by side (the reports themselves are large).
+python3 - graph-inside-*.json layer-*.json >medians.txt <<'PY' || true
+import json, statistics, sys
+for path in sys.argv[1:]:
+    times = {}
+    for d in json.load(open(path))["dispatches"]:
+        if d.get("valid") and d.get("duration_ns") is not None:
+            times.setdefault(d["kernel"], []).append(d["duration_ns"] / 1e3)
+    print(path, " ".join(f"{k}={statistics.median(v):.3f}/{len(v)}" for k, v in sorted(times.items())))
+PY
 tail -n 20 err.log
+tar czf results.tgz --exclude=results.tgz --exclude=env -- *

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""The figures of BENCHMARKS.md section 14 ("On the H200") from scripts/device-layer.sh's folder.
+
+Prints, from the raw files alone:
+  1. timestamp_cost.json: the raw Vulkan program's GPU cost per timestamp (bracketed, chain,
+     back to back), medians of its rounds;
+  2. phases-IMPL-{plain,layer,compare}.json: the growth of bench_phases' `none` variants' GPU
+     span under the layer (and under COMPARE's), per layer timestamp inside the span
+     (TIMESTAMPS_IN_SPAN below), against the raw program's chain figure: the layer's GPU cost
+     per timestamp and its ratio, and the host times (encode, submit, wait, wall) beside;
+  3. times.txt: the demo's step time per configuration, the median of its runs, and plain's
+     median over each configuration's (the throughput);
+  4. host_cost.txt: vk_record_cost's host ns per dispatch, plain and under the layer, the median
+     of the pairs' differences;
+  5. layer-IMPL.json and graph-inside-IMPL.json (in results.tgz): per-kernel medians, the
+     layer's against the graph profiler's `inside`, for the kernels whose pipeline serves one
+     node (their names match once the entry point is cut), and each report's mean step: the sum
+     of its durations over the steps.
+Usage: bench/layer_summary.py FOLDER
+"""
+import json
+import os
+import statistics
+import sys
+
+# The layer's timestamps between bench_phases' two bracketing timestamps, in its `none` variants
+# (33 dispatches): Dawn records a WebGPU command buffer as one Vulkan command buffer, each
+# dispatch gets one timestamp before it (the one after the last comes after the bracket's end);
+# wgpu-native records each pass in a Vulkan command buffer of its own, whose end the layer also
+# marks: two a dispatch. Seen in the layer's own report of bench_phases on lavapipe (rows per
+# command buffer: 33 on Dawn; 1, in 33 buffers an execute, on wgpu-native).
+TIMESTAMPS_IN_SPAN = {"dawn": {"pass_per_dispatch": 33, "single_pass": 33},
+                      "wgpu-native": {"pass_per_dispatch": 66, "single_pass": 33}}
+
+
+def load(folder, name):
+    path = os.path.join(folder, name)
+    return path if os.path.exists(path) else None
+
+
+def timestamp_cost(folder):
+    path = load(folder, "timestamp_cost.json")
+    if not path:
+        return None
+    d = json.load(open(path))
+    print("1. raw Vulkan, us of GPU time per timestamp (%s, %d rounds):" % (d["device"], d["rounds"]))
+    for name, v in d["variants"].items():
+        if "us_per_timestamp" in v:
+            print("   %-13s %.4f  (step %.3f us against none's %.3f)" % (name, v["us_per_timestamp"],
+                                                                     v["median_us_per_step"],
+                                                                     d["variants"]["none"]["median_us_per_step"]))
+    return d["variants"]["chain"]["us_per_timestamp"]
+
+
+def phases(folder, raw_chain):
+    print("2. the layer's GPU cost per timestamp (bench_phases' `none` span, layer - plain):")
+    for impl in ("wgpu-native", "dawn"):
+        spans = {}
+        for which in ("plain", "layer", "compare"):
+            path = load(folder, "phases-%s-%s.json" % (impl, which))
+            for v in json.load(open(path))["variants"] if path else []:
+                if v["scheme"] == "none" and "gpu_span_us" in v:
+                    spans.setdefault(v["layout"], {})[which] = (v["gpu_span_us"], v["median_us"])
+        for layout, s in spans.items():
+            print("   %-11s %-17s host, median us: plain %s" % (impl, layout, s["plain"][1]))
+            for which in ("layer", "compare"):
+                if which not in s:
+                    continue
+                grow = s[which][0] - s["plain"][0]
+                n = TIMESTAMPS_IN_SPAN[impl][layout]
+                each = grow / n
+                ratio = " (%.2fx the raw chain's)" % (each / raw_chain) if raw_chain else ""
+                print("   %-11s %-17s %-7s span %.2f -> %.2f us: +%.2f us for %d timestamps: %.3f us each%s"
+                      % ("", "", which, s["plain"][0], s[which][0], grow, n, each, ratio))
+                print("   %-11s %-17s %-7s host, median us: %s" % ("", "", which, s[which][1]))
+
+
+def times(folder):
+    path = load(folder, "times.txt")
+    if not path:
+        return
+    runs = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 4 and f[3] not in ("", "0"):
+            try:
+                runs.setdefault((f[0], f[1]), []).append(float(f[3]))
+            except ValueError:
+                pass
+    print("3. the demo's decode step, us a step (median of the runs; throughput plain / configuration):")
+    for impl in ("wgpu-native", "dawn"):
+        plain = runs.get((impl, "plain"))
+        if not plain:
+            continue
+        for (i, config), v in sorted(runs.items()):
+            if i == impl:
+                m = statistics.median(v)
+                print("   %-11s %-15s %8.1f  (%d runs, %.1f to %.1f)  throughput %.3f"
+                      % (impl, config, m, len(v), min(v), max(v), statistics.median(plain) / m))
+
+
+def host(folder):
+    path = load(folder, "host_cost.txt")
+    if not path:
+        return
+    by = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) == 3:
+            by.setdefault(f[1], {})[f[0]] = float(f[2])
+    pairs = [p["layer"] - p["plain"] for p in by.values() if "layer" in p and "plain" in p]
+    if pairs:
+        print("4. host ns per dispatch (vk_record_cost): plain %s, layer %s; the layer's cost, median of %d pairs: %.1f"
+              % ([p.get("plain") for p in by.values()], [p.get("layer") for p in by.values()], len(pairs),
+                 statistics.median(pairs)))
+
+
+def report_medians(path):
+    """Per kernel: (median us, count); and the mean step: every duration's sum over the steps
+    (one `embedding` a step; the layer's iterations are command buffers, not steps)."""
+    d = json.load(open(path))
+    times = {}
+    for x in d["dispatches"]:
+        if x.get("valid") and x.get("duration_ns") is not None:
+            times.setdefault(x["kernel"], []).append(x["duration_ns"] / 1e3)
+    steps = sum(len(v) for k, v in times.items() if k.split(":")[0] == "embedding")
+    total = sum(sum(v) for v in times.values())
+    return {k: (statistics.median(v), len(v)) for k, v in times.items()}, total / steps if steps else float("nan")
+
+
+def medians(folder):
+    print("5. per-kernel medians, us: the layer against the graph profiler's `inside` (same program,"
+          " the reports of step 3; the kernels whose pipeline serves one node of the demo):")
+    for impl in ("wgpu-native", "dawn"):
+        graph_path, layer_path = load(folder, "graph-inside-%s.json" % impl), load(folder, "layer-%s.json" % impl)
+        if not graph_path or not layer_path:
+            continue
+        (graph, graph_step), (layer, layer_step) = report_medians(graph_path), report_medians(layer_path)
+        for name, (m, n) in sorted(layer.items()):
+            node = name.split(":")[0]
+            if node in graph:
+                g = graph[node][0]
+                print("   %-11s %-20s layer %8.3f (%d)  inside %8.3f  %+7.3f us  %+6.1f%%"
+                      % (impl, node, m, n, g, m - g, 100 * (m / g - 1)))
+        print("   %-11s %-20s layer %8.1f  inside %8.1f  (every duration over the steps; the layer's"
+              " holds its copies and clears)" % (impl, "a step, mean", layer_step, graph_step))
+
+
+def main(folder):
+    raw_chain = timestamp_cost(folder)
+    phases(folder, raw_chain)
+    times(folder)
+    host(folder)
+    medians(folder)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
