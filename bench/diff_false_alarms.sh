@@ -10,7 +10,8 @@
 #   bench/diff_false_alarms.sh WGPROF [PAIRS] [ITERATIONS] [THRESHOLD] [RUNS]
 # PAIRS default 20, ITERATIONS (measured per run, after 3 warm-up) default 10, THRESHOLD (%) the
 # diff's default 5, RUNS (reports a side, each its own process; the two sides' runs made in
-# turn, a b a b ..., and compared as `wgprof diff A1 .. vs B1 ..`) default 1.
+# turn, a b a b ..., and compared as `wgprof diff A1 .. vs B1 ..`) default 1. RUN_ARGS: more
+# options for every run (e.g. --reference).
 set -uo pipefail
 wgprof="$1"
 pairs="${2:-20}"
@@ -45,7 +46,8 @@ spec 2000 >"$dir/base.json"
 spec 3000 >"$dir/slow.json"
 
 run() { # $1: spec, $2: report
-  "$wgprof" run --quiet --iterations "$iterations" --json "$2" "$1" 2>"$dir/err" || {
+  # shellcheck disable=SC2086 # RUN_ARGS: words
+  "$wgprof" run --quiet --iterations "$iterations" ${RUN_ARGS:-} --json "$2" "$1" 2>"$dir/err" || {
     echo "wgprof run failed: $(cat "$dir/err")" >&2
     exit 1
   }
