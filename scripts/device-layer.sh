@@ -9,7 +9,8 @@
 #      10, and --sample-every 1000000: the hooks with no command buffer timed after the first);
 #      under the in-library graph profiler's chain;
 #   3. per-kernel medians: the layer's report and the graph profiler's `inside` strategy on the
-#      same program (layer-IMPL.json, graph-inside-IMPL.json, 200 steps; medians.txt);
+#      same program (layer-IMPL.json, graph-inside-IMPL.json, 200 steps: bench/layer_summary.py
+#      compares them);
 #   4. the layer's GPU cost per timestamp on each implementation: bench/bench_phases plain and
 #      under the layer (phases-IMPL-{plain,layer}.json); its `none` variants' GPU span grows by
 #      the layer's timestamps inside it (the layer's table of that run, in err.log, gives its
@@ -80,15 +81,5 @@ for pair in $(seq "${PAIRS:-5}"); do
     echo "$how $pair $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["median_ns_per_dispatch"])' host-$how.$pair.json)"
   done
 done | tee host_cost.txt
-# Per-kernel medians of each report, side by side (the reports themselves are large).
-python3 - graph-inside-*.json layer-*.json >medians.txt <<'PY' || true
-import json, statistics, sys
-for path in sys.argv[1:]:
-    times = {}
-    for d in json.load(open(path))["dispatches"]:
-        if d.get("valid") and d.get("duration_ns") is not None:
-            times.setdefault(d["kernel"], []).append(d["duration_ns"] / 1e3)
-    print(path, " ".join(f"{k}={statistics.median(v):.3f}/{len(v)}" for k, v in sorted(times.items())))
-PY
 tail -n 20 err.log
 tar czf results.tgz --exclude=results.tgz --exclude=env -- *
