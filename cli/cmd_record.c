@@ -659,11 +659,18 @@ static void print_how(const results_folder *r, const char *json)
     size_t len = strcspn(at, "\"\\\n");
     char implementation[256];
     snprintf(implementation, sizeof implementation, "%.*s", (int)len, at);
+    /* What a layer row holds depends on how the implementation records (one command buffer for
+     * many passes, or one a pass): said in the terms that hold for both. */
+    static const char layer_rows[] = "a dispatch's time runs from the layer's timestamp before it to the next one in "
+                                     "its command buffer (the next dispatch's or run of transfer work's, or the "
+                                     "buffer's end)";
     if (strcmp(implementation, RECORD_LAYER_WITH_LABELS) == 0) {
-        fprintf(stderr, "timed by wgprof's Vulkan layer; kernels named after the labels given through webgpu.h\n");
+        fprintf(stderr, "timed by wgprof's Vulkan layer; kernels named after the labels given through webgpu.h; %s\n",
+                layer_rows);
     } else if (strcmp(implementation, WGPROF_LAYER_IMPLEMENTATION) == 0) {
         fprintf(stderr, "timed by wgprof's Vulkan layer; kernels named after Vulkan debug-utils names, else the "
-                        "SPIR-V\n");
+                        "SPIR-V; %s\n",
+                layer_rows);
     } else {
         fprintf(stderr, "timed through webgpu.h, with the timestamp queries of %s\n",
                 implementation[0] ? implementation : "the implementation");
