@@ -168,6 +168,14 @@ bool diff_ratio_interval(const diff_samples *base, const diff_samples *new_, uns
  * the same draws as diff_ratio_interval's for the same seed. Nothing where a side is empty. */
 void diff_bootstrap_ratios(const diff_samples *base, const diff_samples *new_, unsigned resamples, uint64_t seed,
                            double *out);
+/* The same ratios in the order drawn. A resample's draws depend on the seed and on the sides'
+ * runs and blocks alone: rows whose sides have the same runs and blocks, drawn with one seed,
+ * are drawn from the same runs and blocks in each resample (diff_common.c reads one row's change
+ * against others' that way). */
+void diff_bootstrap_draws(const diff_samples *base, const diff_samples *new_, unsigned resamples, uint64_t seed,
+                          double *out);
+/* `n` values sorted ascending. */
+void diff_sort(double *v, size_t n);
 /* The interval of `ratio` from `n` sorted bootstrap ratios, each divided by `scale` (1: as they
  * are), and the two-sided p-value of no change: the larger of a normal tail from the spread of
  * the logarithms of the ratios (not bounded below by 1 / n) and the share of the ratios on the

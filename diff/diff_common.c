@@ -33,6 +33,12 @@
  *    common group's change), and the common change is a row of its own: the samples of the
  *    kernels that share it, each over its kernel's typical base median, compared as measured,
  *    with the interval of whole runs (wide where the machine's load moved whole runs).
+ * 5. Kernels whose sides have the same runs and blocks (a spec's, the demo's: every kernel in
+ *    every iteration) are resampled together, one draw of runs and blocks for all of them in
+ *    each resample, so that each resample has its own common change (the median of the common
+ *    group's ratios there) and a row's change against it carries the common change's own error
+ *    too: with a small common group (one kernel and wgprof's reference) that error is not
+ *    small.
  * With one kernel the machine's speed cannot be told from the kernel's change: every row's
  * change is as measured.
  *
@@ -83,6 +89,8 @@ typedef struct row_work {
     diff_samples adj_base, adj_new; /* samples over their iteration's (or run's) speed */
     double adj_ratio;               /* the ratio of the adjusted medians */
     double *ratios;                 /* its bootstrap ratios, sorted (adjusted where separated) */
+    double *draws;                  /* the same in the order drawn, where drawn with the other
+                                       kernels' (5. above); NULL otherwise */
 } row_work;
 
 /* Each run's median of `s` into by_run[0 .. runs) (its run numbers on its side), NAN for a run
@@ -437,6 +445,7 @@ static bool fill_common(diff_result *r, const row_work *work, const double *typi
 static bool bootstrap_rows(diff_result *r, row_work *work, const side_speed *base_speed, const side_speed *new_speed)
 {
     const diff_options *o = &r->options;
+    const diff_samples *shape_base = NULL, *shape_new = NULL; /* the first kernel's, for joint draws */
     for (size_t i = 0; i < r->row_count; i++) {
         row_work *w = &work[i];
         if (!w->tested) {
@@ -456,10 +465,72 @@ static bool bootstrap_rows(diff_result *r, row_work *work, const side_speed *bas
         }
         double mb = diff_median(b->sorted, b->count), mn = diff_median(n->sorted, n->count);
         w->adj_ratio = mb > 0 ? mn / mb : (mn > 0 ? INFINITY : 1.0);
-        diff_bootstrap_ratios(b, n, o->resamples, diff_row_seed(o->seed, r->rows[i].kind, r->rows[i].name) ^ (base_speed ? 1 : 0),
-                              w->ratios);
+        if (base_speed && r->rows[i].kind == DIFF_KERNEL && !shape_base) {
+            shape_base = &w->base->samples;
+            shape_new = &w->new_->samples;
+        }
+        bool joint = base_speed && r->rows[i].kind == DIFF_KERNEL && same_shape(&w->base->samples, shape_base) &&
+                     same_shape(&w->new_->samples, shape_new);
+        if (joint) {
+            w->draws = malloc((size_t)o->resamples * sizeof *w->draws);
+            if (!w->draws) {
+                return false;
+            }
+            diff_bootstrap_draws(b, n, o->resamples, diff_row_seed(o->seed, DIFF_KERNEL, "") ^ 1, w->draws);
+            memcpy(w->ratios, w->draws, (size_t)o->resamples * sizeof *w->ratios);
+            diff_sort(w->ratios, o->resamples);
+        } else {
+            diff_bootstrap_ratios(b, n, o->resamples,
+                                  diff_row_seed(o->seed, r->rows[i].kind, r->rows[i].name) ^ (base_speed ? 1 : 0),
+                                  w->ratios);
+        }
     }
     return true;
+}
+
+/* Whether every kernel of the common group was drawn with the others (5. above). */
+static bool common_drawn_jointly(const diff_result *r, const row_work *work)
+{
+    size_t members = 0;
+    for (size_t i = 0; i < r->row_count; i++) {
+        if (r->rows[i].in_common) {
+            if (!work[i].draws) {
+                return false;
+            }
+            members++;
+        }
+    }
+    return members > 0;
+}
+
+/* Each jointly drawn row's ratios against each resample's common change (5. above), sorted, in
+ * place of its ratios over the one common change; rows drawn apart keep theirs. Where the
+ * common group was drawn jointly; false when out of memory. */
+static bool against_joint_common(const diff_result *r, row_work *work, unsigned resamples)
+{
+    size_t members = r->common_kernels;
+    double *common = malloc((size_t)resamples * sizeof *common), *v = malloc((members ? members : 1) * sizeof *v);
+    bool ok = common && v && members;
+    for (unsigned d = 0; ok && d < resamples; d++) {
+        size_t m = 0;
+        for (size_t i = 0; i < r->row_count; i++) {
+            if (r->rows[i].in_common) {
+                v[m++] = work[i].draws[d];
+            }
+        }
+        common[d] = median_of(v, m);
+    }
+    for (size_t i = 0; ok && i < r->row_count; i++) {
+        if (work[i].draws) {
+            for (unsigned d = 0; d < resamples; d++) {
+                work[i].ratios[d] = common[d] > 0 ? work[i].draws[d] / common[d] : NAN;
+            }
+            diff_sort(work[i].ratios, resamples);
+        }
+    }
+    free(common);
+    free(v);
+    return ok;
 }
 
 static void free_work(row_work *work, size_t n)
@@ -468,6 +539,7 @@ static void free_work(row_work *work, size_t n)
         diff_samples_free(&work[i].adj_base);
         diff_samples_free(&work[i].adj_new);
         free(work[i].ratios);
+        free(work[i].draws);
     }
     free(work);
 }
@@ -527,11 +599,14 @@ bool diff_common_apply(diff_result *r, const diff_pair *pairs)
         double common = NAN;
         ok = ok && choose_common(r, work, measured_scale, &common);
         r->separated = ok && isfinite(common) && common > 0;
+        bool jointly = ok && r->separated && common_drawn_jointly(r, work);
+        ok = ok && (!jointly || against_joint_common(r, work, o->resamples));
         for (size_t i = 0; ok && r->separated && i < r->row_count; i++) {
             if (work[i].tested) {
                 diff_row *row = &r->rows[i];
-                diff_interval_from(work[i].ratios, o->resamples, work[i].adj_ratio, common, o->confidence, &row->iv,
-                                   &row->p);
+                bool joint = jointly && work[i].draws;
+                diff_interval_from(work[i].ratios, o->resamples, joint ? work[i].adj_ratio / common : work[i].adj_ratio,
+                                   joint ? 1.0 : common, o->confidence, &row->iv, &row->p);
                 row->rank_p = rank_p(&work[i].adj_base, &work[i].adj_new, common, &row->rank_floor);
             }
         }

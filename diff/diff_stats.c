@@ -457,8 +457,8 @@ double diff_quantile(const double *v, size_t n, double p)
     return v[i] + frac * (v[i + 1] - v[i]);
 }
 
-void diff_bootstrap_ratios(const diff_samples *base, const diff_samples *new_, unsigned resamples, uint64_t seed,
-                           double *out)
+void diff_bootstrap_draws(const diff_samples *base, const diff_samples *new_, unsigned resamples, uint64_t seed,
+                          double *out)
 {
     if (!base->count || !new_->count) {
         return;
@@ -469,8 +469,19 @@ void diff_bootstrap_ratios(const diff_samples *base, const diff_samples *new_, u
         double mb = diff_resample_median(base, rng);
         out[b] = ratio_of(diff_resample_median(new_, rng), mb);
     }
-    qsort(out, resamples, sizeof *out, compare_doubles);
 }
+
+void diff_bootstrap_ratios(const diff_samples *base, const diff_samples *new_, unsigned resamples, uint64_t seed,
+                           double *out)
+{
+    if (!base->count || !new_->count) {
+        return;
+    }
+    diff_bootstrap_draws(base, new_, resamples, seed, out);
+    diff_sort(out, resamples);
+}
+
+void diff_sort(double *v, size_t n) { qsort(v, n, sizeof *v, compare_doubles); }
 
 /* The standard normal's upper tail. */
 static double normal_tail(double z) { return 0.5 * erfc(z / sqrt(2.0)); }

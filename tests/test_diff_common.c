@@ -164,6 +164,10 @@ static void test_bursty_load(void)
               steady_quiet, ROUNDS);
     CHECK_MSG(rerun_quiet >= 19, "a rerun quiet in %d of %d rounds", rerun_quiet, ROUNDS);
     CHECK_MSG(gate_right >= caught - 1, "the gate right in %d of %d rounds", gate_right, ROUNDS);
+    /* The interval against the common change carries that change's own error (the kernels drawn
+     * together): it holds the true 1.5 in 16 of these 20 draws, where taking the common change as
+     * known held it in 11. */
+    CHECK_MSG(covered >= 14, "work's interval against the common change held 1.5 in %d of %d rounds", covered, ROUNDS);
     printf("two kernels on a bursty machine: work against steady found in %d of %d rounds, work itself slower "
            "in %d, its interval holding 1.5 in %d\n", moved, ROUNDS, caught, covered);
     /* The load is what the method is for: as measured, the change is lost in most rounds. */
