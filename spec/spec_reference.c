@@ -11,8 +11,8 @@
 
 #include "spec.h"
 
-/* 4096 threads, each a dependent chain of 1000 multiply-adds: about 2 us on a large GPU, a few
- * ms on a CPU driver; its one store keeps the chain from being optimised away. */
+/* 4096 threads, each a dependent chain of 1000 multiply-adds (0.9 ms on lavapipe on a 2-core
+ * machine); its one store keeps the chain from being optimised away. */
 #define REFERENCE_THREADS 4096u
 #define REFERENCE_WORKGROUP 64u
 static const char REFERENCE_WGSL[] =
