@@ -38,45 +38,38 @@ static void *append(void **items, size_t *count, size_t size)
     return more + (*count)++ * size;
 }
 
-static char *copy_of(const char *text)
-{
-    size_t n = strlen(text) + 1;
-    char *c = malloc(n);
-    return c ? memcpy(c, text, n) : NULL;
-}
-
 bool spec_add_reference(spec *s, char *error, size_t error_cap)
 {
+    /* The spec's own arrays grow first: what is added to them is the spec's, freed by spec_free
+     * whatever fails after. */
     spec_buffer *b = append((void **)&s->buffers, &s->buffer_count, sizeof *b);
     if (b) {
-        *b = (spec_buffer){.name = copy_of(SPEC_REFERENCE_NAME), .type = SPEC_F32, .size = REFERENCE_THREADS * 4u};
+        *b = (spec_buffer){.name = strdup(SPEC_REFERENCE_NAME), .type = SPEC_F32, .size = REFERENCE_THREADS * 4u};
     }
     spec_kernel *k = b && b->name ? append((void **)&s->kernels, &s->kernel_count, sizeof *k) : NULL;
     if (k) {
-        *k = (spec_kernel){.name = copy_of(SPEC_REFERENCE_NAME),
-                           .source = copy_of(REFERENCE_WGSL),
-                           .origin = copy_of("wgprof's reference kernel (--reference)"),
-                           .entry = copy_of("main"),
+        *k = (spec_kernel){.name = strdup(SPEC_REFERENCE_NAME),
+                           .source = strdup(REFERENCE_WGSL),
+                           .origin = strdup("wgprof's reference kernel (--reference)"),
+                           .entry = strdup("main"),
                            .workgroup_size = {REFERENCE_WORKGROUP, 1, 1}};
     }
     bool kernel_whole = k && k->name && k->source && k->origin && k->entry;
     spec_binding *binding = kernel_whole ? calloc(1, sizeof *binding) : NULL;
-    spec_dispatch *d = binding ? append((void **)&s->dispatches, &s->dispatch_count, sizeof *d) : NULL;
+    char *label = binding ? strdup(SPEC_REFERENCE_NAME) : NULL;
+    spec_dispatch *d = label ? append((void **)&s->dispatches, &s->dispatch_count, sizeof *d) : NULL;
     if (!d) {
-        free(binding); /* the buffer and kernel taken are the spec's now: spec_free frees them */
+        free(binding);
+        free(label);
         snprintf(error, error_cap, "%s: --reference: out of memory", s->path);
         return false;
     }
     *binding = (spec_binding){.buffer = s->buffer_count - 1, .size = REFERENCE_THREADS * 4u};
     *d = (spec_dispatch){.kernel = s->kernel_count - 1,
-                         .label = copy_of(SPEC_REFERENCE_NAME),
+                         .label = label,
                          .bindings = binding,
                          .binding_count = 1,
                          .workgroups = {REFERENCE_THREADS / REFERENCE_WORKGROUP, 1, 1},
                          .repeat = 1};
-    if (!d->label) {
-        snprintf(error, error_cap, "%s: --reference: out of memory", s->path);
-        return false;
-    }
     return true;
 }
