@@ -17,14 +17,16 @@
  * 3. Which change is common. Changes against the typical one are known only up to a factor
  *    that every kernel shares; with few kernels (two: each is half the typical change) the
  *    typical change is not the common one. The common change is the one most kernels share
- *    (within the threshold of each other), read on the scale of the measured changes; between
- *    two groups of as many kernels, the one holding wgprof's reference kernel where the runs
+ *    (within the threshold of each other, as changes against the typical one); between two
+ *    groups of as many kernels, the one holding wgprof's reference kernel where the runs
  *    have it (`wgprof run --reference`, WGPROF_REFERENCE_KERNEL: work no change to the spec
- *    touches), else the one closer to no change. The measured scale is taken the two sides'
- *    median speeds (of their iterations, or of their runs without shared iterations). That
- *    last choice is a guess where the groups are as large (two kernels, one of them changed): a
- *    side more loaded than the other on the whole can mislead it, and the report says so
- *    (common_guessed); the change of one group against the other stays measured either way.
+ *    touches), else the one whose kernels' quickest times moved least: each kernel's
+ *    QUIET_QUANTILE quantile of its samples, new over base (a machine's load slows times down,
+ *    never up, so its quickest times are the least loaded on either side, however loaded each
+ *    side was on the whole). That last choice is still a guess where the groups are as large
+ *    (two kernels, one of them changed): a side that never ran unloaded can mislead it, and the
+ *    report says so (common_guessed); the change of one group against the other stays
+ *    measured either way.
  *    A reference outside the common group (more kernels moved together than stayed with it)
  *    says that the common change is the spec's, not the machine's (common_not_machine): it is
  *    then gated as the kernels are. The reference alone does not set the common change: it is
@@ -52,8 +54,9 @@
 
 #include "diff.h"
 
-/* The quantile of a side's speeds that gives the measured scale (3. above): their median. */
-#define FAST_SHARE 0.5
+/* The quantile of a kernel's samples on each side whose ratio tells which of two equal groups of
+ * kernels changed (3. above): their quickest tenth, where a busy machine was least loaded. */
+#define QUIET_QUANTILE 0.1
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -242,59 +245,38 @@ static bool run_speeds(const diff_result *r, const row_work *work, bool new_side
     return ok;
 }
 
-/* The quickest of a side's speeds: their FAST_SHARE quantile (the speeds of its iterations where
- * they have them, else of its runs). */
-static double quickest(const side_speed *speed, size_t runs)
+/* A kernel's quickest times, new over base (3. above); NAN where the base's are 0. */
+static double quiet_ratio(const diff_series *base, const diff_series *new_)
 {
-    size_t n = speed->block ? speed->shape->blocks : runs;
-    double *v = malloc((n ? n : 1) * sizeof *v);
-    if (!v) {
-        return NAN;
-    }
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        double x = speed->block ? speed->block[i] : speed->run[i];
-        if (x > 0 && isfinite(x)) {
-            v[m++] = x;
-        }
-    }
-    qsort(v, m, sizeof *v, compare_doubles);
-    double q = diff_quantile(v, m, FAST_SHARE);
-    free(v);
-    return q;
+    double b = diff_quantile(base->samples.sorted, base->samples.count, QUIET_QUANTILE);
+    double n = diff_quantile(new_->samples.sorted, new_->samples.count, QUIET_QUANTILE);
+    return b > 0 ? n / b : NAN;
 }
 
 /* The kernels that share the common change (3. above): in_common set on their rows, the common
  * change on the adjusted scale into *common (NAN where no kernel's change is a finite ratio above
  * 0: none to choose from). False when out of memory. */
-static bool choose_common(diff_result *r, const row_work *work, double measured_scale, double *common)
+static bool choose_common(diff_result *r, const row_work *work, double *common)
 {
     size_t n = r->compared, k = 0;
-    double *a = malloc(n * sizeof *a), *x = malloc(n * sizeof *x), *scale = malloc(n * sizeof *scale);
+    double *x = malloc(n * sizeof *x), *quiet = malloc(n * sizeof *quiet), *scale = malloc(n * sizeof *scale);
     size_t *row_of = malloc(n * sizeof *row_of);
-    if (!a || !x || !scale || !row_of) {
-        free(a);
+    if (!x || !quiet || !scale || !row_of) {
         free(x);
+        free(quiet);
         free(scale);
         free(row_of);
         return false;
     }
-    fill_nan(scale, n);
     for (size_t i = 0; i < r->row_count && k < n; i++) {
         double ratio = work[i].adj_ratio;
         if (r->rows[i].kind == DIFF_KERNEL && work[i].tested && ratio > 0 && isfinite(ratio)) {
-            a[k] = ratio;
+            x[k] = ratio;
+            quiet[k] = quiet_ratio(work[i].base, work[i].new_);
             row_of[k++] = i;
         }
     }
     n = k;
-    double g = measured_scale;
-    if (!(g > 0) || !isfinite(g)) {
-        g = 1.0;
-    }
-    for (size_t j = 0; j < n; j++) {
-        x[j] = a[j] * g;
-    }
     double band = log1p(r->options.threshold), best_distance = INFINITY;
     size_t best = 0, best_support = 0, reference = n;
     for (size_t j = 0; j < n; j++) {
@@ -304,9 +286,11 @@ static bool choose_common(diff_result *r, const row_work *work, double measured_
     for (size_t j = 0; j < n; j++) {
         size_t support = 0;
         for (size_t i = 0; i < n; i++) {
-            support += fabs(log(x[i] / x[j])) <= band;
+            if (fabs(log(x[i] / x[j])) <= band) {
+                scale[support++] = quiet[i];
+            }
         }
-        double distance = fabs(log(x[j]));
+        double distance = fabs(log(median_of(scale, support)));
         bool with_reference = reference < n && fabs(log(x[reference] / x[j])) <= band;
         if (support > best_support ||
             (support == best_support && (with_reference > best_with_reference ||
@@ -317,8 +301,8 @@ static bool choose_common(diff_result *r, const row_work *work, double measured_
             best_with_reference = with_reference;
         }
     }
-    /* Another group as large, apart from the one chosen: which moved was chosen by the scale,
-     * unless the reference kernel, which no change touches, chose it. */
+    /* Another group as large, apart from the one chosen: which moved was chosen by the quickest
+     * times, unless the reference kernel, which no change touches, chose it. */
     for (size_t j = 0; j < n && !best_with_reference; j++) {
         size_t support = 0;
         for (size_t i = 0; i < n; i++) {
@@ -333,13 +317,13 @@ static bool choose_common(diff_result *r, const row_work *work, double measured_
     for (size_t i = 0; i < n; i++) {
         if (fabs(log(x[i] / x[best])) <= band) {
             r->rows[row_of[i]].in_common = true;
-            scale[m++] = a[i];
+            scale[m++] = x[i];
         }
     }
     r->common_kernels = m;
     *common = median_of(scale, m);
-    free(a);
     free(x);
+    free(quiet);
     free(scale);
     free(row_of);
     return true;
@@ -590,14 +574,10 @@ bool diff_common_apply(diff_result *r, const diff_pair *pairs)
             work[i].ratios = NULL;
         }
         ok = ok && bootstrap_rows(r, work, &base_speed, &new_speed);
-        /* Both sides' speeds at one grain: iterations where both have them, else runs. */
-        side_speed base_grain = {r->base_speed, r->by_iteration ? base_speed.block : NULL, base_speed.shape};
-        side_speed new_grain = {r->new_speed, r->by_iteration ? new_speed.block : NULL, new_speed.shape};
-        double measured_scale = ok ? quickest(&new_grain, r->new_->runs) / quickest(&base_grain, r->base->runs) : NAN;
         free(base_speed.block);
         free(new_speed.block);
         double common = NAN;
-        ok = ok && choose_common(r, work, measured_scale, &common);
+        ok = ok && choose_common(r, work, &common);
         r->separated = ok && isfinite(common) && common > 0;
         bool jointly = ok && r->separated && common_drawn_jointly(r, work);
         ok = ok && (!jointly || against_joint_common(r, work, o->resamples));

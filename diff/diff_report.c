@@ -235,7 +235,8 @@ static void put_machine(const diff_result *r, FILE *out, void (*text)(FILE *, co
                 r->options.gate_common || r->common_not_machine ? "" : " (not gated: --gate-common gates it)", end);
         if (r->common_guessed) {
             fprintf(out, "%sas many kernels moved the other way against these: which of the two groups changed is "
-                         "read from the sides' typical speeds, which a busy machine can mislead (runs made with "
+                         "read from each kernel's quickest tenth of its times on each side, which a side that never "
+                         "ran unloaded can mislead (runs made with "
                          "'wgprof run --reference' settle it); the change of one group against the other is "
                          "measured either way%s\n",
                     start, end);

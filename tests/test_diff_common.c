@@ -3,8 +3,10 @@
  * whose truth is known, no GPU and no timing of this machine:
  * - runs whose speed is drawn at random (runs 2-3x apart) and iterations slowed by bursts of
  *   load, common to every kernel of the moment, with one kernel ("work") 1.5x slower on the new
- *   side: work is found slower and "steady" quiet in 19 of 20 draws or more, a rerun of the base
- *   quiet in 19 of 20 or more, and --fail-if-slower 10 fails exactly where work slowed;
+ *   side: the move of work against "steady" found in 19 of 20 draws or more, work itself slower
+ *   and steady quiet (which of the two moved, read from their quickest times) in 17 or more, a
+ *   rerun of the base quiet in 19 of 20 or more, and --fail-if-slower 10 failing where work
+ *   slowed;
  * - every kernel 1.3x slower on a quiet machine: no kernel changes against the others, the
  *   common line is slower, and the gate fails on it only with gate_common;
  * - the same with wgprof's reference kernel beside the two (`wgprof run --reference`): which
@@ -157,17 +159,19 @@ static void test_bursty_load(void)
         free_side(&again);
     }
     /* With two kernels, the move of one against the other is found; which of them moved is read
-     * from the sides' typical speeds, which these runs' load (each run its own share of loaded
-     * time) misleads in some rounds: said in the report (common_guessed), and counted here. */
+     * from each kernel's quickest tenth of its times on each side, which these runs' load (each
+     * run its own share of loaded time) misleads where a side's runs were all loaded: said in
+     * the report (common_guessed), and counted here (18 of these 20; the sides' median speeds,
+     * read before, gave 16). */
     CHECK_MSG(moved >= 19, "work against steady (1.5x) found in %d of %d rounds", moved, ROUNDS);
-    CHECK_MSG(caught >= 12 && caught == steady_quiet, "work slower in %d, steady quiet in %d of %d rounds", caught,
+    CHECK_MSG(caught >= 17 && caught == steady_quiet, "work slower in %d, steady quiet in %d of %d rounds", caught,
               steady_quiet, ROUNDS);
     CHECK_MSG(rerun_quiet >= 19, "a rerun quiet in %d of %d rounds", rerun_quiet, ROUNDS);
     CHECK_MSG(gate_right >= caught - 1, "the gate right in %d of %d rounds", gate_right, ROUNDS);
     /* The interval against the common change carries that change's own error (the kernels drawn
-     * together): it holds the true 1.5 in 16 of these 20 draws, where taking the common change as
-     * known held it in 11. */
-    CHECK_MSG(covered >= 14, "work's interval against the common change held 1.5 in %d of %d rounds", covered, ROUNDS);
+     * together): it holds the true 1.5 in every draw where work was not taken for the common
+     * group (18 of these 20; taking the common change as known held it in 11 of the 16 then). */
+    CHECK_MSG(covered >= 17 && covered >= caught, "work's interval against the common change held 1.5 in %d of %d rounds", covered, ROUNDS);
     printf("two kernels on a bursty machine: work against steady found in %d of %d rounds, work itself slower "
            "in %d, its interval holding 1.5 in %d\n", moved, ROUNDS, caught, covered);
     /* The load is what the method is for: as measured, the change is lost in most rounds. */
