@@ -27,27 +27,19 @@ done
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 
-python3 - "$dir/spec.json" <<'PY'
-import json, sys
-fma = ("override ITERS: u32 = 1u;\n@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n"
-       "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3u) {\n"
-       "    var x = f32(id.x & 1023u) * 0.0009765625;\n"
-       "    for (var k = 0u; k < ITERS; k++) {\n        x = fma(x, 0.9999, 0.0001);\n    }\n    out[id.x] = x;\n}\n")
-copy = ("@group(0) @binding(0) var<storage, read> src: array<f32>;\n"
-        "@group(0) @binding(1) var<storage, read_write> dst: array<f32>;\n"
-        "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3u) {\n"
-        "    dst[id.x] = src[id.x];\n}\n")
-pair = lambda s, d: {"0": s, "1": d}
-json.dump({
-    "buffers": [{"name": "out", "elements": 4096},
-                {"name": "src", "elements": 65536, "init": {"constant": 1.5}}, {"name": "dst", "elements": 65536},
-                {"name": "src2", "elements": 65536, "init": {"constant": 1.5}}, {"name": "dst2", "elements": 65536}],
-    "kernels": [{"name": "fma", "constants": {"ITERS": 2000}, "wgsl": fma},
-                {"name": "copy", "wgsl": copy}, {"name": "copy2", "wgsl": copy}],
-    "dispatches": [{"kernel": "fma", "workgroups": 64, "bindings": {"0": "out"}, "repeat": 4},
-                   {"kernel": "copy", "workgroups": 1024, "bindings": pair("src", "dst"), "repeat": 4},
-                   {"kernel": "copy2", "workgroups": 1024, "bindings": pair("src2", "dst2"), "repeat": 4}],
-}, open(sys.argv[1], "w"), indent=1)
+# bench/specs/fma_copy.json (diff_false_alarms.sh's spec), and copy2: the copy again, between
+# buffers of its own
+python3 - "$(dirname "$0")/specs/fma_copy.json" "$dir/spec.json" <<'PY'
+import copy, json, sys
+spec = json.load(open(sys.argv[1]))
+for name in ("src", "dst"):
+    twin = copy.deepcopy(next(b for b in spec["buffers"] if b["name"] == name))
+    twin["name"] = name + "2"
+    spec["buffers"].append(twin)
+spec["kernels"].append(dict(next(k for k in spec["kernels"] if k["name"] == "copy"), name="copy2"))
+spec["dispatches"].append(dict(next(d for d in spec["dispatches"] if d["kernel"] == "copy"), kernel="copy2",
+                               bindings={"0": "src2", "1": "dst2"}))
+json.dump(spec, open(sys.argv[2], "w"), indent=1)
 PY
 
 run() { # $1: iterations, $2: report

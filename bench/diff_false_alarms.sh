@@ -18,28 +18,16 @@ pairs="${2:-20}"
 iterations="${3:-10}"
 threshold="${4:-5}"
 runs="${5:-1}"
+here="$(cd "$(dirname "$0")" && pwd)"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 
-spec() { # $1: the fma kernel's ITERS
-  python3 - "$1" <<'PY'
+spec() { # $1: the fma kernel's ITERS; bench/specs/fma_copy.json with it
+  python3 - "$here/specs/fma_copy.json" "$1" <<'PY'
 import json, sys
-fma = ("override ITERS: u32 = 1u;\n@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n"
-       "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3u) {\n"
-       "    var x = f32(id.x & 1023u) * 0.0009765625;\n"
-       "    for (var k = 0u; k < ITERS; k++) {\n        x = fma(x, 0.9999, 0.0001);\n    }\n    out[id.x] = x;\n}\n")
-copy = ("@group(0) @binding(0) var<storage, read> src: array<f32>;\n"
-        "@group(0) @binding(1) var<storage, read_write> dst: array<f32>;\n"
-        "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3u) {\n"
-        "    dst[id.x] = src[id.x];\n}\n")
-json.dump({
-    "buffers": [{"name": "out", "elements": 4096}, {"name": "src", "elements": 65536, "init": {"constant": 1.5}},
-                {"name": "dst", "elements": 65536}],
-    "kernels": [{"name": "fma", "constants": {"ITERS": int(sys.argv[1])}, "wgsl": fma},
-                {"name": "copy", "wgsl": copy}],
-    "dispatches": [{"kernel": "fma", "workgroups": 64, "bindings": {"0": "out"}, "repeat": 4},
-                   {"kernel": "copy", "workgroups": 1024, "bindings": {"0": "src", "1": "dst"}, "repeat": 4}],
-}, sys.stdout, indent=1)
+spec = json.load(open(sys.argv[1]))
+spec["kernels"][0]["constants"]["ITERS"] = int(sys.argv[2])
+json.dump(spec, sys.stdout, indent=1)
 PY
 }
 spec 2000 >"$dir/base.json"
