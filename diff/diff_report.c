@@ -67,6 +67,10 @@ static void write_method(const diff_result *r, FILE *out, const char *line_start
                 line_start, line_end);
     }
     if (r->base->runs < 2 && r->new_->runs < 2) {
+        fprintf(out, "%sruns: one report a side: the interval covers how the iterations of each run vary, not how "
+                     "far a whole run moves (the machine's load or memory bandwidth, clocks, another process); "
+                     "where runs move, give several a side: wgprof diff A1 .. A5 vs B1 .. B5%s\n",
+                line_start, line_end);
         return;
     }
     fprintf(out, "%sruns: a side of several reports is resampled a run at a time, then iterations within each "

@@ -143,6 +143,8 @@ rc=$?
   grep -q "kernel fma is slower by more than 10%" slow.err && ok ||
   bad "fma 1.5x slower: exit $rc, $(verdicts slow-diff.json | tr '\n' ' '): $(cat slow.out slow.err)"
 grep -Eq '^fma +40 +40 .* slower \(fails\)$' slow.out && ok || bad "the table's fma row: $(grep '^fma' slow.out)"
+grep -q '^runs: one report a side: the interval covers how the iterations of each run vary, not how far a whole run moves' \
+  slow.out && ok || bad "one report a side, the line that says what its interval covers: $(grep '^runs' slow.out)"
 python3 - slow-diff.json <<'PY' && ok || bad "the slower comparison's JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -339,6 +341,7 @@ PY
   [ "$rc" -eq 0 ] && grep -q '^base: a1.json, a2.json, a3.json (3 runs) | ' runs.out &&
     grep -q '^new:  s1.json, s2.json, s3.json (3 runs) | ' runs.out && grep -q '^runs: a side of several' runs.out &&
     grep -q '^runs: with 3 runs on a side, the interval is narrower than 95%' runs.out &&
+    ! grep -q '^runs: one report a side' runs.out &&
     grep -q '^- base: a1.json, a2.json, a3.json (3 runs) · ' runs.md && grep -Eq '"runs": ?3' runs.html &&
     ok || bad "three runs a side: the table, Markdown or HTML: $(cat runs.out runs.md)"
   # One run against several: allowed; the single side's line as ever.
