@@ -259,12 +259,12 @@ static double quiet_ratio(const diff_series *base, const diff_series *new_)
 static bool choose_common(diff_result *r, const row_work *work, double *common)
 {
     size_t n = r->compared, k = 0;
-    double *x = malloc(n * sizeof *x), *quiet = malloc(n * sizeof *quiet), *scale = malloc(n * sizeof *scale);
+    double *x = malloc(n * sizeof *x), *quiet = malloc(n * sizeof *quiet), *group = malloc(n * sizeof *group);
     size_t *row_of = malloc(n * sizeof *row_of);
-    if (!x || !quiet || !scale || !row_of) {
+    if (!x || !quiet || !group || !row_of) {
         free(x);
         free(quiet);
-        free(scale);
+        free(group);
         free(row_of);
         return false;
     }
@@ -287,10 +287,10 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
         size_t support = 0;
         for (size_t i = 0; i < n; i++) {
             if (fabs(log(x[i] / x[j])) <= band) {
-                scale[support++] = quiet[i];
+                group[support++] = quiet[i];
             }
         }
-        double distance = fabs(log(median_of(scale, support)));
+        double distance = fabs(log(median_of(group, support)));
         bool with_reference = reference < n && fabs(log(x[reference] / x[j])) <= band;
         if (support > best_support ||
             (support == best_support && (with_reference > best_with_reference ||
@@ -317,14 +317,14 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
     for (size_t i = 0; i < n; i++) {
         if (fabs(log(x[i] / x[best])) <= band) {
             r->rows[row_of[i]].in_common = true;
-            scale[m++] = x[i];
+            group[m++] = x[i];
         }
     }
     r->common_kernels = m;
-    *common = median_of(scale, m);
+    *common = median_of(group, m);
     free(x);
     free(quiet);
-    free(scale);
+    free(group);
     free(row_of);
     return true;
 }
