@@ -245,12 +245,13 @@ static bool run_speeds(const diff_result *r, const row_work *work, bool new_side
     return ok;
 }
 
-/* A kernel's quickest times, new over base (3. above); NAN where the base's are 0. */
-static double quiet_ratio(const diff_series *base, const diff_series *new_)
+/* A kernel's quickest times, new over base (3. above); where the base's read 0 (timestamps too
+ * coarse for its quickest dispatches), its change as measured, `measured`. */
+static double quiet_ratio(const diff_series *base, const diff_series *new_, double measured)
 {
     double b = diff_quantile(base->samples.sorted, base->samples.count, QUIET_QUANTILE);
     double n = diff_quantile(new_->samples.sorted, new_->samples.count, QUIET_QUANTILE);
-    return b > 0 ? n / b : NAN;
+    return b > 0 ? n / b : measured;
 }
 
 /* The kernels that share the common change (3. above): in_common set on their rows, the common
@@ -272,7 +273,7 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
         double ratio = work[i].adj_ratio;
         if (r->rows[i].kind == DIFF_KERNEL && work[i].tested && ratio > 0 && isfinite(ratio)) {
             x[k] = ratio;
-            quiet[k] = quiet_ratio(work[i].base, work[i].new_);
+            quiet[k] = quiet_ratio(work[i].base, work[i].new_, r->rows[i].raw.ratio);
             row_of[k++] = i;
         }
     }
@@ -290,7 +291,8 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
                 group[support++] = quiet[i];
             }
         }
-        double distance = fabs(log(median_of(group, support)));
+        double moved = median_of(group, support);
+        double distance = moved > 0 && isfinite(moved) ? fabs(log(moved)) : INFINITY; /* none to read */
         bool with_reference = reference < n && fabs(log(x[reference] / x[j])) <= band;
         if (support > best_support ||
             (support == best_support && (with_reference > best_with_reference ||

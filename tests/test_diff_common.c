@@ -14,6 +14,8 @@
  *   slower beside the reference: slower against it; two kernels 1.3x slower against an
  *   unchanged reference: their common change said not the machine's, and gated; the reference
  *   never gated nor in the geometric mean;
+ * - two kernels, one 1.5x slower, the other's quickest dispatches reading 0 on the base side:
+ *   which moved is read from that kernel's change as measured, in either order of the rows;
  * - one kernel: the common change is not separated, the change is as measured;
  * - four runs a side that overlap: the bootstrap alone would say slower, the runs' rank test
  *   does not, and the verdict waits for both;
@@ -352,6 +354,45 @@ static void test_one_kernel(void)
     free_side(&slow);
 }
 
+/* Two kernels, one 1.5x slower, the other's quickest quarter of dispatches reading 0 on the base
+ * side (a timer too coarse for them): which of the two moved is read from that kernel's change as
+ * measured, whichever comes first in the reports. */
+static void test_quiet_unreadable(void)
+{
+    for (int order = 0; order < 2; order++) {
+        g_state = SEED;
+        const char *names[2] = {order ? "tiny" : "work", order ? "work" : "tiny"};
+        const double centers[2] = {order ? 1000 : 20000, order ? 20000 : 1000};
+        const double same[] = {1, 1}, slower[2] = {order ? 1 : 1.5, order ? 1.5 : 1};
+        const load quiet = {1, 0, false};
+        diff_profile base = make_side(2, names, centers, same, &quiet);
+        diff_profile slow = make_side(2, names, centers, slower, &quiet);
+        diff_samples *tiny = &base.kernels[order ? 0 : 1].samples;
+        size_t n = tiny->count;
+        diff_raw *raw = malloc(n * sizeof *raw);
+        for (size_t b = 0, at = 0; b < tiny->blocks; b++) {
+            for (size_t i = tiny->block_start[b]; i < tiny->block_start[b + 1]; i++, at++) {
+                raw[at] = (diff_raw){(long long)b, i == tiny->block_start[b] ? 0 : tiny->by_block[i], 0};
+            }
+        }
+        diff_samples_free(tiny);
+        CHECK(diff_samples_build(raw, n, tiny));
+        free(raw);
+        diff_options o;
+        diff_default_options(&o);
+        diff_result r;
+        CHECK(diff_compare(&base, &slow, &o, &r) == DIFF_OK);
+        const diff_row *work = row_named(&r, "work"), *tiny_row = row_named(&r, "tiny");
+        CHECK_MSG(r.separated && tiny_row->in_common && !work->in_common && work->verdict == DIFF_SLOWER,
+                  "tiny's quickest dispatches read 0, %s first: tiny %s, work %s %s", names[0],
+                  tiny_row->in_common ? "common" : "not common", work->in_common ? "common" : "not common",
+                  diff_verdict_str(work->verdict));
+        diff_result_free(&r);
+        free_side(&base);
+        free_side(&slow);
+    }
+}
+
 /* One kernel, `runs` runs of 20 iterations of 4 dispatches each, run r's about medians[r] us
  * (within 0.2%). */
 static diff_profile runs_at(const double *medians, size_t runs)
@@ -432,6 +473,7 @@ int main(void)
     test_one_kernel();
     test_common_change();
     test_bursty_load();
+    test_quiet_unreadable();
     test_reference_settles();
     test_reference_against_all();
     test_whole_runs();
