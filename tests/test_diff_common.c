@@ -131,7 +131,8 @@ static void test_bursty_load(void)
     diff_options o;
     diff_default_options(&o);
     o.fail_if_slower = 0.10;
-    int caught = 0, moved = 0, covered = 0, steady_quiet = 0, rerun_quiet = 0, gate_right = 0, measured_missed = 0;
+    int caught = 0, moved = 0, covered = 0, uncovered_found = 0, steady_quiet = 0, rerun_quiet = 0, gate_right = 0,
+        measured_missed = 0;
     for (int round = 0; round < ROUNDS; round++) {
         diff_profile base = make_side(2, names, centers, same, &busy);
         diff_profile slow = make_side(2, names, centers, slower, &busy);
@@ -146,7 +147,9 @@ static void test_bursty_load(void)
         double against = work->iv.ratio / steady->iv.ratio;
         moved += (work->verdict == DIFF_SLOWER || steady->verdict == DIFF_FASTER) && fabs(against - 1.5) < 0.05 &&
                  r.common_guessed;
-        covered += work->iv.lo < 1.5 && work->iv.hi > 1.5;
+        bool holds = work->iv.lo < 1.5 && work->iv.hi > 1.5;
+        covered += holds;
+        uncovered_found += !work->in_common && !holds;
         steady_quiet += steady->verdict == DIFF_NO_CHANGE && steady->in_common;
         measured_missed += !(work->raw.lo > 1.0); /* as measured, the runs' speeds hide it */
         rerun_quiet += row_named(&q, "work")->verdict == DIFF_NO_CHANGE &&
@@ -173,7 +176,9 @@ static void test_bursty_load(void)
     /* The interval against the common change carries that change's own error (the kernels drawn
      * together): it holds the true 1.5 in every draw where work was not taken for the common
      * group (18 of these 20; taking the common change as known held it in 11 of the 16 then). */
-    CHECK_MSG(covered >= 17 && covered >= caught, "work's interval against the common change held 1.5 in %d of %d rounds", covered, ROUNDS);
+    CHECK_MSG(covered >= 17 && uncovered_found == 0,
+              "work's interval against the common change held 1.5 in %d of %d rounds, missed it in %d where work "
+              "was not taken for common", covered, ROUNDS, uncovered_found);
     printf("two kernels on a bursty machine: work against steady found in %d of %d rounds, work itself slower "
            "in %d, its interval holding 1.5 in %d\n", moved, ROUNDS, caught, covered);
     /* The load is what the method is for: as measured, the change is lost in most rounds. */
