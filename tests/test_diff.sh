@@ -145,6 +145,9 @@ rc=$?
 grep -Eq '^fma +40 +40 .* slower \(fails\)$' slow.out && ok || bad "the table's fma row: $(grep '^fma' slow.out)"
 grep -q '^runs: one report a side: the interval covers how the iterations of each run vary, not how far a whole run moves' \
   slow.out && ok || bad "one report a side, the line that says what its interval covers: $(grep '^runs' slow.out)"
+# two kernels, one changed: which of them did is a guess, said under the common line with how it is read
+grep -q "^as many kernels moved the other way against these: which of the two groups changed is read from each kernel's quickest tenth" \
+  slow.out && ok || bad "two kernels, one changed: the guess not said: $(cat slow.out)"
 python3 - slow-diff.json <<'PY' && ok || bad "the slower comparison's JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
