@@ -254,6 +254,22 @@ static double quiet_ratio(const diff_series *base, const diff_series *new_, doub
     return b > 0 ? n / b : measured;
 }
 
+/* The group around kernel j (3. above): how many of the `n` kernels' changes `x` lie within
+ * `band` (a log ratio) of j's, and, where `values` is given, theirs copied into `out`. */
+static size_t group_around(const double *x, size_t n, size_t j, double band, const double *values, double *out)
+{
+    size_t size = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (fabs(log(x[i] / x[j])) <= band) {
+            if (values) {
+                out[size] = values[i];
+            }
+            size++;
+        }
+    }
+    return size;
+}
+
 /* The kernels that share the common change (3. above): in_common set on their rows, the common
  * change on the adjusted scale into *common (NAN where no kernel's change is a finite ratio above
  * 0: none to choose from). False when out of memory. */
@@ -285,12 +301,7 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
     }
     bool best_with_reference = false;
     for (size_t j = 0; j < n; j++) {
-        size_t support = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (fabs(log(x[i] / x[j])) <= band) {
-                group[support++] = quiet[i];
-            }
-        }
+        size_t support = group_around(x, n, j, band, quiet, group);
         double moved = median_of(group, support);
         double distance = moved > 0 && isfinite(moved) ? fabs(log(moved)) : INFINITY; /* none to read */
         bool with_reference = reference < n && fabs(log(x[reference] / x[j])) <= band;
@@ -306,11 +317,8 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
     /* Another group as large, apart from the one chosen: which moved was chosen by the quickest
      * times, unless the reference kernel, which no change touches, chose it. */
     for (size_t j = 0; j < n && !best_with_reference; j++) {
-        size_t support = 0;
-        for (size_t i = 0; i < n; i++) {
-            support += fabs(log(x[i] / x[j])) <= band;
-        }
-        r->common_guessed = r->common_guessed || (support == best_support && fabs(log(x[j] / x[best])) > band);
+        r->common_guessed = r->common_guessed ||
+                            (group_around(x, n, j, band, NULL, NULL) == best_support && fabs(log(x[j] / x[best])) > band);
     }
     /* More kernels moved together than stayed with the reference: a change to them, not the
      * machine's speed. */
