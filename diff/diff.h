@@ -188,9 +188,14 @@ double diff_quantile(const double *sorted, size_t n, double p);
 /* The median of the samples of `s` with block b taken w[b] times (blocks <= DIFF_MAX_BLOCKS);
  * NAN where that is none. */
 double diff_weighted_median(const diff_samples *s, const uint32_t *w);
+/* Their p-quantile, as diff_quantile takes it (the median's for p = 0.5). */
+double diff_weighted_quantile(const diff_samples *s, const uint32_t *w, double p);
 /* The median of one resample of `s`, with the generator state `rng` (4 words, seeded by
  * diff_rng_seed). */
 double diff_resample_median(const diff_samples *s, uint64_t rng[4]);
+/* The p-quantile of one resample of `s`, drawn as the median's is: the same generator state
+ * draws the same runs and blocks for either. */
+double diff_resample_quantile(const diff_samples *s, double p, uint64_t rng[4]);
 void diff_rng_seed(uint64_t rng[4], uint64_t seed);
 /* Uniform on (0, 1) from that generator. */
 double diff_uniform(uint64_t rng[4]);

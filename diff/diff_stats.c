@@ -122,21 +122,28 @@ static size_t rank_of(double u, size_t n)
     return r >= (double)(n - 1) ? n - 1 : (size_t)r;
 }
 
-/* The median of a resample drawn a sample at a time (see the top of the file). */
-static double sample_median(const double *sorted, size_t n, uint64_t rng[4])
+/* The k-th smallest value of a resample, and with `frac` above 0 the (k+1)-th too, combined as
+ * the p-quantile is: (1 - frac) of the one and frac of the other (for the median of an even
+ * count, frac 0.5: their mean, exactly). */
+static double between(double kth, double next, double frac) { return frac > 0 ? (1 - frac) * kth + frac * next : kth; }
+
+/* The p-quantile of a resample drawn a sample at a time (see the top of the file): with
+ * h = (n - 1) p, the k-th smallest, k = floor(h) + 1, and where h is not whole the next. */
+static double sample_quantile(const double *sorted, size_t n, double p, uint64_t rng[4])
 {
     if (n <= 1) {
         return n ? sorted[0] : NAN;
     }
-    if (n % 2) {
-        size_t k = (n + 1) / 2;
-        return sorted[rank_of(beta_variate((double)k, (double)(n + 1 - k), rng), n)];
-    }
-    size_t k = n / 2;
+    double h = (double)(n - 1) * p;
+    size_t k = (size_t)h + 1;
+    double frac = h - (double)(k - 1);
     double u = beta_variate((double)k, (double)(n + 1 - k), rng);
+    if (!(frac > 0) || k >= n) {
+        return sorted[rank_of(u, n)];
+    }
     double m = -expm1(log(uniform(rng)) / (double)(n - k)); /* Beta(1, n - k) */
     double next = u + (1.0 - u) * m;
-    return 0.5 * (sorted[rank_of(u, n)] + sorted[rank_of(next, n)]);
+    return between(sorted[rank_of(u, n)], sorted[rank_of(next, n)], frac);
 }
 
 /* How many of the n sorted values at `v` are at most `x`. */
@@ -203,7 +210,7 @@ static bool walk_cheaper(const diff_samples *s)
     return n / 2 < log2(n + 1) * (double)s->blocks * log2(per_block + 1);
 }
 
-double diff_weighted_median(const diff_samples *s, const uint32_t *w)
+double diff_weighted_quantile(const diff_samples *s, const uint32_t *w, double p)
 {
     uint64_t total = 0;
     for (size_t b = 0; b < s->blocks; b++) {
@@ -212,26 +219,29 @@ double diff_weighted_median(const diff_samples *s, const uint32_t *w)
     if (!total) {
         return NAN;
     }
+    double h = (double)(total - 1) * p;
+    uint64_t k = (uint64_t)h + 1;
+    double frac = k < total ? h - (double)(k - 1) : 0;
+    double kth, next;
     if (walk_cheaper(s)) {
-        double kth, next;
-        walked_ranks(s, w, (total + 1) / 2, &kth, &next);
-        return total % 2 ? kth : 0.5 * (kth + next);
+        walked_ranks(s, w, k, &kth, &next);
+    } else {
+        kth = weighted_rank(s, w, k);
+        next = frac > 0 ? weighted_rank(s, w, k + 1) : kth;
     }
-    if (total % 2) {
-        return weighted_rank(s, w, (total + 1) / 2);
-    }
-    return 0.5 * (weighted_rank(s, w, total / 2) + weighted_rank(s, w, total / 2 + 1));
+    return between(kth, next, frac);
 }
 
-/* The median of a resample drawn a block at a time (see the top of the file). */
-static double block_median(const diff_samples *s, uint64_t rng[4])
+double diff_weighted_median(const diff_samples *s, const uint32_t *w) { return diff_weighted_quantile(s, w, 0.5); }
+
+/* Block b's weight: how many times it was drawn, a whole block at a time (see the top of the
+ * file), into w (zeroed by the caller). */
+static void draw_blocks(const diff_samples *s, uint64_t rng[4], uint32_t *w)
 {
-    uint32_t w[DIFF_MAX_BLOCKS] = {0};
     for (size_t i = 0; i < s->blocks; i++) {
         size_t b = (size_t)(uniform(rng) * (double)s->blocks);
         w[b < s->blocks ? b : s->blocks - 1]++;
     }
-    return diff_weighted_median(s, w);
 }
 
 /* An index in [0, n), n > 0. */
@@ -241,31 +251,44 @@ static size_t pick(uint64_t rng[4], size_t n)
     return i < n ? i : n - 1;
 }
 
-/* The median of a resample drawn a run, then a block within it, at a time, its distance from
- * the side's median rescaled for the few runs drawn from (see the top of the file). */
-static double run_median(const diff_samples *s, uint64_t rng[4])
+/* The blocks' weights of a resample drawn a run, then a block within it, at a time. */
+static void draw_runs(const diff_samples *s, uint64_t rng[4], uint32_t *w)
 {
-    uint32_t w[DIFF_MAX_BLOCKS] = {0};
     for (size_t i = 0; i < s->runs; i++) {
         size_t r = pick(rng, s->runs), first = s->run_start[r], n = s->run_start[r + 1] - first;
         for (size_t j = 0; j < n; j++) {
             w[first + pick(rng, n)]++;
         }
     }
-    double median = diff_median(s->sorted, s->count), k = (double)s->runs;
-    double drawn = median + sqrt(k / (k - 1)) * (diff_weighted_median(s, w) - median);
-    return drawn > 0 ? drawn : 0;
+}
+
+/* The p-quantile of one resample of `s`, drawn as diff_ratio_interval draws (see the top of the
+ * file); `point` is the side's own p-quantile, from which a resample of several runs is moved
+ * by sqrt(runs / (runs - 1)) times its distance. */
+static double resample_quantile(const diff_samples *s, double p, double point, uint64_t rng[4])
+{
+    uint32_t w[DIFF_MAX_BLOCKS] = {0};
+    if (s->runs > 1) {
+        draw_runs(s, rng, w);
+        double k = (double)s->runs;
+        double drawn = point + sqrt(k / (k - 1)) * (diff_weighted_quantile(s, w, p) - point);
+        return drawn > 0 ? drawn : 0;
+    }
+    if (s->blocks >= DIFF_MIN_BLOCKS && s->blocks <= DIFF_MAX_BLOCKS && s->blocks < s->count) {
+        draw_blocks(s, rng, w);
+        return diff_weighted_quantile(s, w, p);
+    }
+    return sample_quantile(s->sorted, s->count, p, rng);
 }
 
 double diff_resample_median(const diff_samples *s, uint64_t rng[4])
 {
-    if (s->runs > 1) {
-        return run_median(s, rng);
-    }
-    if (s->blocks >= DIFF_MIN_BLOCKS && s->blocks <= DIFF_MAX_BLOCKS && s->blocks < s->count) {
-        return block_median(s, rng);
-    }
-    return sample_median(s->sorted, s->count, rng);
+    return resample_quantile(s, 0.5, diff_median(s->sorted, s->count), rng);
+}
+
+double diff_resample_quantile(const diff_samples *s, double p, uint64_t rng[4])
+{
+    return resample_quantile(s, p, diff_quantile(s->sorted, s->count, p), rng);
 }
 
 uint64_t diff_row_seed(uint64_t seed, diff_kind kind, const char *name)

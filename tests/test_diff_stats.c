@@ -1,8 +1,8 @@
 /*
  * wgprof diff's statistics and reader on synthetic input (diff/diff.h), no GPU:
  * - the resample median drawn from its exact distribution matches the one counted out (odd n)
- *   and a resample formed and sorted (even n); the weighted median of blocks matches the blocks
- *   laid out and sorted;
+ *   and a resample formed and sorted (even n), other quantiles a resample formed and sorted; the
+ *   weighted median and quantiles of blocks match the blocks laid out and sorted;
  * - a known shift is found, both ways, with the shift inside its interval; identical samples
  *   give a ratio of 1 with a tight interval and no change; the same seed gives the same
  *   interval, another seed another one; on equal sides whose iterations drift, the interval
@@ -150,6 +150,47 @@ static void test_resample_median_even(void)
     diff_samples_free(&s);
 }
 
+/* Other quantiles drawn a sample at a time (the quickest tenth diff_common.c reads, and one
+ * whose order statistic is whole): against resamples formed and sorted. */
+static void test_resample_quantile(void)
+{
+    enum { N = 6, DRAWS = 200000 };
+    diff_raw raw[N];
+    for (size_t i = 0; i < N; i++) {
+        raw[i] = (diff_raw){0, (double)(1u << i), 0};
+    }
+    diff_samples s;
+    CHECK(diff_samples_build(raw, N, &s));
+    const double quantiles[] = {0.1, 0.4, 0.9};
+    const double at[] = {1, 1.5, 2, 3, 5, 6, 10, 12, 20, 24, 32};
+    enum { POINTS = sizeof at / sizeof at[0] };
+    double resample[N];
+    for (size_t k = 0; k < sizeof quantiles / sizeof quantiles[0]; k++) {
+        uint64_t rng[4];
+        diff_rng_seed(rng, 13 + k);
+        size_t drawn[POINTS] = {0}, formed[POINTS] = {0};
+        for (size_t d = 0; d < DRAWS; d++) {
+            double m = diff_resample_quantile(&s, quantiles[k], rng);
+            for (size_t i = 0; i < N; i++) {
+                resample[i] = s.sorted[next() % N];
+            }
+            qsort(resample, N, sizeof *resample, by_value);
+            double f = diff_quantile(resample, N, quantiles[k]);
+            for (size_t a = 0; a < POINTS; a++) {
+                drawn[a] += m <= at[a];
+                formed[a] += f <= at[a];
+            }
+        }
+        for (size_t a = 0; a < POINTS; a++) {
+            double p = (double)formed[a] / DRAWS, q = (double)drawn[a] / DRAWS;
+            double sigma = sqrt(2 * p * (1 - p) / DRAWS) + 1e-9;
+            CHECK_MSG(fabs(p - q) < 5 * sigma + 1e-6, "P(q%.1f <= %g): drawn %.4f, formed %.4f", quantiles[k], at[a],
+                      q, p);
+        }
+    }
+    diff_samples_free(&s);
+}
+
 /* The weighted median of blocks against the blocks written out and sorted: small sides (found
  * by walking the samples) and large ones in few blocks (by binary search). */
 static void test_weighted_median(void)
@@ -183,6 +224,12 @@ static void test_weighted_median(void)
         double expected = total ? (total % 2 ? all[total / 2] : 0.5 * (all[total / 2 - 1] + all[total / 2])) : NAN;
         double got = diff_weighted_median(&s, w);
         CHECK_MSG(got == expected || (isnan(got) && isnan(expected)), "round %d: %g, expected %g", round, got, expected);
+        const double quantiles[] = {0, 0.1, 0.37, 0.9, 1};
+        for (size_t q = 0; total && q < sizeof quantiles / sizeof quantiles[0]; q++) {
+            double want = diff_quantile(all, total, quantiles[q]), have = diff_weighted_quantile(&s, w, quantiles[q]);
+            CHECK_MSG(fabs(have - want) <= 1e-12 * fabs(want), "round %d, quantile %g: %g, expected %g", round,
+                      quantiles[q], have, want);
+        }
         free(all);
         free(raw);
         diff_samples_free(&s);
@@ -583,6 +630,7 @@ int main(void)
     test_resample_median_odd();
     test_resample_median_even();
     test_weighted_median();
+    test_resample_quantile();
     test_blocks();
     test_shift_found();
     test_identical();
