@@ -152,9 +152,28 @@ static int write_outputs(const cli_diff_options *o, const diff_result *r)
     return code;
 }
 
+/* The names of the kernels of the common group, between commas, into `out` (cut short with
+ * "..." where they do not fit). */
+static const char *common_names(const diff_result *r, char *out, size_t cap)
+{
+    size_t at = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < r->row_count && at < cap; i++) {
+        if (r->rows[i].in_common) {
+            int n = snprintf(out + at, cap - at, "%s%s", at ? ", " : "", r->rows[i].name);
+            at = n < 0 ? cap : at + (size_t)n;
+        }
+    }
+    if (at >= cap && cap > 4) {
+        memcpy(out + cap - 4, "...", 4);
+    }
+    return out;
+}
+
 /* The message for a failed gate, on stderr: which rows and by how much at least. */
 static void report_gate(const diff_result *r)
 {
+    char names[256];
     for (size_t i = 0; i < r->row_count; i++) {
         const diff_row *row = &r->rows[i];
         if (row->fails) {
@@ -164,6 +183,19 @@ static void report_gate(const diff_result *r)
             cli_error("wgprof diff: %s%s is slower by more than %g%%: %s (%g%% confidence: at least %s)",
                       row->kind == DIFF_TOTAL ? "" : "kernel ", row->kind == DIFF_TOTAL ? "the total" : row->name,
                       r->options.fail_if_slower * 100, change, r->options.confidence * 100, lo);
+        }
+    }
+    for (size_t i = 0; i < r->row_count; i++) {
+        const diff_row *row = &r->rows[i];
+        if (row->fails_reversed) {
+            char lo[48], change[48];
+            diff_format_change(1.0 / row->iv.hi, lo, sizeof lo);
+            diff_format_change(1.0 / row->iv.ratio, change, sizeof change);
+            cli_error("wgprof diff: read the other way, the common group (%s) is slower than kernel %s by more than "
+                      "%g%%: %s (%g%% confidence: at least %s); which of the two groups changed is too close to call "
+                      "(the quickest times chose that group as unchanged in %.0f%% of the resamples)",
+                      common_names(r, names, sizeof names), row->name, r->options.fail_if_slower * 100, change,
+                      r->options.confidence * 100, lo, r->common_support * 100);
         }
     }
     if (r->common.fails) {

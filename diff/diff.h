@@ -271,6 +271,10 @@ typedef struct diff_row {
                           out of the total and the geometric mean */
     diff_verdict verdict;
     bool fails;        /* its interval lies above 1 + fail_if_slower */
+    bool fails_reversed; /* where which group changed is too close to call (common_unsure): a
+                            kernel faster than the common change, its interval below
+                            1 / (1 + fail_if_slower), so that read the other way the common
+                            group is slower against it by more than the gate allows */
 } diff_row;
 
 typedef struct diff_options {
@@ -307,6 +311,11 @@ typedef struct diff_result {
     size_t common_kernels;  /* of which set the common change */
     bool common_guessed;    /* another group of as many kernels moved against them: which group
                                changed is a guess (two kernels, one changed) */
+    double common_support;  /* where guessed: the share of the bootstrap's resamples in which the
+                               same group's quickest times moved least; NAN otherwise */
+    bool common_unsure;     /* guessed, with common_support below the confidence: either group
+                               may be the one that changed, and --fail-if-slower reads it both
+                               ways (fails_reversed) */
     bool common_not_machine; /* the reference kernel (WGPROF_REFERENCE_KERNEL) is outside the
                                 common group: the common change is the spec's, gated */
     diff_row common;        /* kind DIFF_COMMON; verdict DIFF_TOO_FEW where not separated */
@@ -319,7 +328,7 @@ typedef struct diff_result {
     diff_difference differences[DIFF_MAX_DIFFERENCES];
     size_t difference_count;
     bool failed; /* some kernel or the total (or, with gate_common, the common change) fails
-                    --fail-if-slower */
+                    --fail-if-slower, or a kernel fails it read the other way (fails_reversed) */
 } diff_result;
 
 void diff_default_options(diff_options *o);

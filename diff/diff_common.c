@@ -26,7 +26,12 @@
  *    side was on the whole). That last choice is still a guess where the groups are as large
  *    (two kernels, one of them changed): a side that never ran unloaded can mislead it, and the
  *    report says so (common_guessed); the change of one group against the other stays
- *    measured either way.
+ *    measured either way. How firmly the quickest times chose is read from the bootstrap: each
+ *    kernel's quickest times drawn from the same runs and blocks as its medians are, the share
+ *    of resamples in which the chosen group's moved no more than every rival's
+ *    (common_support). Below the confidence (a run or two set the quickest times, or both
+ *    groups' moved about as much) either group may be the one that changed (common_unsure),
+ *    and --fail-if-slower reads it both ways (diff_compare.c: fails_reversed).
  *    A reference outside the common group (more kernels moved together than stayed with it)
  *    says that the common change is the spec's, not the machine's (common_not_machine): it is
  *    then gated as the kernels are. The reference alone does not set the common change: it is
@@ -270,6 +275,62 @@ static size_t group_around(const double *x, size_t n, size_t j, double band, con
     return size;
 }
 
+/* How far the quickest times of the group around kernel j moved (3. above): the absolute log of
+ * the median of their ratios `quiet`, INFINITY where there is none to read; `scratch` holds n. */
+static double quiet_distance(const double *x, size_t n, size_t j, double band, const double *quiet, double *scratch)
+{
+    double moved = median_of(scratch, group_around(x, n, j, band, quiet, scratch));
+    return moved > 0 && isfinite(moved) ? fabs(log(moved)) : INFINITY;
+}
+
+/* Another group as large as the one around `best` (support kernels), apart from it. */
+static bool rival(const double *x, size_t n, size_t j, size_t best, double band, size_t support)
+{
+    return group_around(x, n, j, band, NULL, NULL) == support && fabs(log(x[j] / x[best])) > band;
+}
+
+/* How firmly the quickest times chose between groups as large (3. above): the share of the
+ * bootstrap's resamples in which the group around `best` moved no more than every rival, each
+ * kernel's quickest times drawn as its medians are (those of the same runs and blocks from the
+ * same ones: one seed for all) into *support. False when out of memory. */
+static bool choice_support(const diff_result *r, const row_work *work, const size_t *row_of, const double *x,
+                           size_t n, double band, size_t best, size_t best_support, double *support)
+{
+    unsigned resamples = r->options.resamples;
+    size_t cells = n && resamples ? n * resamples : 1;
+    double *quiet = malloc(cells * sizeof *quiet), *scratch = malloc((n ? n : 1) * sizeof *scratch);
+    if (!quiet || !scratch) {
+        free(quiet);
+        free(scratch);
+        return false;
+    }
+    uint64_t seed = diff_row_seed(r->options.seed, DIFF_KERNEL, "") ^ 2;
+    for (size_t k = 0; k < n; k++) {
+        const row_work *w = &work[row_of[k]];
+        uint64_t rng[4];
+        diff_rng_seed(rng, seed);
+        for (unsigned d = 0; d < resamples; d++) {
+            double b = diff_resample_quantile(&w->base->samples, QUIET_QUANTILE, rng);
+            double q = diff_resample_quantile(&w->new_->samples, QUIET_QUANTILE, rng);
+            quiet[d * n + k] = b > 0 ? q / b : r->rows[row_of[k]].raw.ratio;
+        }
+    }
+    size_t held = 0;
+    for (unsigned d = 0; d < resamples; d++) {
+        const double *drawn = &quiet[d * n];
+        double chosen = quiet_distance(x, n, best, band, drawn, scratch);
+        bool holds = true;
+        for (size_t j = 0; j < n && holds; j++) {
+            holds = !rival(x, n, j, best, band, best_support) || chosen <= quiet_distance(x, n, j, band, drawn, scratch);
+        }
+        held += holds;
+    }
+    *support = resamples ? (double)held / resamples : NAN;
+    free(quiet);
+    free(scratch);
+    return true;
+}
+
 /* The kernels that share the common change (3. above): in_common set on their rows, the common
  * change on the adjusted scale into *common (NAN where no kernel's change is a finite ratio above
  * 0: none to choose from). False when out of memory. */
@@ -301,9 +362,8 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
     }
     bool best_with_reference = false;
     for (size_t j = 0; j < n; j++) {
-        size_t support = group_around(x, n, j, band, quiet, group);
-        double moved = median_of(group, support);
-        double distance = moved > 0 && isfinite(moved) ? fabs(log(moved)) : INFINITY; /* none to read */
+        size_t support = group_around(x, n, j, band, NULL, NULL);
+        double distance = quiet_distance(x, n, j, band, quiet, group);
         bool with_reference = reference < n && fabs(log(x[reference] / x[j])) <= band;
         if (support > best_support ||
             (support == best_support && (with_reference > best_with_reference ||
@@ -317,9 +377,12 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
     /* Another group as large, apart from the one chosen: which moved was chosen by the quickest
      * times, unless the reference kernel, which no change touches, chose it. */
     for (size_t j = 0; j < n && !best_with_reference; j++) {
-        r->common_guessed = r->common_guessed ||
-                            (group_around(x, n, j, band, NULL, NULL) == best_support && fabs(log(x[j] / x[best])) > band);
+        r->common_guessed = r->common_guessed || rival(x, n, j, best, band, best_support);
     }
+    /* How firmly: where the rival's quickest times moved about as little, or a run or two set
+     * them, either group may be the one that changed. */
+    bool ok = !r->common_guessed || choice_support(r, work, row_of, x, n, band, best, best_support, &r->common_support);
+    r->common_unsure = ok && r->common_guessed && !(r->common_support >= r->options.confidence);
     /* More kernels moved together than stayed with the reference: a change to them, not the
      * machine's speed. */
     r->common_not_machine = reference < n && !best_with_reference;
@@ -336,7 +399,7 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
     free(quiet);
     free(group);
     free(row_of);
-    return true;
+    return ok;
 }
 
 /* The common row's series on one side: the samples of the kernels that share the common change,

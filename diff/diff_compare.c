@@ -247,7 +247,12 @@ static bool judge(diff_result *r)
         bool gated = (row->kind == DIFF_KERNEL && !row->reference) || row->kind == DIFF_TOTAL ||
                      (row->kind == DIFF_COMMON && (o->gate_common || r->common_not_machine));
         row->fails = gated && o->fail_if_slower >= 0 && row->verdict == DIFF_SLOWER && row->iv.lo > 1.0 + o->fail_if_slower;
-        r->failed = r->failed || row->fails;
+        /* Which group changed too close to call: read the other way, the common group's kernels
+         * are slower against a kernel faster than them, by as much. */
+        row->fails_reversed = r->common_unsure && row->kind == DIFF_KERNEL && !row->reference && !row->in_common &&
+                              o->fail_if_slower >= 0 && row->verdict == DIFF_FASTER &&
+                              row->iv.hi < 1.0 / (1.0 + o->fail_if_slower);
+        r->failed = r->failed || row->fails || row->fails_reversed;
     }
     free(p);
     free(adjusted);
@@ -281,6 +286,7 @@ diff_status diff_compare(const diff_profile *base, const diff_profile *new_, con
     out->common.iv = out->common.raw = (diff_interval){NAN, NAN, NAN};
     out->common.base.median_ns = out->common.new_.median_ns = NAN;
     out->geomean = NAN;
+    out->common_support = NAN;
     size_t most = base->kernel_count + new_->kernel_count + 1 + base->scope_count + new_->scope_count;
     out->rows = calloc(most, sizeof *out->rows);
     diff_pair *pairs = calloc(most, sizeof *pairs);

@@ -193,7 +193,10 @@ static void put_row(FILE *out, const diff_row *row, size_t width, bool separated
         fprintf(out, " %9s", measured);
     }
     fprintf(out, " %9s  %-22s %7s  %s%s%s\n", change, interval, p, diff_verdict_str(row->verdict),
-            row->in_common ? " (common)" : "", row->fails ? " (fails)" : "");
+            row->in_common ? " (common)" : "",
+            row->fails            ? " (fails)"
+            : row->fails_reversed ? " (fails read the other way)"
+                                  : "");
 }
 
 static void put_heading(FILE *out, const char *first, size_t width, bool separated)
@@ -242,8 +245,13 @@ static void put_machine(const diff_result *r, FILE *out, void (*text)(FILE *, co
                          "read from each kernel's quickest tenth of its times on each side, which a side that never "
                          "ran unloaded can mislead (runs made with "
                          "'wgprof run --reference' settle it); the change of one group against the other is "
-                         "measured either way%s\n",
-                    start, end);
+                         "measured either way; the quickest times chose these in %s%.0f%% of the bootstrap's "
+                         "resamples%s%s\n",
+                    start, r->common_unsure ? "only " : "", r->common_support * 100,
+                    !r->common_unsure                  ? ""
+                    : r->options.fail_if_slower >= 0 ? ": too close to call, so --fail-if-slower reads it both ways"
+                                                       : ": too close to call",
+                    end);
         }
         for (int side = 0; side < 2; side++) {
             const double *speed = side ? r->new_speed : r->base_speed;
@@ -355,6 +363,43 @@ static void put_partial(FILE *out, const char *label, const diff_profile *p,
     }
 }
 
+/* Whether a kernel fails the gate read the other way (diff.h: fails_reversed). */
+static bool reversed_fails(const diff_result *r)
+{
+    for (size_t i = 0; i < r->row_count; i++) {
+        if (r->rows[i].fails_reversed) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The names of the rows that `pick` selects, between commas. */
+static void put_names(const diff_result *r, FILE *out, bool (*pick)(const diff_row *))
+{
+    bool first = true;
+    for (size_t i = 0; i < r->row_count; i++) {
+        if (pick(&r->rows[i])) {
+            fputs(first ? "" : ", ", out);
+            put_text(out, r->rows[i].name, 0);
+            first = false;
+        }
+    }
+}
+
+static bool is_common(const diff_row *row) { return row->in_common; }
+static bool is_reversed(const diff_row *row) { return row->fails_reversed; }
+
+/* The gate's line for what fails read the other way. */
+static void put_reversed(const diff_result *r, FILE *out)
+{
+    fputs("read the other way (which of the two groups changed is too close to call): ", out);
+    put_names(r, out, is_common);
+    fputs(" slower against ", out);
+    put_names(r, out, is_reversed);
+    fprintf(out, " by more than that with %.0f%% confidence\n", r->options.confidence * 100);
+}
+
 bool diff_write_table(const diff_result *r, FILE *out)
 {
     put_partial(out, "base", r->base, table_text, "", "");
@@ -397,7 +442,13 @@ bool diff_write_table(const diff_result *r, FILE *out)
             if (r->common.fails) {
                 fputs(first ? "the common change" : ", the common change", out);
             }
-            fprintf(out, " slower by more than that with %.0f%% confidence\n", r->options.confidence * 100);
+            if (!first || r->common.fails) {
+                fprintf(out, " slower by more than that with %.0f%% confidence%s", r->options.confidence * 100,
+                        reversed_fails(r) ? "; " : "\n");
+            }
+            if (reversed_fails(r)) {
+                put_reversed(r, out);
+            }
         }
     }
     return !ferror(out);
@@ -438,7 +489,10 @@ static void md_row(FILE *out, const diff_row *row, bool separated)
     }
     bool strong = row->verdict == DIFF_SLOWER || row->verdict == DIFF_FASTER;
     fprintf(out, " | %s | %s%s%s%s%s |\n", p, strong ? "**" : "", diff_verdict_str(row->verdict), strong ? "**" : "",
-            row->in_common ? " (common)" : "", row->fails ? " (fails the gate)" : "");
+            row->in_common ? " (common)" : "",
+            row->fails            ? " (fails the gate)"
+            : row->fails_reversed ? " (fails the gate read the other way)"
+                                  : "");
 }
 
 static void md_heading(FILE *out, const char *first, bool separated)
@@ -584,7 +638,8 @@ static json_t *row_json(const diff_row *row, bool separated)
               put(o, "p", number(row->p)) && put(o, "p_holm", number(row->p_holm)) &&
               put(o, "rank_p", number(row->rank_p)) && put(o, "in_common", json_boolean(row->in_common)) &&
               put(o, "reference", json_boolean(row->reference)) &&
-              put(o, "fails", json_boolean(row->fails));
+              put(o, "fails", json_boolean(row->fails)) &&
+              put(o, "fails_reversed", json_boolean(row->fails_reversed));
     if (!ok) {
         json_decref(o);
         return NULL;
@@ -676,6 +731,8 @@ static json_t *result_json(const diff_result *r)
          put(o, "kernels_compared", json_integer((json_int_t)r->compared)) &&
          put(o, "separated", json_boolean(r->separated)) &&
          put(o, "common_guessed", json_boolean(r->common_guessed)) &&
+         put(o, "common_support", number(r->common_support)) &&
+         put(o, "common_unsure", json_boolean(r->common_unsure)) &&
          put(o, "common_not_machine", json_boolean(r->common_not_machine)) &&
          put(o, "common", r->separated ? row_json(&r->common, true) : json_null()) &&
          put(o, "speed", speed_json(r)) && put(o, "geomean_ratio", number(r->geomean)) &&

@@ -3,7 +3,9 @@
 # gives a report; its timings are then replaced by synthetic ones whose truth is known (two real
 # runs' timings differ by chance on a busy machine, by a quarter and more under load): runs drawn
 # alike compare as no change; runs with the fma chain 1.5x as long compare as slower for that
-# kernel and fail --fail-if-slower 10 (exit 1), one run a side and three. A real run of a spec
+# kernel and fail --fail-if-slower 10 (exit 1), one run a side and three; five runs a side where
+# one new run went faster than any base run: which kernel moved too close to call, said so, and
+# the gate failing read the other way. A real run of a spec
 # with a kernel added and one removed lists them so. The table, JSON, Markdown and HTML come out
 # whole and agree; the same seed gives the same figures. Reports it cannot read exit 2 with a
 # message naming the file and the place. --baseline on run, demo and record prints the same
@@ -84,14 +86,16 @@ for r in d["kernels"] + [d["total"]] + d["scopes"]:
     print("%s=%s" % (r["name"], r["verdict"]))' "$1"
 }
 
-# synth REAL OUT SEED FMA_NS COPY_NS: REAL's report with each dispatch's duration drawn anew
-# (seeded): a kernel's median given, each iteration moved as a whole by about 2% and each
-# dispatch by 3% on top, as a machine's load moves them. The format is a real run's; the
-# timings are known.
+# synth REAL OUT SEED FMA_NS COPY_NS [SPEED]: REAL's report with each dispatch's duration drawn
+# anew (seeded): a kernel's median given, each iteration moved as a whole by about 2% and each
+# dispatch by 3% on top, as a machine's load moves them, and the whole run by SPEED (default 1:
+# a run the machine made SPEED times as long). The format is a real run's; the timings are known.
 synth() {
   python3 - "$@" <<'PY'
 import json, math, random, sys
 real, out, seed, fma_ns, copy_ns = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+speed = float(sys.argv[6]) if len(sys.argv) > 6 else 1.0
+fma_ns, copy_ns = fma_ns * speed, copy_ns * speed
 rng = random.Random(seed)
 d = json.load(open(real))
 center = {"fma": fma_ns, "copy": copy_ns}
@@ -147,7 +151,8 @@ grep -q '^runs: one report a side: the interval covers how the iterations of eac
   slow.out && ok || bad "one report a side, the line that says what its interval covers: $(grep '^runs' slow.out)"
 # two kernels, one changed: which of them did is a guess, said under the common line with how it is read
 grep -q "^as many kernels moved the other way against these: which of the two groups changed is read from each kernel's quickest tenth" \
-  slow.out && ok || bad "two kernels, one changed: the guess not said: $(cat slow.out)"
+  slow.out && grep -Eq "; the quickest times chose these in (only )?[0-9]+% of the bootstrap's resamples" slow.out && ok ||
+  bad "two kernels, one changed: the guess not said: $(cat slow.out)"
 python3 - slow-diff.json <<'PY' && ok || bad "the slower comparison's JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -374,6 +379,44 @@ PY
   # One unreadable run: the whole comparison refused, that run named.
   usage '^wgprof diff: truncated\.json:[0-9]+:[0-9]+: not JSON' a1.json a2.json vs s1.json truncated.json
 fi
+
+# ---- which of two kernels moved, too close to call: the gate reads it both ways ----
+# Five runs a side, the fma 1.5x as long on the new side, where the new side's third run went
+# at 0.55 times the time of every other (a machine that ran no base run so unloaded): the fma's
+# quickest times moved least, so it is taken for the common group, but only while that run is
+# drawn. Said so in every output, and --fail-if-slower 10 fails read the other way.
+for i in 1 2 3 4 5; do
+  speed=1
+  [ "$i" -eq 3 ] && speed=0.55
+  synth real.json "u$i.json" "$((20 + i))" 3000000 1000000 && synth real.json "v$i.json" "$((30 + i))" 4500000 1000000 "$speed" ||
+    bad "synthetic reports from real.json"
+done
+"$wgprof" diff --fail-if-slower 10 --json unsure.json --markdown unsure.md u1.json u2.json u3.json u4.json u5.json vs \
+  v1.json v2.json v3.json v4.json v5.json >unsure.out 2>unsure.err
+rc=$?
+python3 - unsure.json <<'PY' && ok || bad "too close to call: exit $rc: $(cat unsure.out unsure.err)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+fma, copy = d["kernels"]
+assert d["common_guessed"] is True and d["common_unsure"] is True and 0.5 < d["common_support"] < 0.95, d
+assert fma["in_common"] and not copy["in_common"] and copy["verdict"] == "faster", d["kernels"]
+assert copy["fails_reversed"] is True and copy["fails"] is False and fma["fails_reversed"] is False, copy
+assert d["failed"] is True
+PY
+support="$(python3 -c 'import json, sys; print("%.0f" % (json.load(open(sys.argv[1]))["common_support"] * 100))' unsure.json)"
+[ "$rc" -eq 1 ] &&
+  grep -q "^wgprof diff: read the other way, the common group (fma) is slower than kernel copy by more than 10%: +[0-9.]*% (95% confidence: at least +[0-9.]*%); which of the two groups changed is too close to call (the quickest times chose that group as unchanged in $support% of the resamples)$" unsure.err &&
+  grep -Eq '^copy .* faster \(fails read the other way\)$' unsure.out &&
+  grep -q "; the quickest times chose these in only $support% of the bootstrap's resamples: too close to call, so --fail-if-slower reads it both ways$" unsure.out &&
+  grep -q '^fail-if-slower 10%: read the other way (which of the two groups changed is too close to call): fma slower against copy by more than that with 95% confidence$' unsure.out &&
+  grep -q '^| copy | .* | \*\*faster\*\* (fails the gate read the other way) |$' unsure.md &&
+  grep -q '^- Gate (fail-if-slower 10%): \*\*failed\*\*' unsure.md && ok ||
+  bad "too close to call, the outputs: exit $rc: $(cat unsure.out unsure.err unsure.md)"
+# Without the gate: said, exit 0.
+"$wgprof" diff u1.json u2.json u3.json u4.json u5.json vs v1.json v2.json v3.json v4.json v5.json >unsure-nogate.out 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "of the bootstrap's resamples: too close to call$" unsure-nogate.out &&
+  grep -Eq '^copy .* faster$' unsure-nogate.out && ok || bad "too close to call, no gate: exit $rc: $(cat unsure-nogate.out)"
 
 # ---- --baseline on run ----
 if "$wgprof" run --iterations 10 --summary --baseline a1.json slow.json >baseline.out 2>baseline.err; then

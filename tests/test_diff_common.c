@@ -6,7 +6,10 @@
  *   side: the move of work against "steady" found in 19 of 20 draws or more, work itself slower
  *   and steady quiet (which of the two moved, read from their quickest times) in 17 or more, a
  *   rerun of the base quiet in 19 of 20 or more, and --fail-if-slower 10 failing where work
- *   slowed;
+ *   slowed; where work was taken for the common group, the choice said too close to call and
+ *   the gate failing read the other way;
+ * - two kernels on a machine that moves runs a little, one run a side and five: the choice
+ *   firm, a 1.5x speed-up of one kernel faster and not gated, a 1.5x slow-down gated on it;
  * - every kernel 1.3x slower on a quiet machine: no kernel changes against the others, the
  *   common line is slower, and the gate fails on it only with gate_common;
  * - the same with wgprof's reference kernel beside the two (`wgprof run --reference`): which
@@ -132,7 +135,7 @@ static void test_bursty_load(void)
     diff_default_options(&o);
     o.fail_if_slower = 0.10;
     int caught = 0, moved = 0, covered = 0, uncovered_found = 0, steady_quiet = 0, rerun_quiet = 0, gate_right = 0,
-        measured_missed = 0;
+        measured_missed = 0, gated = 0, wrong_unsure = 0, wrong = 0;
     for (int round = 0; round < ROUNDS; round++) {
         diff_profile base = make_side(2, names, centers, same, &busy);
         diff_profile slow = make_side(2, names, centers, slower, &busy);
@@ -155,6 +158,14 @@ static void test_bursty_load(void)
         rerun_quiet += row_named(&q, "work")->verdict == DIFF_NO_CHANGE &&
                        row_named(&q, "steady")->verdict == DIFF_NO_CHANGE && !q.failed;
         gate_right += r.failed == (work->verdict == DIFF_SLOWER) && work->fails && !steady->fails;
+        /* Where work was taken for the common group, how firmly the quickest times chose it, and
+         * the gate read the other way where too close to call. */
+        wrong += work->in_common;
+        wrong_unsure += work->in_common && r.common_unsure && steady->fails_reversed && !steady->fails;
+        gated += r.failed;
+        CHECK(r.common_guessed && r.common_support >= 0 && r.common_support <= 1 &&
+              r.common_unsure == (r.common_support < o.confidence));
+        CHECK(!work->fails_reversed && (!r.common_unsure || work->in_common || !steady->fails_reversed));
         CHECK(r.tested == 3); /* two kernels and the common change: these reports hold no total */
         CHECK(isfinite(work->p_holm) && work->p_holm >= work->p);
         diff_result_free(&r);
@@ -173,6 +184,10 @@ static void test_bursty_load(void)
               steady_quiet, ROUNDS);
     CHECK_MSG(rerun_quiet >= 19, "a rerun quiet in %d of %d rounds", rerun_quiet, ROUNDS);
     CHECK_MSG(gate_right >= caught - 1, "the gate right in %d of %d rounds", gate_right, ROUNDS);
+    CHECK_MSG(wrong_unsure == wrong && gated >= 19,
+              "work taken for common in %d rounds, said too close to call and gated read the other way in %d; the "
+              "gate failed in %d of %d rounds",
+              wrong, wrong_unsure, gated, ROUNDS);
     /* The interval against the common change carries that change's own error (the kernels drawn
      * together): it holds the true 1.5 in every draw where work was not taken for the common
      * group (18 of these 20; taking the common change as known held it in 11 of the 16 then). */
@@ -180,7 +195,8 @@ static void test_bursty_load(void)
               "work's interval against the common change held 1.5 in %d of %d rounds, missed it in %d where work "
               "was not taken for common", covered, ROUNDS, uncovered_found);
     printf("two kernels on a bursty machine: work against steady found in %d of %d rounds, work itself slower "
-           "in %d, its interval holding 1.5 in %d\n", moved, ROUNDS, caught, covered);
+           "in %d, its interval holding 1.5 in %d; work taken for common in %d, too close to call in %d; the gate "
+           "failed in %d\n", moved, ROUNDS, caught, covered, wrong, wrong_unsure, gated);
     /* The load is what the method is for: as measured, the change is lost in most rounds. */
     CHECK_MSG(measured_missed >= 10, "as measured, missed in %d of %d rounds", measured_missed, ROUNDS);
 }
@@ -339,6 +355,45 @@ static void test_common_change(void)
     free_side(&slow);
 }
 
+/* Two kernels on a machine whose load moves runs a little (one run a side and five), work 1.5x
+ * faster: the quickest times choose steady as unchanged in nearly every resample, so the gate,
+ * read one way only, does not fail on the speed-up; work 1.5x slower fails it on work alone. */
+static void test_choice_firm(void)
+{
+    g_state = SEED;
+    const char *names[] = {"work", "steady"};
+    const double centers[] = {20000, 12000}, same[] = {1, 1}, faster[] = {1 / 1.5, 1}, slower[] = {1.5, 1};
+    diff_options o;
+    diff_default_options(&o);
+    o.fail_if_slower = 0.10;
+    int firm = 0, speedups = 0, slowdowns = 0, rounds = 0;
+    for (size_t runs = 1; runs <= 5; runs += 4) {
+        const load l = {runs, 0.02, false};
+        for (int round = 0; round < 5; round++, rounds++) {
+            diff_profile base = make_side(2, names, centers, same, &l);
+            diff_profile fast = make_side(2, names, centers, faster, &l);
+            diff_profile slow = make_side(2, names, centers, slower, &l);
+            diff_result r, q;
+            CHECK(diff_compare(&base, &fast, &o, &r) == DIFF_OK);
+            CHECK(diff_compare(&base, &slow, &o, &q) == DIFF_OK);
+            const diff_row *work = row_named(&r, "work"), *steady = row_named(&r, "steady");
+            firm += r.common_guessed && !r.common_unsure && r.common_support >= o.confidence && q.common_guessed &&
+                    !q.common_unsure;
+            speedups += work->verdict == DIFF_FASTER && steady->in_common && !r.failed && !work->fails_reversed;
+            slowdowns += row_named(&q, "work")->fails && !row_named(&q, "steady")->fails_reversed && q.failed;
+            diff_result_free(&r);
+            diff_result_free(&q);
+            free_side(&base);
+            free_side(&fast);
+            free_side(&slow);
+        }
+    }
+    CHECK_MSG(firm == rounds && speedups == rounds && slowdowns == rounds,
+              "of %d rounds: the choice firm in %d, the speed-up faster and not gated in %d, the slow-down gated on "
+              "work in %d",
+              rounds, firm, speedups, slowdowns);
+}
+
 static void test_one_kernel(void)
 {
     g_state = SEED;
@@ -475,6 +530,7 @@ int main(void)
 {
     test_rank_and_holm();
     test_rank_rule();
+    test_choice_firm();
     test_one_kernel();
     test_common_change();
     test_bursty_load();

@@ -8,7 +8,8 @@
 # lane and nowhere in the GPU's. At window widths of 1024, 1400 and 1920 px no text is clipped,
 # on the demo's page and on one of long names and long times. wgprof diff's page, of the demo
 # against a changed copy of its report (a kernel slower, one renamed, hostile names), loads the
-# same way and shows a bar pair per kernel and a table row per kernel and scope. Also the --html
+# same way and shows a bar pair per kernel and a table row per kernel and scope; a page where
+# which of two kernels moved is too close to call says so and that the gate read it both ways. Also the --html
 # and --trace flags' usage errors (exit code 2). $1 is the wgprof binary; tests/png_inspect.py
 # sits beside this script.
 set -u
@@ -395,6 +396,60 @@ PY
   unclipped diff.html
 else
   bad "wgprof diff --html: $(cat diff.err)"
+fi
+
+# ---- wgprof diff's page where which of two kernels moved is too close to call ----
+# The demo's dispatches as two kernels (matmul_q as "work", the rest as "steady"), five runs a
+# side, work 1.5x as long on the new side, whose third run went at 0.55 times the time: the
+# page says how firmly the quickest times chose, and that the gate read it the other way.
+python3 - F.json <<'PY'
+import json, math, random, sys
+d = json.load(open(sys.argv[1]))
+rng = random.Random(5)
+for side, runs in (("u", [1] * 5), ("v", [1, 1, 0.55, 1, 1])):
+    for i, speed in enumerate(runs, 1):
+        e = json.loads(json.dumps(d))
+        for x in e["dispatches"]:
+            if x["duration_ns"] is None:
+                continue
+            work = x["kernel"] == "matmul_q"
+            x["kernel"] = "work" if work else "steady"
+            x["duration_ns"] *= speed * (1.5 if work and side == "v" else 1) * math.exp(0.03 * rng.gauss(0, 1))
+        json.dump(e, open("%s%d.json" % (side, i), "w"))
+PY
+"$wgprof" diff --quiet --fail-if-slower 10 --html unsure.html --json unsure.json u1.json u2.json u3.json u4.json \
+  u5.json vs v1.json v2.json v3.json v4.json v5.json 2>unsure.err
+rc=$?
+if [ "$rc" -eq 1 ]; then
+  load unsure.html
+  python3 - unsure.html.dom unsure.json <<'PY' && ok || bad "unsure.html: the choice and the gate read the other way"
+import json, sys
+from html.parser import HTMLParser
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.text, self.cells, self.body = [], [], {}
+    def handle_starttag(self, tag, attrs):
+        if tag == "body":
+            self.body = dict(attrs)
+    def handle_data(self, data):
+        self.text.append(data)
+
+page = Page()
+page.feed(open(sys.argv[1], encoding="utf-8").read())
+d = json.load(open(sys.argv[2]))
+text = "".join(page.text)
+assert page.body.get("data-rendered") == "ok", page.body
+assert d["common_unsure"] is True and d["failed"] is True, d
+said = ("The quickest times chose these in only %.0f%% of the bootstrap's resamples: too close to call, so "
+        "--fail-if-slower reads it both ways." % (d["common_support"] * 100))
+assert said in text, text
+assert "faster (fails the gate read the other way)" in text, text
+assert "Common to 1 of 2 kernels (work)" in text and "The machine's speed, or a change that touches every kernel (not gated" in text
+PY
+else
+  bad "wgprof diff --html, too close to call: exit $rc, $(cat unsure.err)"
 fi
 
 # ---- usage ----

@@ -208,7 +208,7 @@
         tr.appendChild(td);
       });
       tr.appendChild(element('td', 'verdict ' + r.verdict, r.verdict + (r.in_common ? ' (common)' : '') +
-        (r.fails ? ' (fails the gate)' : '')));
+        (r.fails ? ' (fails the gate)' : r.fails_reversed ? ' (fails the gate read the other way)' : '')));
       body.appendChild(tr);
     });
     wrap.appendChild(t);
@@ -223,17 +223,31 @@
     section.appendChild(element('h2', null, 'The machine'));
     var lines = [];
     if (data.separated && data.common) {
-      var c = data.common, shared = data.kernels.filter(function (r) {
+      var c = data.common, members = data.kernels.filter(function (r) {
         return r.in_common;
-      }).map(function (r) {
+      }), shared = members.map(function (r) {
         return shown(r.name);
+      }), reference = members.some(function (r) {
+        return r.reference;
       });
+      var what = reference ? 'The machine\'s speed, as wgprof\'s reference kernel moved with them'
+        : data.common_not_machine ? 'A change that touches these kernels, not the machine: wgprof\'s reference ' +
+          'kernel did not move with them (gated)'
+        : 'The machine\'s speed, or a change that touches every kernel';
       lines.push('Common to ' + shared.length + ' of ' + data.kernels_compared + ' kernels (' + shared.join(', ') +
         '): ' + change(c.ratio) + ' ' + interval(c) + ', p (Holm) ' + pvalue(c.p_holm) + ', rank p ' +
-        pvalue(c.rank_p) + ': ' + c.verdict + (c.fails ? ' (fails the gate)' : '') + '. The machine\'s speed, ' +
-        'or a change that touches every kernel' + (data.gate_common ? '.' : ' (not gated: --gate-common gates ' +
-        'it).') + ' The changes in the tables are against it, with each ' +
-        'run\'s speed taken out.');
+        pvalue(c.rank_p) + ': ' + c.verdict + (c.fails ? ' (fails the gate)' : '') + '. ' + what +
+        (data.gate_common || data.common_not_machine ? '.' : ' (not gated: --gate-common gates it).') +
+        ' The changes in the tables are against it, with each run\'s speed taken out.');
+      if (data.common_guessed) {
+        lines.push('As many kernels moved the other way against these: which of the two groups changed is read ' +
+          'from each kernel\'s quickest tenth of its times on each side, which a side that never ran unloaded ' +
+          'can mislead (runs made with \'wgprof run --reference\' settle it); the change of one group against ' +
+          'the other is measured either way. The quickest times chose these in ' + (data.common_unsure ? 'only ' : '') +
+          (data.common_support * 100).toFixed(0) + '% of the bootstrap\'s resamples' + (!data.common_unsure ? '.'
+          : data.fail_if_slower_pct != null ? ': too close to call, so --fail-if-slower reads it both ways.'
+          : ': too close to call.'));
+      }
       ['base', 'new'].forEach(function (s) {
         lines.push('Speed of each ' + s + ' run (1: the base\'s typical run; higher: slower): ' +
           data.speed[s].map(function (v) {
