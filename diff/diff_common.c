@@ -289,6 +289,62 @@ static bool rival(const double *x, size_t n, size_t j, size_t best, double band,
     return group_around(x, n, j, band, NULL, NULL) == support && fabs(log(x[j] / x[best])) > band;
 }
 
+/* The members of the group around kernel j (`size` of them) into `out`. */
+static void members_around(const double *x, size_t n, size_t j, double band, size_t *out)
+{
+    for (size_t i = 0, m = 0; i < n; i++) {
+        if (fabs(log(x[i] / x[j])) <= band) {
+            out[m++] = i;
+        }
+    }
+}
+
+/* The groups choice_support compares, `size` kernels each, their members `size` at a time in
+ * *member: the one around `best` first, then each rival group once (kernels whose groups hold
+ * the same kernels give one). Their count; 0 when out of memory. */
+static size_t list_groups(const double *x, size_t n, double band, size_t best, size_t size, size_t **member)
+{
+    size_t count = 1, room = 2;
+    size_t *m = malloc(room * size * sizeof *m);
+    if (!m) {
+        return 0;
+    }
+    members_around(x, n, best, band, m);
+    for (size_t j = 0; j < n; j++) {
+        if (!rival(x, n, j, best, band, size)) {
+            continue;
+        }
+        if (count == room) {
+            size_t *more = realloc(m, 2 * room * size * sizeof *m);
+            if (!more) {
+                free(m);
+                return 0;
+            }
+            m = more;
+            room *= 2;
+        }
+        size_t *at = m + count * size;
+        members_around(x, n, j, band, at);
+        bool seen = false;
+        for (size_t k = 1; k < count && !seen; k++) {
+            seen = memcmp(m + k * size, at, size * sizeof *at) == 0;
+        }
+        count += !seen;
+    }
+    *member = m;
+    return count;
+}
+
+/* How far group g's quickest times moved in one resample (`quiet`: each kernel's ratio). */
+static double drawn_distance(const size_t *member, size_t size, const double *quiet, double *scratch)
+{
+    for (size_t m = 0; m < size; m++) {
+        scratch[m] = quiet[member[m]];
+    }
+    double moved = median_of(scratch, size);
+    return moved > 0 && isfinite(moved) ? fabs(log(moved)) : INFINITY;
+}
+
 /* How firmly the quickest times chose between groups as large (3. above): the share of the
  * bootstrap's resamples in which the group around `best` moved no more than every rival, each
  * kernel's quickest times drawn as its medians are (those of the same runs and blocks from the
@@ -297,9 +353,11 @@ static bool choice_support(const diff_result *r, const row_work *work, const siz
                            size_t n, double band, size_t best, size_t best_support, double *support)
 {
     unsigned resamples = r->options.resamples;
-    size_t cells = n && resamples ? n * resamples : 1;
+    size_t cells = n && resamples ? n * resamples : 1, *member = NULL;
+    size_t count = list_groups(x, n, band, best, best_support, &member);
     double *quiet = malloc(cells * sizeof *quiet), *scratch = malloc((n ? n : 1) * sizeof *scratch);
-    if (!quiet || !scratch) {
+    if (!count || !quiet || !scratch) {
+        free(member);
         free(quiet);
         free(scratch);
         return false;
@@ -318,14 +376,15 @@ static bool choice_support(const diff_result *r, const row_work *work, const siz
     size_t held = 0;
     for (unsigned d = 0; d < resamples; d++) {
         const double *drawn = &quiet[d * n];
-        double chosen = quiet_distance(x, n, best, band, drawn, scratch);
+        double chosen = drawn_distance(member, best_support, drawn, scratch);
         bool holds = true;
-        for (size_t j = 0; j < n && holds; j++) {
-            holds = !rival(x, n, j, best, band, best_support) || chosen <= quiet_distance(x, n, j, band, drawn, scratch);
+        for (size_t g = 1; g < count && holds; g++) {
+            holds = chosen <= drawn_distance(member + g * best_support, best_support, drawn, scratch);
         }
         held += holds;
     }
     *support = resamples ? (double)held / resamples : NAN;
+    free(member);
     free(quiet);
     free(scratch);
     return true;
