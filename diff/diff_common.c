@@ -289,13 +289,17 @@ static bool rival(const double *x, size_t n, size_t j, size_t best, double band,
     return group_around(x, n, j, band, NULL, NULL) == support && fabs(log(x[j] / x[best])) > band;
 }
 
-/* The members of the group around kernel j (`size` of them) into `out`. */
-static void members_around(const double *x, size_t n, size_t j, double band, size_t *out)
+/* The members of the group around kernel j, `size` of them (group_around's count), into `out`. */
+static void members_around(const double *x, size_t n, size_t j, double band, size_t size, size_t *out)
 {
-    for (size_t i = 0, m = 0; i < n; i++) {
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < size; i++) {
         if (fabs(log(x[i] / x[j])) <= band) {
             out[m++] = i;
         }
+    }
+    while (m < size) {
+        out[m++] = j; /* not reached: j is in its own group, and the count is group_around's */
     }
 }
 
@@ -305,11 +309,11 @@ static void members_around(const double *x, size_t n, size_t j, double band, siz
 static size_t list_groups(const double *x, size_t n, double band, size_t best, size_t size, size_t **member)
 {
     size_t count = 1, room = 2;
-    size_t *m = malloc(room * size * sizeof *m);
+    size_t *m = malloc(room * (size ? size : 1) * sizeof *m);
     if (!m) {
         return 0;
     }
-    members_around(x, n, best, band, m);
+    members_around(x, n, best, band, size, m);
     for (size_t j = 0; j < n; j++) {
         if (!rival(x, n, j, best, band, size)) {
             continue;
@@ -324,7 +328,7 @@ static size_t list_groups(const double *x, size_t n, double band, size_t best, s
             room *= 2;
         }
         size_t *at = m + count * size;
-        members_around(x, n, j, band, at);
+        members_around(x, n, j, band, size, at);
         bool seen = false;
         for (size_t k = 1; k < count && !seen; k++) {
             seen = memcmp(m + k * size, at, size * sizeof *at) == 0;
