@@ -151,11 +151,14 @@ typedef struct cli_diff_options {
     bool quiet;                   /* no table on stdout */
     bool allow_partial;           /* --allow-partial: compare a partial report, flagged */
     bool gate_common;             /* --gate-common: --fail-if-slower gates the common change too */
+    bool gate_both_ways;          /* --gate-both-ways: where which of two groups changed is too close
+                                     to call, --fail-if-slower reads it both ways */
 } cli_diff_options;
 
 extern const char cli_run_usage[];
 extern const char cli_demo_usage[];
 extern const char cli_diff_usage[];
+extern const char cli_diff_usage_method[]; /* printed after cli_diff_usage */
 
 /* argv[0] is the command's name ("run", "demo") and is skipped. `*out` is filled with the
  * defaults, then the flags. */

@@ -364,6 +364,10 @@ const char cli_diff_usage[] =
     "                         95% confidence: its interval's lower end above 1 + PCT/100\n"
     "  --gate-common          --fail-if-slower also fails on the change common to the kernels\n"
     "                         (a driver or a runner that slows every kernel: see below)\n"
+    "  --gate-both-ways       where which of two groups of kernels changed is too close to call\n"
+    "                         (the table says so), --fail-if-slower also fails where the other\n"
+    "                         group would be the slower one: no regression passes unseen, but\n"
+    "                         a speed-up of one of two kernels on a busy machine may fail\n"
     "  --json FILE            write the comparison as JSON\n"
     "  --markdown FILE        write it as a Markdown table, for a pull request\n"
     "  --html FILE            write a self-contained HTML page: the two runs side by side\n"
@@ -373,7 +377,9 @@ const char cli_diff_usage[] =
     "  --allow-partial        compare a partial report (one whose program ended before its\n"
     "                         results were final: \"partial\": true), flagged in every output;\n"
     "                         without it such a report is refused (exit 2)\n"
-    "\n"
+    "\n";
+
+const char cli_diff_usage_method[] =
     "The samples are the valid per-dispatch durations of each kernel, the valid instances of each\n"
     "scope, and for the total the sum of each iteration's dispatches (iterations holding an\n"
     "invalid dispatch are left out); invalid records are counted as skipped. The interval is a\n"
@@ -388,9 +394,10 @@ const char cli_diff_usage[] =
     "median over the kernels of their median there to their typical base median, and changes\n"
     "are tested with it taken out, against the change most kernels share (the 'common' line\n"
     "below the table): a busy machine moves every kernel, a regression one against the others.\n"
-    "The common change (the runner's load, a driver) is gated only with --gate-common. Where\n"
-    "which of two groups moved is too close to call, the gate reads it both ways. With one\n"
-    "kernel they cannot be told apart: changes are as measured. Runs of 'wgprof run\n"
+    "The common change (the runner's load, a driver) is gated only with --gate-common. With two\n"
+    "kernels, which one moved is read from their quickest tenth of times, a guess the table\n"
+    "says how firmly the bootstrap keeps. With one kernel the machine's speed and its change\n"
+    "cannot be told apart: changes are as measured. Runs of 'wgprof run\n"
     "--reference' hold a kernel no change touches: it settles which group is common, and gates\n"
     "a common change it did not share. Also shown: each side's quartiles, each run's median, a\n"
     "warning where a side's runs disagree, the geometric mean.\n"
@@ -452,6 +459,10 @@ cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_optio
         }
         if (strcmp(a, "--gate-common") == 0) {
             o->gate_common = true;
+            continue;
+        }
+        if (strcmp(a, "--gate-both-ways") == 0) {
+            o->gate_both_ways = true;
             continue;
         }
         if (a[0] != '-' || strcmp(a, "-") == 0) {

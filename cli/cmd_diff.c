@@ -4,7 +4,8 @@
  * read and every output file checked before anything is written; the table goes to stdout, the
  * JSON, Markdown and HTML to their files (common/common.h: whole or not at all, never over
  * an input). Exit 1 when --fail-if-slower finds a kernel or the total slower (or, with --gate-common,
- * the change common to the kernels); exit 2 for a partial
+ * the change common to the kernels; with --gate-both-ways, the other group of two where which
+ * changed is too close to call); exit 2 for a partial
  * report (its program ended before its results were final) unless --allow-partial.
  */
 #include <stdio.h>
@@ -113,6 +114,7 @@ static void options_from(const cli_diff_options *o, diff_options *d)
     d->threshold = o->threshold_pct / 100;
     d->fail_if_slower = o->fail_if_slower_pct < 0 ? -1 : o->fail_if_slower_pct / 100;
     d->gate_common = o->gate_common;
+    d->gate_both_ways = o->gate_both_ways;
     d->seed = o->seed;
     d->resamples = o->resamples;
 }
@@ -215,6 +217,7 @@ int cmd_diff(int argc, char **argv)
     switch (cli_parse_diff_args(argc, argv, &o, error, sizeof error)) {
     case CLI_PARSE_HELP:
         fputs(cli_diff_usage, stdout);
+        fputs(cli_diff_usage_method, stdout);
         return CLI_OK;
     case CLI_PARSE_ERROR:
         cli_error("wgprof diff: %s\n(wgprof diff --help lists the options)", error);

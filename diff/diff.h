@@ -267,20 +267,25 @@ typedef struct diff_row {
                           a side), against the common change as iv is; NAN: untested */
     double rank_floor; /* the smallest p-value that rank test can give for as many runs */
     bool in_common;    /* a kernel that sets the common change */
+    bool in_rival;     /* common_guessed: a kernel of a group as large as the common one that
+                          moved against it */
     bool reference;    /* wgprof's reference kernel (WGPROF_REFERENCE_KERNEL): the machine's speed,
                           out of the total and the geometric mean */
     diff_verdict verdict;
     bool fails;        /* its interval lies above 1 + fail_if_slower */
-    bool fails_reversed; /* where which group changed is too close to call (common_unsure): a
-                            kernel faster than the common change, its interval below
-                            1 / (1 + fail_if_slower), so that read the other way the common
-                            group is slower against it by more than the gate allows */
+    bool fails_reversed; /* with gate_both_ways, where which group changed is too close to call
+                            (common_unsure): a kernel of the rival group (in_rival) faster than
+                            the common change, its interval below 1 / (1 + fail_if_slower), so
+                            that read the other way the common group is slower against it by
+                            more than the gate allows */
 } diff_row;
 
 typedef struct diff_options {
     double threshold;      /* a fraction: 0.05 for 5% */
     double fail_if_slower; /* a fraction, or < 0 for none */
     bool gate_common;      /* --fail-if-slower also gates the common change */
+    bool gate_both_ways;   /* where common_unsure, --fail-if-slower also reads it the other way
+                              (fails_reversed) */
     uint64_t seed;
     unsigned resamples;
     double confidence;
@@ -314,8 +319,8 @@ typedef struct diff_result {
     double common_support;  /* where guessed: the share of the bootstrap's resamples in which the
                                same group's quickest times moved least; NAN otherwise */
     bool common_unsure;     /* guessed, with common_support below the confidence: either group
-                               may be the one that changed, and --fail-if-slower reads it both
-                               ways (fails_reversed) */
+                               may be the one that changed (with gate_both_ways, --fail-if-slower
+                               reads it both ways: fails_reversed) */
     bool common_not_machine; /* the reference kernel (WGPROF_REFERENCE_KERNEL) is outside the
                                 common group: the common change is the spec's, gated */
     diff_row common;        /* kind DIFF_COMMON; verdict DIFF_TOO_FEW where not separated */

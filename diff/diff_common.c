@@ -350,46 +350,47 @@ static double drawn_distance(const size_t *member, size_t size, const double *qu
 }
 
 /* How firmly the quickest times chose between groups as large (3. above): the share of the
- * bootstrap's resamples in which the group around `best` moved no more than every rival, each
- * kernel's quickest times drawn as its medians are (those of the same runs and blocks from the
- * same ones: one seed for all) into *support. False when out of memory. */
+ * bootstrap's resamples in which the group around `best` moved less than every rival (a tie
+ * counts half) into *support. Each kernel's quickest times are resampled as its medians are
+ * (runs, then blocks within them), every kernel from its own generator seeded alike, so that
+ * kernels of the same runs and blocks draw the same ones in each resample. False when out of
+ * memory. */
 static bool choice_support(const diff_result *r, const row_work *work, const size_t *row_of, const double *x,
                            size_t n, double band, size_t best, size_t best_support, double *support)
 {
     unsigned resamples = r->options.resamples;
-    size_t cells = n && resamples ? n * resamples : 1, *member = NULL;
-    size_t count = list_groups(x, n, band, best, best_support, &member);
-    double *quiet = malloc(cells * sizeof *quiet), *scratch = malloc((n ? n : 1) * sizeof *scratch);
-    if (!count || !quiet || !scratch) {
+    size_t *member = NULL, count = list_groups(x, n, band, best, best_support, &member);
+    uint64_t(*rng)[4] = malloc((n ? n : 1) * sizeof *rng);
+    double *drawn = malloc((n ? n : 1) * sizeof *drawn), *scratch = malloc((n ? n : 1) * sizeof *scratch);
+    if (!count || !rng || !drawn || !scratch) {
         free(member);
-        free(quiet);
+        free(rng);
+        free(drawn);
         free(scratch);
         return false;
     }
     uint64_t seed = diff_row_seed(r->options.seed, DIFF_KERNEL, "") ^ 2;
     for (size_t k = 0; k < n; k++) {
-        const row_work *w = &work[row_of[k]];
-        uint64_t rng[4];
-        diff_rng_seed(rng, seed);
-        for (unsigned d = 0; d < resamples; d++) {
-            double b = diff_resample_quantile(&w->base->samples, QUIET_QUANTILE, rng);
-            double q = diff_resample_quantile(&w->new_->samples, QUIET_QUANTILE, rng);
-            quiet[d * n + k] = b > 0 ? q / b : r->rows[row_of[k]].raw.ratio;
-        }
+        diff_rng_seed(rng[k], seed);
     }
-    size_t held = 0;
+    double held = 0;
     for (unsigned d = 0; d < resamples; d++) {
-        const double *drawn = &quiet[d * n];
-        double chosen = drawn_distance(member, best_support, drawn, scratch);
-        bool holds = true;
-        for (size_t g = 1; g < count && holds; g++) {
-            holds = chosen <= drawn_distance(member + g * best_support, best_support, drawn, scratch);
+        for (size_t k = 0; k < n; k++) {
+            const row_work *w = &work[row_of[k]];
+            double b = diff_resample_quantile(&w->base->samples, QUIET_QUANTILE, rng[k]);
+            double q = diff_resample_quantile(&w->new_->samples, QUIET_QUANTILE, rng[k]);
+            drawn[k] = b > 0 ? q / b : r->rows[row_of[k]].raw.ratio;
         }
-        held += holds;
+        double chosen = drawn_distance(member, best_support, drawn, scratch), nearest = INFINITY;
+        for (size_t g = 1; g < count; g++) {
+            nearest = fmin(nearest, drawn_distance(member + g * best_support, best_support, drawn, scratch));
+        }
+        held += chosen < nearest ? 1.0 : chosen == nearest ? 0.5 : 0.0;
     }
-    *support = resamples ? (double)held / resamples : NAN;
+    *support = resamples ? held / resamples : NAN;
     free(member);
-    free(quiet);
+    free(rng);
+    free(drawn);
     free(scratch);
     return true;
 }
@@ -457,6 +458,17 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
         }
     }
     r->common_kernels = m;
+    /* The kernels of the groups as large that moved against these: the other reading's. */
+    for (size_t j = 0; j < n && r->common_guessed; j++) {
+        if (!rival(x, n, j, best, band, best_support)) {
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (fabs(log(x[i] / x[j])) <= band && !r->rows[row_of[i]].in_common) {
+                r->rows[row_of[i]].in_rival = true;
+            }
+        }
+    }
     *common = median_of(group, m);
     free(x);
     free(quiet);

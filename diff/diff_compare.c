@@ -247,10 +247,11 @@ static bool judge(diff_result *r)
         bool gated = (row->kind == DIFF_KERNEL && !row->reference) || row->kind == DIFF_TOTAL ||
                      (row->kind == DIFF_COMMON && (o->gate_common || r->common_not_machine));
         row->fails = gated && o->fail_if_slower >= 0 && row->verdict == DIFF_SLOWER && row->iv.lo > 1.0 + o->fail_if_slower;
-        /* Which group changed too close to call: read the other way, the common group's kernels
-         * are slower against a kernel faster than them, by as much. */
-        row->fails_reversed = r->common_unsure && row->kind == DIFF_KERNEL && !row->reference && !row->in_common &&
-                              o->fail_if_slower >= 0 && row->verdict == DIFF_FASTER &&
+        /* Which group changed too close to call (asked to read it both ways): read the other way,
+         * the common group's kernels are slower against a rival kernel faster than them, by as
+         * much. */
+        row->fails_reversed = o->gate_both_ways && r->common_unsure && row->kind == DIFF_KERNEL && row->in_rival &&
+                              !row->reference && o->fail_if_slower >= 0 && row->verdict == DIFF_FASTER &&
                               row->iv.hi < 1.0 / (1.0 + o->fail_if_slower);
         r->failed = r->failed || row->fails || row->fails_reversed;
     }

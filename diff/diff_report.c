@@ -248,9 +248,10 @@ static void put_machine(const diff_result *r, FILE *out, void (*text)(FILE *, co
                          "measured either way; the quickest times chose these in %s%.0f%% of the bootstrap's "
                          "resamples%s%s\n",
                     start, r->common_unsure ? "only " : "", r->common_support * 100,
-                    !r->common_unsure                  ? ""
-                    : r->options.fail_if_slower >= 0 ? ": too close to call, so --fail-if-slower reads it both ways"
-                                                       : ": too close to call",
+                    !r->common_unsure                 ? ""
+                    : r->options.fail_if_slower < 0 ? ": too close to call"
+                    : r->options.gate_both_ways     ? ": too close to call, so --fail-if-slower reads it both ways"
+                                                    : ": too close to call (--gate-both-ways gates either reading)",
                     end);
         }
         for (int side = 0; side < 2; side++) {
@@ -428,8 +429,9 @@ bool diff_write_table(const diff_result *r, FILE *out)
     if (r->options.fail_if_slower >= 0) {
         fprintf(out, "fail-if-slower %g%%: ", r->options.fail_if_slower * 100);
         if (!r->failed) {
-            fprintf(out, "no kernel%s and not the total is slower by more than that with %.0f%% confidence\n",
-                    r->options.gate_common ? ", not the common change" : "", r->options.confidence * 100);
+            fprintf(out, "no kernel%s and not the total is slower by more than that with %.0f%% confidence%s\n",
+                    r->options.gate_common ? ", not the common change" : "", r->options.confidence * 100,
+                    r->options.gate_both_ways && r->common_unsure ? ", read both ways" : "");
         } else {
             bool first = true;
             for (size_t i = 0; i < r->row_count; i++) {
@@ -637,7 +639,7 @@ static json_t *row_json(const diff_row *row, bool separated)
                   separated && row->kind != DIFF_COMMON && !isnan(row->p) ? change_json(&row->iv) : json_null()) &&
               put(o, "p", number(row->p)) && put(o, "p_holm", number(row->p_holm)) &&
               put(o, "rank_p", number(row->rank_p)) && put(o, "in_common", json_boolean(row->in_common)) &&
-              put(o, "reference", json_boolean(row->reference)) &&
+              put(o, "reference", json_boolean(row->reference)) && put(o, "in_rival", json_boolean(row->in_rival)) &&
               put(o, "fails", json_boolean(row->fails)) &&
               put(o, "fails_reversed", json_boolean(row->fails_reversed));
     if (!ok) {
@@ -737,6 +739,7 @@ static json_t *result_json(const diff_result *r)
          put(o, "common", r->separated ? row_json(&r->common, true) : json_null()) &&
          put(o, "speed", speed_json(r)) && put(o, "geomean_ratio", number(r->geomean)) &&
          put(o, "gate_common", json_boolean(r->options.gate_common)) &&
+         put(o, "gate_both_ways", json_boolean(r->options.gate_both_ways)) &&
          put(o, "confidence", json_real(r->options.confidence)) &&
          put(o, "resamples", json_integer(r->options.resamples)) &&
          put(o, "seed", json_integer((json_int_t)(r->options.seed & 0x7fffffffffffffffull))) &&

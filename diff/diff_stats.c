@@ -267,14 +267,16 @@ static void draw_runs(const diff_samples *s, uint64_t rng[4], uint32_t *w)
  * by sqrt(runs / (runs - 1)) times its distance. */
 static double resample_quantile(const diff_samples *s, double p, double point, uint64_t rng[4])
 {
-    uint32_t w[DIFF_MAX_BLOCKS] = {0};
+    uint32_t w[DIFF_MAX_BLOCKS];
     if (s->runs > 1) {
+        memset(w, 0, s->blocks * sizeof *w);
         draw_runs(s, rng, w);
         double k = (double)s->runs;
         double drawn = point + sqrt(k / (k - 1)) * (diff_weighted_quantile(s, w, p) - point);
         return drawn > 0 ? drawn : 0;
     }
     if (s->blocks >= DIFF_MIN_BLOCKS && s->blocks <= DIFF_MAX_BLOCKS && s->blocks < s->count) {
+        memset(w, 0, s->blocks * sizeof *w);
         draw_blocks(s, rng, w);
         return diff_weighted_quantile(s, w, p);
     }

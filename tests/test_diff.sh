@@ -5,7 +5,7 @@
 # alike compare as no change; runs with the fma chain 1.5x as long compare as slower for that
 # kernel and fail --fail-if-slower 10 (exit 1), one run a side and three; five runs a side where
 # one new run went faster than any base run: which kernel moved too close to call, said so, and
-# the gate failing read the other way. A real run of a spec
+# with --gate-both-ways the gate failing read the other way. A real run of a spec
 # with a kernel added and one removed lists them so. The table, JSON, Markdown and HTML come out
 # whole and agree; the same seed gives the same figures. Reports it cannot read exit 2 with a
 # message naming the file and the place. --baseline on run, demo and record prints the same
@@ -380,19 +380,20 @@ PY
   usage '^wgprof diff: truncated\.json:[0-9]+:[0-9]+: not JSON' a1.json a2.json vs s1.json truncated.json
 fi
 
-# ---- which of two kernels moved, too close to call: the gate reads it both ways ----
+# ---- which of two kernels moved, too close to call: --gate-both-ways reads it both ways ----
 # Five runs a side, the fma 1.5x as long on the new side, where the new side's third run went
 # at 0.55 times the time of every other (a machine that ran no base run so unloaded): the fma's
 # quickest times moved least, so it is taken for the common group, but only while that run is
-# drawn. Said so in every output, and --fail-if-slower 10 fails read the other way.
+# drawn. Said so in every output; --fail-if-slower 10 passes as the guess reads it, and with
+# --gate-both-ways fails read the other way.
 for i in 1 2 3 4 5; do
   speed=1
   [ "$i" -eq 3 ] && speed=0.55
   synth real.json "u$i.json" "$((20 + i))" 3000000 1000000 && synth real.json "v$i.json" "$((30 + i))" 4500000 1000000 "$speed" ||
     bad "synthetic reports from real.json"
 done
-"$wgprof" diff --fail-if-slower 10 --json unsure.json --markdown unsure.md u1.json u2.json u3.json u4.json u5.json vs \
-  v1.json v2.json v3.json v4.json v5.json >unsure.out 2>unsure.err
+"$wgprof" diff --fail-if-slower 10 --gate-both-ways --json unsure.json --markdown unsure.md u1.json u2.json u3.json \
+  u4.json u5.json vs v1.json v2.json v3.json v4.json v5.json >unsure.out 2>unsure.err
 rc=$?
 python3 - unsure.json <<'PY' && ok || bad "too close to call: exit $rc: $(cat unsure.out unsure.err)"
 import json, sys
@@ -401,6 +402,7 @@ fma, copy = d["kernels"]
 assert d["common_guessed"] is True and d["common_unsure"] is True and 0.5 < d["common_support"] < 0.95, d
 assert fma["in_common"] and not copy["in_common"] and copy["verdict"] == "faster", d["kernels"]
 assert copy["fails_reversed"] is True and copy["fails"] is False and fma["fails_reversed"] is False, copy
+assert copy["in_rival"] is True and fma["in_rival"] is False and d["gate_both_ways"] is True, d["kernels"]
 assert d["failed"] is True
 PY
 support="$(python3 -c 'import json, sys; print("%.0f" % (json.load(open(sys.argv[1]))["common_support"] * 100))' unsure.json)"
@@ -412,6 +414,12 @@ support="$(python3 -c 'import json, sys; print("%.0f" % (json.load(open(sys.argv
   grep -q '^| copy | .* | \*\*faster\*\* (fails the gate read the other way) |$' unsure.md &&
   grep -q '^- Gate (fail-if-slower 10%): \*\*failed\*\*' unsure.md && ok ||
   bad "too close to call, the outputs: exit $rc: $(cat unsure.out unsure.err unsure.md)"
+# The gate as the guess reads it (the default): said, exit 0, --gate-both-ways named.
+"$wgprof" diff --fail-if-slower 10 u1.json u2.json u3.json u4.json u5.json vs v1.json v2.json v3.json v4.json \
+  v5.json >unsure-one.out 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "of the bootstrap's resamples: too close to call (--gate-both-ways gates either reading)$" unsure-one.out &&
+  grep -Eq '^copy .* faster$' unsure-one.out && ok || bad "too close to call, the gate one way: exit $rc: $(cat unsure-one.out)"
 # Without the gate: said, exit 0.
 "$wgprof" diff u1.json u2.json u3.json u4.json u5.json vs v1.json v2.json v3.json v4.json v5.json >unsure-nogate.out 2>&1
 rc=$?

@@ -50,7 +50,7 @@ static double lognormal(double spread)
     return exp(spread * sqrt(-2 * log(unit())) * cos(6.283185307179586 * unit()));
 }
 
-enum { MAX_KERNELS = 4, ITERATIONS = 20, PER_ITERATION = 4, ROUNDS = 20 };
+enum { MAX_KERNELS = 5, ITERATIONS = 20, PER_ITERATION = 4, ROUNDS = 20 };
 
 /* How a side's runs were made. */
 typedef struct load {
@@ -59,6 +59,7 @@ typedef struct load {
     bool bursts;       /* iterations slowed by 0 to 3 CPU hogs that come and go: 1, 1.4, 1.8 or
                           2.2 times; each run has its own share of loaded time, drawn at random,
                           so that runs' medians lie 2-3x apart */
+    const double *run_speed; /* each run's speed as a whole besides (1: as drawn); NULL: none */
 } load;
 
 static char g_empty[] = "";
@@ -84,7 +85,7 @@ static diff_profile make_side(size_t k, const char *const *names, const double *
     }
     size_t at = 0;
     for (size_t r = 0; r < l->runs; r++) {
-        double run = lognormal(l->run_spread), busy = unit();
+        double run = lognormal(l->run_spread) * (l->run_speed ? l->run_speed[r] : 1), busy = unit();
         for (size_t it = 0; it < ITERATIONS; it++) {
             int hogs = 0;
             for (int h = 0; l->bursts && h < 3; h++) {
@@ -130,12 +131,14 @@ static void test_bursty_load(void)
     g_state = SEED;
     const char *names[] = {"work", "steady"};
     const double centers[] = {20000, 12000}, same[] = {1, 1}, slower[] = {1.5, 1};
-    const load busy = {5, 0.03, true};
+    const load busy = {5, 0.03, true, NULL};
     diff_options o;
     diff_default_options(&o);
     o.fail_if_slower = 0.10;
+    diff_options both = o;
+    both.gate_both_ways = true;
     int caught = 0, moved = 0, covered = 0, uncovered_found = 0, steady_quiet = 0, rerun_quiet = 0, gate_right = 0,
-        measured_missed = 0, gated = 0, wrong_unsure = 0, wrong = 0;
+        measured_missed = 0, gated = 0, wrong_unsure = 0, wrong = 0, one_way = 0;
     for (int round = 0; round < ROUNDS; round++) {
         diff_profile base = make_side(2, names, centers, same, &busy);
         diff_profile slow = make_side(2, names, centers, slower, &busy);
@@ -161,11 +164,16 @@ static void test_bursty_load(void)
         /* Where work was taken for the common group, how firmly the quickest times chose it, and
          * the gate read the other way where too close to call. */
         wrong += work->in_common;
-        wrong_unsure += work->in_common && r.common_unsure && steady->fails_reversed && !steady->fails;
-        gated += r.failed;
         CHECK(r.common_guessed && r.common_support >= 0 && r.common_support <= 1 &&
               r.common_unsure == (r.common_support < o.confidence));
-        CHECK(!work->fails_reversed && (!r.common_unsure || work->in_common || !steady->fails_reversed));
+        one_way += !work->fails_reversed && !steady->fails_reversed; /* the default reads one way */
+        diff_result b;
+        CHECK(diff_compare(&base, &slow, &both, &b) == DIFF_OK);
+        const diff_row *b_steady = row_named(&b, "steady");
+        wrong_unsure += work->in_common && b.common_unsure && b_steady->in_rival && b_steady->fails_reversed &&
+                        !b_steady->fails;
+        gated += b.failed;
+        diff_result_free(&b);
         CHECK(r.tested == 3); /* two kernels and the common change: these reports hold no total */
         CHECK(isfinite(work->p_holm) && work->p_holm >= work->p);
         diff_result_free(&r);
@@ -184,10 +192,10 @@ static void test_bursty_load(void)
               steady_quiet, ROUNDS);
     CHECK_MSG(rerun_quiet >= 19, "a rerun quiet in %d of %d rounds", rerun_quiet, ROUNDS);
     CHECK_MSG(gate_right >= caught - 1, "the gate right in %d of %d rounds", gate_right, ROUNDS);
-    CHECK_MSG(wrong_unsure == wrong && gated >= 19,
-              "work taken for common in %d rounds, said too close to call and gated read the other way in %d; the "
-              "gate failed in %d of %d rounds",
-              wrong, wrong_unsure, gated, ROUNDS);
+    CHECK_MSG(wrong >= 1 && wrong_unsure == wrong && gated >= 19 && one_way == ROUNDS,
+              "work taken for common in %d rounds, said too close to call and gated read the other way (both ways "
+              "asked) in %d; that gate failed in %d of %d rounds; the default read one way in %d",
+              wrong, wrong_unsure, gated, ROUNDS, one_way);
     /* The interval against the common change carries that change's own error (the kernels drawn
      * together): it holds the true 1.5 in every draw where work was not taken for the common
      * group (18 of these 20; taking the common change as known held it in 11 of the 16 then). */
@@ -195,7 +203,7 @@ static void test_bursty_load(void)
               "work's interval against the common change held 1.5 in %d of %d rounds, missed it in %d where work "
               "was not taken for common", covered, ROUNDS, uncovered_found);
     printf("two kernels on a bursty machine: work against steady found in %d of %d rounds, work itself slower "
-           "in %d, its interval holding 1.5 in %d; work taken for common in %d, too close to call in %d; the gate "
+           "in %d, its interval holding 1.5 in %d; work taken for common in %d, too close to call in %d; the gate read both ways "
            "failed in %d\n", moved, ROUNDS, caught, covered, wrong, wrong_unsure, gated);
     /* The load is what the method is for: as measured, the change is lost in most rounds. */
     CHECK_MSG(measured_missed >= 10, "as measured, missed in %d of %d rounds", measured_missed, ROUNDS);
@@ -208,7 +216,7 @@ static void test_reference_settles(void)
     g_state = SEED;
     const char *names[] = {"work", "steady", WGPROF_REFERENCE_KERNEL};
     const double centers[] = {20000, 12000, 8000}, same[] = {1, 1, 1}, slower[] = {1.5, 1, 1};
-    const load busy = {5, 0.03, true};
+    const load busy = {5, 0.03, true, NULL};
     diff_options o;
     diff_default_options(&o);
     o.fail_if_slower = 0.10;
@@ -251,7 +259,7 @@ static void test_reference_against_all(void)
     g_state = SEED;
     const char *names[] = {"a", "b", WGPROF_REFERENCE_KERNEL};
     const double centers[] = {1000, 3000, 2000}, same[] = {1, 1, 1}, all[] = {1.3, 1.3, 1};
-    const load quiet = {1, 0, false};
+    const load quiet = {1, 0, false, NULL};
     diff_options o;
     diff_default_options(&o);
     o.fail_if_slower = 0.10;
@@ -304,7 +312,7 @@ static void test_whole_runs(void)
     g_state = SEED;
     const char *names[] = {"work", "steady", "other"};
     const double centers[] = {20000, 12000, 5000}, slower[] = {1.5, 1, 1};
-    const load busy = {5, 0.4, true};
+    const load busy = {5, 0.4, true, NULL};
     diff_options o;
     diff_default_options(&o);
     int right = 0;
@@ -327,7 +335,7 @@ static void test_common_change(void)
     g_state = SEED;
     const char *names[] = {"a", "b", "c"};
     const double centers[] = {1000, 3000, 9000}, same[] = {1, 1, 1}, all[] = {1.3, 1.3, 1.3};
-    const load quiet = {1, 0, false};
+    const load quiet = {1, 0, false, NULL};
     diff_profile base = make_side(3, names, centers, same, &quiet);
     diff_profile slow = make_side(3, names, centers, all, &quiet);
     diff_options o;
@@ -368,7 +376,7 @@ static void test_choice_firm(void)
     o.fail_if_slower = 0.10;
     int firm = 0, speedups = 0, slowdowns = 0, rounds = 0;
     for (size_t runs = 1; runs <= 5; runs += 4) {
-        const load l = {runs, 0.02, false};
+        const load l = {runs, 0.02, false, NULL};
         for (int round = 0; round < 5; round++, rounds++) {
             diff_profile base = make_side(2, names, centers, same, &l);
             diff_profile fast = make_side(2, names, centers, faster, &l);
@@ -394,12 +402,89 @@ static void test_choice_firm(void)
               rounds, firm, speedups, slowdowns);
 }
 
+/* Five kernels: a1 and a2 unchanged, b1 and b2 15% faster, c twice as fast, one base run of five
+ * quicker than the rest (0.87 of their time), the gate at 20% read both ways: which of the two
+ * pairs changed may be too close to call, but c belongs to neither (a group of its own): it is
+ * no rival, and since neither reading has a kernel slower by more than 20%, the gate passes. */
+static void test_rival_only(void)
+{
+    g_state = SEED;
+    const char *names[] = {"a1", "a2", "b1", "b2", "c"};
+    const double centers[] = {10000, 12000, 14000, 16000, 18000}, same[] = {1, 1, 1, 1, 1};
+    const double changed[] = {1, 1, 1 / 1.15, 1 / 1.15, 0.5}, quick_third[] = {1, 1, 0.87, 1, 1};
+    const load base_load = {5, 0, false, quick_third}, new_load = {5, 0, false, NULL};
+    diff_options o;
+    diff_default_options(&o);
+    o.fail_if_slower = 0.20;
+    o.gate_both_ways = true;
+    int unsure = 0, right = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        diff_profile base = make_side(5, names, centers, same, &base_load);
+        diff_profile next = make_side(5, names, centers, changed, &new_load);
+        diff_result r;
+        CHECK(diff_compare(&base, &next, &o, &r) == DIFF_OK);
+        const diff_row *c = row_named(&r, "c");
+        unsure += r.common_unsure;
+        right += r.common_guessed && !c->in_rival && !c->fails_reversed && !c->in_common && !r.failed &&
+                 row_named(&r, "a1")->in_rival != row_named(&r, "b1")->in_rival;
+        diff_result_free(&r);
+        free_side(&base);
+        free_side(&next);
+    }
+    CHECK_MSG(right == ROUNDS && unsure >= 1,
+              "five kernels in three groups: c no rival and the gate passing in %d of %d rounds (too close to call "
+              "in %d)",
+              right, ROUNDS, unsure);
+}
+
+/* What reading both ways costs: on the bursty machine of test_bursty_load, work 1.5x faster
+ * (a speed-up, not a regression): the default gate fails only where the guess named the other
+ * kernel (steady slower against work); read both ways it fails also where which kernel moved was
+ * too close to call, and nowhere else. */
+static void test_speedup_busy(void)
+{
+    g_state = SEED;
+    const char *names[] = {"work", "steady"};
+    const double centers[] = {20000, 12000}, same[] = {1, 1}, faster[] = {1 / 1.5, 1};
+    const load busy = {5, 0.03, true, NULL};
+    diff_options o;
+    diff_default_options(&o);
+    o.fail_if_slower = 0.10;
+    diff_options both = o;
+    both.gate_both_ways = true;
+    int failed = 0, failed_both = 0, unsure = 0, only_unsure = 0, only_wrong = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        diff_profile base = make_side(2, names, centers, same, &busy);
+        diff_profile fast = make_side(2, names, centers, faster, &busy);
+        diff_result r, b;
+        CHECK(diff_compare(&base, &fast, &o, &r) == DIFF_OK);
+        CHECK(diff_compare(&base, &fast, &both, &b) == DIFF_OK);
+        bool wrong = row_named(&r, "work")->in_common;
+        failed += r.failed;
+        failed_both += b.failed;
+        unsure += b.common_unsure;
+        only_wrong += !r.failed || wrong;
+        only_unsure += !b.failed || b.common_unsure || wrong;
+        diff_result_free(&r);
+        diff_result_free(&b);
+        free_side(&base);
+        free_side(&fast);
+    }
+    CHECK_MSG(failed <= 2 && only_wrong == ROUNDS && only_unsure == ROUNDS && failed_both > failed,
+              "work 1.5x faster on a bursty machine: the gate failed in %d of %d rounds, read both ways in %d (too "
+              "close to call in %d)",
+              failed, ROUNDS, failed_both, unsure);
+    printf("work 1.5x faster on a bursty machine: too close to call in %d of %d rounds; the gate read both ways "
+           "failed in %d, the default in %d\n",
+           unsure, ROUNDS, failed_both, failed);
+}
+
 static void test_one_kernel(void)
 {
     g_state = SEED;
     const char *names[] = {"only"};
     const double centers[] = {1000}, same[] = {1}, slower[] = {1.5};
-    const load quiet = {1, 0, false};
+    const load quiet = {1, 0, false, NULL};
     diff_profile base = make_side(1, names, centers, same, &quiet);
     diff_profile slow = make_side(1, names, centers, slower, &quiet);
     diff_options o;
@@ -424,7 +509,7 @@ static void test_quiet_unreadable(void)
         const char *names[2] = {order ? "tiny" : "work", order ? "work" : "tiny"};
         const double centers[2] = {order ? 1000 : 20000, order ? 20000 : 1000};
         const double same[] = {1, 1}, slower[2] = {order ? 1 : 1.5, order ? 1.5 : 1};
-        const load quiet = {1, 0, false};
+        const load quiet = {1, 0, false, NULL};
         diff_profile base = make_side(2, names, centers, same, &quiet);
         diff_profile slow = make_side(2, names, centers, slower, &quiet);
         diff_samples *tiny = &base.kernels[order ? 0 : 1].samples;
@@ -459,7 +544,7 @@ static diff_profile runs_at(const double *medians, size_t runs)
 {
     const char *names[] = {"k"};
     const double centers[] = {1000}, same[] = {1};
-    const load quiet = {1, 0, false};
+    const load quiet = {1, 0, false, NULL};
     diff_profile p = make_side(1, names, centers, same, &quiet);
     diff_samples_free(&p.kernels[0].samples);
     size_t n = runs * ITERATIONS * PER_ITERATION, at = 0;
@@ -531,6 +616,8 @@ int main(void)
     test_rank_and_holm();
     test_rank_rule();
     test_choice_firm();
+    test_rival_only();
+    test_speedup_busy();
     test_one_kernel();
     test_common_change();
     test_bursty_load();

@@ -150,11 +150,14 @@ static void test_resample_median_even(void)
     diff_samples_free(&s);
 }
 
-/* Other quantiles drawn a sample at a time (the quickest tenth diff_common.c reads, and one
- * whose order statistic is whole): against resamples formed and sorted. */
+/* Other quantiles drawn a sample at a time (the quickest tenth diff_common.c reads; with 8 samples
+ * each falls between two order statistics at its own fraction, 0.7, 2.8 and 6.3): against
+ * resamples formed and sorted. Then, drawn a block and a run at a time, the 0.5 quantile is the
+ * median's draw, value for value, from the same generator. */
 static void test_resample_quantile(void)
 {
-    enum { N = 6, DRAWS = 200000 };
+    uint64_t kept = g_state; /* the later tests draw what they drew before this one was written */
+    enum { N = 8, DRAWS = 200000 };
     diff_raw raw[N];
     for (size_t i = 0; i < N; i++) {
         raw[i] = (diff_raw){0, (double)(1u << i), 0};
@@ -162,7 +165,7 @@ static void test_resample_quantile(void)
     diff_samples s;
     CHECK(diff_samples_build(raw, N, &s));
     const double quantiles[] = {0.1, 0.4, 0.9};
-    const double at[] = {1, 1.5, 2, 3, 5, 6, 10, 12, 20, 24, 32};
+    const double at[] = {1, 1.3, 1.5, 2, 3, 5, 6, 10, 12, 20, 24, 32, 48, 64, 100, 128};
     enum { POINTS = sizeof at / sizeof at[0] };
     double resample[N];
     for (size_t k = 0; k < sizeof quantiles / sizeof quantiles[0]; k++) {
@@ -189,6 +192,29 @@ static void test_resample_quantile(void)
         }
     }
     diff_samples_free(&s);
+    for (size_t runs = 1; runs <= 4; runs += 3) {
+        enum { ITERATIONS = 12, PER = 3 };
+        diff_raw many[4 * ITERATIONS * PER];
+        size_t n = 0;
+        for (size_t r = 0; r < runs; r++) {
+            for (size_t i = 0; i < ITERATIONS * PER; i++, n++) {
+                many[n] = (diff_raw){(long long)(i / PER), 1000.0 + (double)(next() % 997), (uint32_t)r};
+            }
+        }
+        CHECK(diff_samples_build(many, n, &s));
+        uint64_t a[4], b[4];
+        diff_rng_seed(a, 17);
+        diff_rng_seed(b, 17);
+        size_t same = 0;
+        for (size_t d = 0; d < 1000; d++) {
+            double m = diff_resample_median(&s, a), q = diff_resample_quantile(&s, 0.5, b);
+            same += fabs(m - q) <= 1e-12 * m;
+        }
+        CHECK_MSG(same == 1000 && s.blocks >= DIFF_MIN_BLOCKS, "%zu run(s): the 0.5 quantile drawn as the median in "
+                  "%zu of 1000", runs, same);
+        diff_samples_free(&s);
+    }
+    g_state = kept;
 }
 
 /* The weighted median of blocks against the blocks written out and sorted: small sides (found
@@ -474,6 +500,21 @@ static void test_runs_rescaled(void)
                   "from the median %g (the first: %g)", k, off, RESAMPLES, k, k - 1, factor, median, first_off);
         CHECK_MSG(seen_lo > 0 && seen_hi > 0, "%u runs: the extremes %g and %g seen %d and %d times", k,
                   median - factor * (median - 1000), median + factor * (median - 1000), seen_lo, seen_hi);
+        /* Another quantile, the second smallest of the k * ITERATIONS values (1000, the first
+         * run's), moved the same way from itself, and kept at 0 or more. */
+        double p = 1.0 / (double)(n - 1), point = diff_quantile(s.sorted, s.count, p);
+        CHECK(point == 1000);
+        off = 0;
+        for (int i = 0; i < RESAMPLES; i++) {
+            double q = diff_resample_quantile(&s, p, rng);
+            bool known = false;
+            for (uint32_t r = 0; r < k; r++) {
+                known = known || fabs(q - fmax(0, point + factor * (1000 + 100.0 * r - point))) < 1e-9;
+            }
+            off += !known;
+        }
+        CHECK_MSG(off == 0, "%u runs: %d of %d resampled quantiles not a run's value rescaled from the quantile %g", k,
+                  off, RESAMPLES, point);
         diff_samples_free(&s);
     }
 }

@@ -401,7 +401,8 @@ fi
 # ---- wgprof diff's page where which of two kernels moved is too close to call ----
 # The demo's dispatches as two kernels (matmul_q as "work", the rest as "steady"), five runs a
 # side, work 1.5x as long on the new side, whose third run went at 0.55 times the time: the
-# page says how firmly the quickest times chose, and that the gate read it the other way.
+# page says how firmly the quickest times chose, and that the gate (--gate-both-ways) read it the
+# other way.
 python3 - F.json <<'PY'
 import json, math, random, sys
 d = json.load(open(sys.argv[1]))
@@ -417,8 +418,8 @@ for side, runs in (("u", [1] * 5), ("v", [1, 1, 0.55, 1, 1])):
             x["duration_ns"] *= speed * (1.5 if work and side == "v" else 1) * math.exp(0.03 * rng.gauss(0, 1))
         json.dump(e, open("%s%d.json" % (side, i), "w"))
 PY
-"$wgprof" diff --quiet --fail-if-slower 10 --html unsure.html --json unsure.json u1.json u2.json u3.json u4.json \
-  u5.json vs v1.json v2.json v3.json v4.json v5.json 2>unsure.err
+"$wgprof" diff --quiet --fail-if-slower 10 --gate-both-ways --html unsure.html --json unsure.json u1.json u2.json \
+  u3.json u4.json u5.json vs v1.json v2.json v3.json v4.json v5.json 2>unsure.err
 rc=$?
 if [ "$rc" -eq 1 ]; then
   load unsure.html

@@ -245,8 +245,9 @@
           'can mislead (runs made with \'wgprof run --reference\' settle it); the change of one group against ' +
           'the other is measured either way. The quickest times chose these in ' + (data.common_unsure ? 'only ' : '') +
           (data.common_support * 100).toFixed(0) + '% of the bootstrap\'s resamples' + (!data.common_unsure ? '.'
-          : data.fail_if_slower_pct != null ? ': too close to call, so --fail-if-slower reads it both ways.'
-          : ': too close to call.'));
+          : data.fail_if_slower_pct == null ? ': too close to call.'
+          : data.gate_both_ways ? ': too close to call, so --fail-if-slower reads it both ways.'
+          : ': too close to call (--gate-both-ways gates either reading).'));
       }
       ['base', 'new'].forEach(function (s) {
         lines.push('Speed of each ' + s + ' run (1: the base\'s typical run; higher: slower): ' +
