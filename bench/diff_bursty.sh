@@ -7,17 +7,19 @@
 # base2, base, slow, base2, ...), base2 being the base spec again, each run its own `wgprof run`
 # process; then compares base against slow and base against base2 with
 # `wgprof diff BASE1 .. vs NEW1 ..` (the table, and --json), and runs each comparison again with
-# `--fail-if-slower 10` for its exit status. `work` should read slower against slow and every
-# row no change against base2; `steady` no change in both; the gate should exit 1 against slow
-# and 0 against base2. One line per round on stdout:
-#   round R: slow: work=VERDICT(+x%) steady=VERDICT(+y%) total=.. gate=RC | rerun: work=.. steady=.. total=.. gate=RC
+# `--fail-if-slower 10` for its exit status, and once more with `--gate-both-ways` beside it.
+# `work` should read slower against slow and every row no change against base2; `steady` no
+# change in both; the gate should exit 1 against slow and 0 against base2. One line per round on
+# stdout:
+#   round R: slow: work=VERDICT(+x%) steady=VERDICT(+y%) total=.. gate=RC both=RC | rerun: work=.. steady=.. total=.. gate=RC both=RC
 # Usage:
 #   bench/diff_bursty.sh WGPROF OUT [ROUNDS] [ITERATIONS] [RUNS]
 # ROUNDS default 5, ITERATIONS (measured per run, after WARMUP, default 3) default 10, RUNS (reports
 # a side) default 5. OUT receives everything: meta.txt (the arguments, commit, versions, load),
 # load.log (the load generator's changes), round-R/ with every report (base-K.json, slow-K.json,
 # base2-K.json), each diff's table (diff-slow.txt, diff-rerun.txt), JSON (diff-slow.json,
-# diff-rerun.json) and gate output (gate-slow.txt, gate-rerun.txt, with the exit status), and
+# diff-rerun.json) and gate output (gate-slow.txt, gate-rerun.txt, and gate-both-slow.txt,
+# gate-both-rerun.txt with --gate-both-ways, each with the exit status), and
 # summary.txt and summary.jsonl (one line per round).
 # Environment: SPECS (the specs' name: diff_bursty, the default, or diff_bursty3, which adds a
 # third kernel `other` that never changes), REDIFF=1 (no runs and no load: compare again the
@@ -112,7 +114,8 @@ names = [n for n in ("work", "steady", "other") if n in rows] + ["total"]
 print(" ".join("%s=%s(%+.1f%%)" % (n, rows[n]["verdict"].replace(" ", "_"), rows[n]["change_pct"])
                for n in names))' "$1"
 }
-# compare DIR NAME NEW: base against NEW, table + JSON, then the gate; sets gate_rc.
+# compare DIR NAME NEW: base against NEW, table + JSON, then the gate, one way and both ways;
+# sets gate_rc and both_rc.
 compare() {
   local dir="$1" name="$2" new="$3" k args=()
   for k in $(seq "$runs"); do args+=("$dir/base-$k.json"); done
@@ -131,6 +134,14 @@ compare() {
     echo "diff_bursty.sh: wgprof diff --fail-if-slower 10 ($name) exited $gate_rc: $(cat "$dir/gate-$name.txt")" >&2
     exit 1
   fi
+  "$wgprof" diff "${threshold_args[@]}" "${extra_args[@]}" --fail-if-slower 10 --gate-both-ways "${args[@]}" \
+    >"$dir/gate-both-$name.txt" 2>&1
+  both_rc=$?
+  echo "exit status: $both_rc" >>"$dir/gate-both-$name.txt"
+  if [ "$both_rc" -ne 0 ] && [ "$both_rc" -ne 1 ]; then
+    echo "diff_bursty.sh: wgprof diff --fail-if-slower 10 --gate-both-ways ($name) exited $both_rc" >&2
+    exit 1
+  fi
 }
 
 start=$(date +%s)
@@ -145,19 +156,23 @@ for r in $(seq "$rounds"); do
   done
   compare "$dir" slow slow
   slow_rc=$gate_rc
+  slow_both=$both_rc
   compare "$dir" rerun base2
   rerun_rc=$gate_rc
+  rerun_both=$both_rc
   slow_v="$(verdicts "$dir/diff-slow.json")"
   rerun_v="$(verdicts "$dir/diff-rerun.json")"
-  line="round $r: slow: $slow_v gate=$slow_rc | rerun: $rerun_v gate=$rerun_rc"
+  line="round $r: slow: $slow_v gate=$slow_rc both=$slow_both | rerun: $rerun_v gate=$rerun_rc both=$rerun_both"
   echo "$line" | tee -a "$out/summary.txt"
   python3 -c 'import json, sys
-r, slow, srun, rerun, rrun, load = sys.argv[1:]
+r, slow, srun, sboth, rerun, rrun, rboth, load = sys.argv[1:]
 def split(v):
     return {p.split("=")[0]: p.split("=")[1] for p in v.split()}
 print(json.dumps({"round": int(r), "slow": split(slow), "slow_gate_exit": int(srun),
-                  "rerun": split(rerun), "rerun_gate_exit": int(rrun), "load_after": load}))' \
-    "$r" "$slow_v" "$slow_rc" "$rerun_v" "$rerun_rc" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/summary.jsonl"
+                  "slow_gate_both_ways_exit": int(sboth), "rerun": split(rerun), "rerun_gate_exit": int(rrun),
+                  "rerun_gate_both_ways_exit": int(rboth), "load_after": load}))' \
+    "$r" "$slow_v" "$slow_rc" "$slow_both" "$rerun_v" "$rerun_rc" "$rerun_both" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+    >>"$out/summary.jsonl"
 done
 stop_load
 echo "seconds: $(($(date +%s) - start)); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta.txt"
