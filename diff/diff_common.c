@@ -27,11 +27,12 @@
  *    (two kernels, one of them changed): a side that never ran unloaded can mislead it, and the
  *    report says so (common_guessed); the change of one group against the other stays
  *    measured either way. How firmly the quickest times chose is read from the bootstrap: each
- *    kernel's quickest times drawn from the same runs and blocks as its medians are, the share
- *    of resamples in which the chosen group's moved no more than every rival's
+ *    kernel's quickest times resampled as its medians are (runs, then blocks), the share of
+ *    resamples in which the chosen group's moved less than every rival's, a tie counting half
  *    (common_support). Below the confidence (a run or two set the quickest times, or both
- *    groups' moved about as much) either group may be the one that changed (common_unsure),
- *    and --fail-if-slower reads it both ways (diff_compare.c: fails_reversed).
+ *    groups' moved about as much) either group may be the one that changed (common_unsure);
+ *    the rivals' kernels are marked (in_rival), and with --gate-both-ways --fail-if-slower
+ *    reads it both ways (diff_compare.c: fails_reversed).
  *    A reference outside the common group (more kernels moved together than stayed with it)
  *    says that the common change is the spec's, not the machine's (common_not_machine): it is
  *    then gated as the kernels are. The reference alone does not set the common change: it is
