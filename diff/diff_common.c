@@ -251,13 +251,16 @@ static bool run_speeds(const diff_result *r, const row_work *work, bool new_side
     return ok;
 }
 
-/* A kernel's quickest times, new over base (3. above); where the base's read 0 (timestamps too
- * coarse for its quickest dispatches), its change as measured, `measured`. */
-static double quiet_ratio(const diff_series *base, const diff_series *new_, double measured)
+/* A kernel's quickest times `n` over its base's `b` (3. above); where the base's read 0
+ * (timestamps too coarse for its quickest dispatches), its change as measured, `measured`. */
+static double quiet_ratio(double b, double n, double measured) { return b > 0 ? n / b : measured; }
+
+/* How far a group's quickest times moved: the absolute log of the median of their ratios at
+ * v[0 .. n) (reordered), INFINITY where there is none to read. */
+static double moved_distance(double *v, size_t n)
 {
-    double b = diff_quantile(base->samples.sorted, base->samples.count, QUIET_QUANTILE);
-    double n = diff_quantile(new_->samples.sorted, new_->samples.count, QUIET_QUANTILE);
-    return b > 0 ? n / b : measured;
+    double moved = median_of(v, n);
+    return moved > 0 && isfinite(moved) ? fabs(log(moved)) : INFINITY;
 }
 
 /* The group around kernel j (3. above): how many of the `n` kernels' changes `x` lie within
@@ -280,8 +283,7 @@ static size_t group_around(const double *x, size_t n, size_t j, double band, con
  * the median of their ratios `quiet`, INFINITY where there is none to read; `scratch` holds n. */
 static double quiet_distance(const double *x, size_t n, size_t j, double band, const double *quiet, double *scratch)
 {
-    double moved = median_of(scratch, group_around(x, n, j, band, quiet, scratch));
-    return moved > 0 && isfinite(moved) ? fabs(log(moved)) : INFINITY;
+    return moved_distance(scratch, group_around(x, n, j, band, quiet, scratch));
 }
 
 /* Another group as large as the one around `best` (support kernels), apart from it. */
@@ -304,9 +306,10 @@ static void members_around(const double *x, size_t n, size_t j, double band, siz
     }
 }
 
-/* The groups choice_support compares, `size` kernels each, their members `size` at a time in
- * *member: the one around `best` first, then each rival group once (kernels whose groups hold
- * the same kernels give one). Their count; 0 when out of memory. */
+/* The groups as large as the one around `best` (3. above), `size` kernels each, their members
+ * `size` at a time in *member: that one first, then each rival group once (kernels whose groups
+ * hold the same kernels give one): more than one where the choice between them was a guess.
+ * Their count; 0 when out of memory. */
 static size_t list_groups(const double *x, size_t n, double band, size_t best, size_t size, size_t **member)
 {
     size_t count = 1, room = 2;
@@ -346,8 +349,7 @@ static double drawn_distance(const size_t *member, size_t size, const double *qu
     for (size_t m = 0; m < size; m++) {
         scratch[m] = quiet[member[m]];
     }
-    double moved = median_of(scratch, size);
-    return moved > 0 && isfinite(moved) ? fabs(log(moved)) : INFINITY;
+    return moved_distance(scratch, size);
 }
 
 /* How firmly the quickest times chose between groups as large (3. above): the share of the
@@ -356,15 +358,13 @@ static double drawn_distance(const size_t *member, size_t size, const double *qu
  * (runs, then blocks within them), every kernel from its own generator seeded alike, so that
  * kernels of the same runs and blocks draw the same ones in each resample. False when out of
  * memory. */
-static bool choice_support(const diff_result *r, const row_work *work, const size_t *row_of, const double *x,
-                           size_t n, double band, size_t best, size_t best_support, double *support)
+static bool choice_support(const diff_result *r, const row_work *work, const size_t *row_of, size_t n,
+                           const size_t *member, size_t count, size_t best_support, double *support)
 {
     unsigned resamples = r->options.resamples;
-    size_t *member = NULL, count = list_groups(x, n, band, best, best_support, &member);
     uint64_t(*rng)[4] = malloc((n ? n : 1) * sizeof *rng);
     double *drawn = malloc((n ? n : 1) * sizeof *drawn), *scratch = malloc((n ? n : 1) * sizeof *scratch);
-    if (!count || !rng || !drawn || !scratch) {
-        free(member);
+    if (!rng || !drawn || !scratch) {
         free(rng);
         free(drawn);
         free(scratch);
@@ -380,7 +380,7 @@ static bool choice_support(const diff_result *r, const row_work *work, const siz
             const row_work *w = &work[row_of[k]];
             double b = diff_resample_quantile(&w->base->samples, QUIET_QUANTILE, rng[k]);
             double q = diff_resample_quantile(&w->new_->samples, QUIET_QUANTILE, rng[k]);
-            drawn[k] = b > 0 ? q / b : r->rows[row_of[k]].raw.ratio;
+            drawn[k] = quiet_ratio(b, q, r->rows[row_of[k]].raw.ratio);
         }
         double chosen = drawn_distance(member, best_support, drawn, scratch), nearest = INFINITY;
         for (size_t g = 1; g < count; g++) {
@@ -389,7 +389,6 @@ static bool choice_support(const diff_result *r, const row_work *work, const siz
         held += chosen < nearest ? 1.0 : chosen == nearest ? 0.5 : 0.0;
     }
     *support = resamples ? held / resamples : NAN;
-    free(member);
     free(rng);
     free(drawn);
     free(scratch);
@@ -415,7 +414,9 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
         double ratio = work[i].adj_ratio;
         if (r->rows[i].kind == DIFF_KERNEL && work[i].tested && ratio > 0 && isfinite(ratio)) {
             x[k] = ratio;
-            quiet[k] = quiet_ratio(work[i].base, work[i].new_, r->rows[i].raw.ratio);
+            const diff_samples *b = &work[i].base->samples, *q = &work[i].new_->samples;
+            quiet[k] = quiet_ratio(diff_quantile(b->sorted, b->count, QUIET_QUANTILE),
+                                   diff_quantile(q->sorted, q->count, QUIET_QUANTILE), r->rows[i].raw.ratio);
             row_of[k++] = i;
         }
     }
@@ -441,12 +442,13 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
     }
     /* Another group as large, apart from the one chosen: which moved was chosen by the quickest
      * times, unless the reference kernel, which no change touches, chose it. */
-    for (size_t j = 0; j < n && !best_with_reference; j++) {
-        r->common_guessed = r->common_guessed || rival(x, n, j, best, band, best_support);
-    }
+    size_t *member = NULL, groups = best_with_reference || !n ? 1 : list_groups(x, n, band, best, best_support, &member);
+    bool ok = groups > 0;
+    r->common_guessed = groups > 1;
     /* How firmly: where the rival's quickest times moved about as little, or a run or two set
      * them, either group may be the one that changed. */
-    bool ok = !r->common_guessed || choice_support(r, work, row_of, x, n, band, best, best_support, &r->common_support);
+    ok = ok && (!r->common_guessed ||
+                choice_support(r, work, row_of, n, member, groups, best_support, &r->common_support));
     r->common_unsure = ok && r->common_guessed && !(r->common_support >= r->options.confidence);
     /* More kernels moved together than stayed with the reference: a change to them, not the
      * machine's speed. */
@@ -460,16 +462,13 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
     }
     r->common_kernels = m;
     /* The kernels of the groups as large that moved against these: the other reading's. */
-    for (size_t j = 0; j < n && r->common_guessed; j++) {
-        if (!rival(x, n, j, best, band, best_support)) {
-            continue;
-        }
-        for (size_t i = 0; i < n; i++) {
-            if (fabs(log(x[i] / x[j])) <= band && !r->rows[row_of[i]].in_common) {
-                r->rows[row_of[i]].in_rival = true;
-            }
+    for (size_t g = 1; ok && g < groups; g++) {
+        for (size_t i = 0; i < best_support; i++) {
+            diff_row *row = &r->rows[row_of[member[g * best_support + i]]];
+            row->in_rival = row->in_rival || !row->in_common;
         }
     }
+    free(member);
     *common = median_of(group, m);
     free(x);
     free(quiet);
