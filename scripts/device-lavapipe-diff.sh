@@ -2,8 +2,8 @@
 # `wgprof diff`, one run a side, on lavapipe on the GPU machine's CPU (BENCHMARKS.md section 12):
 # bench/diff_false_alarms.sh (the same spec run twice, 20 pairs, then against a 1.5x slower fma
 # kernel) RUNS times on each implementation, with Mesa 25's lavapipe as the only Vulkan driver.
-# There lavapipe has 16 cores of a machine that nothing else uses during the call; here it shares
-# 2 with the VM's other tenants.
+# There lavapipe has 16 cores and nothing else of ours running; here it shares 2 with the VM's
+# other tenants.
 #
 # Run from the tree's root with OUT naming a folder for the results, the .deb files in .gl/
 # (scripts/device-env.sh), the built wgprof and libwgprof in .device/build/ (cli/), the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stages Mesa 25's lavapipe (.deps/mesa, scripts/fetch-mesa.sh) for the GPU machine, which has no
-# Mesa, so that scripts/device-lavapipe-diff.sh can run lavapipe on that machine's CPU: a quiet
-# machine of 16 cores, where this one is a shared VM of 2. The driver and every library it needs
+# Mesa, so that scripts/device-lavapipe-diff.sh can run lavapipe on that machine's CPU: 16 cores,
+# where this one is a shared VM of 2. The driver and every library it needs
 # that is not the C or C++ runtime (LLVM 15, z3, ICU, the X client libraries; this machine's
 # copies, as `ldd` finds them) go into two xz archives in .device/, LLVM's alone in the first:
 # each call to the GPU machine carries at most 64 MiB with the tree, so the first archive travels
