@@ -6,6 +6,8 @@
  * ends with the timestamps' quantum and whether the results are partial, as the per-dispatch
  * rows do.
  */
+#include <math.h>
+
 #include "report_internal.h"
 
 wgprof_status wgprof__write_csv(const wgprof__report *r, FILE *out)
@@ -14,11 +16,11 @@ wgprof_status wgprof__write_csv(const wgprof__report *r, FILE *out)
     return WGPROF_OK;
 }
 
-/* ",value", or "," alone where the figure is unknown (0). */
+/* ",value", or "," alone where the figure is unknown (0) or not a finite number. */
 static void field(FILE *out, double value, const char *format)
 {
     fputc(',', out);
-    if (value > 0) {
+    if (value > 0 && isfinite(value)) {
         fprintf(out, format, value);
     }
 }
@@ -42,13 +44,17 @@ wgprof_status wgprof__write_csv_summary(const wgprof__report *r, FILE *out)
         const wgprof_kernel_stats *k = &r->summary->kernels[i];
         wgprof__escape_csv(out, k->name);
         fprintf(out, ",%u,%u,", k->count, k->invalid);
-        if (k->count) {
-            fprintf(out, "%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,%.3f,", k->total_ns, k->mean_ns, k->median_ns,
-                    k->p95_ns, k->min_ns, k->max_ns, k->stddev_ns, k->share, k->exclusive_total_ns);
-        } else {
-            fputs(",,,,,,,,,", out);
+        /* Each figure, or an empty cell where there is no valid record or it is not finite. */
+        const double figures[] = {k->total_ns, k->mean_ns, k->median_ns, k->p95_ns, k->min_ns,
+                                  k->max_ns, k->stddev_ns, k->share, k->exclusive_total_ns};
+        const char *const formats[] = {"%.3f", "%.3f", "%.3f", "%.3f", "%.3f", "%.3f", "%.3f", "%.6f", "%.3f"};
+        for (size_t f = 0; f < sizeof figures / sizeof *figures; f++) {
+            wgprof__put_real(out, formats[f], k->count ? figures[f] : NAN, "");
+            fputc(',', out);
         }
-        fprintf(out, "%.17g,%.17g", k->bytes, k->flops);
+        wgprof__put_real(out, "%.17g", k->bytes, "");
+        fputc(',', out);
+        wgprof__put_real(out, "%.17g", k->flops, "");
         const wgprof_report_desc *d = r->desc;
         field(out, k->gbps_total, "%.3f");
         field(out, k->gflops_total, "%.3f");

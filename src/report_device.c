@@ -1,4 +1,6 @@
 /* The device's description as one JSON object: what `wgprof info --json` prints. */
+#include <math.h>
+
 #include "common.h"
 #include "internal.h"
 
@@ -29,11 +31,18 @@ wgprof_status wgprof_device_info_write_json(const wgprof_device_info *d, FILE *o
             d->vendor_id, d->device_id, json_bool(d->timestamp_query), json_bool(d->timestamp_inside_passes),
             json_bool(d->timestamp_inside_encoders), json_bool(d->profiling_available));
     field(out, "unavailable_reason", d->unavailable_reason);
+    /* A period that is not a finite number (a description made by hand) is null: JSON has no NaN. */
+    fputs(", \"timestamp_period_ns\": ", out);
+    if (isfinite(d->timestamp_period_ns)) {
+        fprintf(out, "%.9g", d->timestamp_period_ns);
+    } else {
+        fputs("null", out);
+    }
     fprintf(out,
-            ", \"timestamp_period_ns\": %.9g, \"period_from_implementation\": %s, "
+            ", \"period_from_implementation\": %s, "
             "\"max_workgroups_per_dimension\": %u, \"max_bind_groups\": %u, \"max_buffer_size\": %llu, "
             "\"max_storage_buffer_binding_size\": %llu}\n",
-            d->timestamp_period_ns, json_bool(d->period_from_implementation), d->max_workgroups_per_dimension,
+            json_bool(d->period_from_implementation), d->max_workgroups_per_dimension,
             d->max_bind_groups, (unsigned long long)d->max_buffer_size,
             (unsigned long long)d->max_storage_buffer_binding_size);
     if (fflush(out) != 0 || ferror(out)) {

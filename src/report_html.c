@@ -35,14 +35,7 @@ static void html_text(FILE *out, const char *s) { wgprof__escape_html(out, s); }
 static void data_string(FILE *out, const char *s) { wgprof__escape_json_string(out, s, WGPROF__ESCAPE_JSON_IN_SCRIPT); }
 
 /* JSON has no NaN or infinity: those become null. */
-static void data_number(FILE *out, const char *format, double v)
-{
-    if (isfinite(v)) {
-        fprintf(out, format, v);
-    } else {
-        fputs("null", out);
-    }
-}
+static void data_number(FILE *out, const char *format, double v) { wgprof__put_real(out, format, v, "null"); }
 
 /* ---- what the timeline holds --------------------------------------------------------------- */
 
@@ -414,9 +407,9 @@ static void write_header(FILE *out, const wgprof__report *r)
     }
     fact_end(out);
     fact_begin(out, "total GPU time", false);
-    fprintf(out, "%.3f us", s->total_ns / 1e3);
+    wgprof__put_real(out, "%.3f us", s->total_ns / 1e3, "-");
     if (s->exclusive_total_ns < s->total_ns) {
-        fprintf(out, " (%.3f us without overlap)", s->exclusive_total_ns / 1e3);
+        wgprof__put_real(out, " (%.3f us without overlap)", s->exclusive_total_ns / 1e3, "");
     }
     fact_end(out);
     char why[256];
@@ -433,8 +426,11 @@ static void write_header(FILE *out, const wgprof__report *r)
     const wgprof_clock_info *c = r->clock;
     fact_begin(out, "GPU clock on the CPU clock", true);
     if (c && c->calibrated) {
-        fprintf(out, "calibrated: &plusmn;%.3f us, drift %.3f ppm, %u bounds%s", c->uncertainty_ns / 1e3, c->drift_ppm,
-                c->samples, c->consistent ? "" : " (bounds disagree)");
+        fputs("calibrated: &plusmn;", out);
+        wgprof__put_real(out, "%.3f", c->uncertainty_ns / 1e3, "-");
+        fputs(" us, drift ", out);
+        wgprof__put_real(out, "%.3f", c->drift_ppm, "-");
+        fprintf(out, " ppm, %u bounds%s", c->samples, c->consistent ? "" : " (bounds disagree)");
     } else {
         fprintf(out, "not calibrated (%u bounds)", c ? c->samples : 0);
     }
@@ -485,12 +481,24 @@ static void write_timeline(FILE *out, const timeline *t)
           out);
 }
 
-static void stat_cell(FILE *out, double ns) { fprintf(out, "<td>%.3f</td>", ns / 1e3); }
+/* A figure that is not a finite number is "-", as an unknown efficiency figure is. */
+static void stat_cell(FILE *out, double ns)
+{
+    if (isfinite(ns / 1e3)) {
+        fprintf(out, "<td>%.3f</td>", ns / 1e3);
+    } else {
+        fputs("<td class=\"unknown\">-</td>", out);
+    }
+}
 
 static void share_cell(FILE *out, double share)
 {
-    double percent = isfinite(share) ? share * 100.0 : 0.0;
-    fprintf(out, "<td class=\"share\" style=\"--share:%.1f%%\">%.1f%%</td>", percent, percent);
+    double percent = share * 100.0;
+    if (isfinite(percent)) {
+        fprintf(out, "<td class=\"share\" style=\"--share:%.1f%%\">%.1f%%</td>", percent, percent);
+    } else {
+        fputs("<td class=\"unknown\">-</td>", out);
+    }
 }
 
 /* The rest of a table row: the times in us and the share, or, without a valid record, one cell
@@ -540,7 +548,7 @@ static void write_kernel_table(FILE *out, const wgprof_summary *s)
 
 static void efficiency_cell(FILE *out, const char *format, double value, const char *title)
 {
-    if (value > 0) {
+    if (value > 0 && isfinite(value)) {
         fputs("<td", out);
         if (title) {
             fprintf(out, " title=\"%s\"", title);

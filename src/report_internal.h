@@ -41,6 +41,14 @@ void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep);
 void wgprof__partial_cells(const wgprof__report *r, FILE *out, char sep);
 
 /* ---- report_util.c ---- */
+/* `v` printed with `format` (one conversion of a double), or `missing` where v is NaN or
+ * infinite: no writer prints those, which are no measurement (a device's period that is not a
+ * number, a sum past the largest double) and which JSON does not have. Each format has its
+ * word for a figure it lacks: JSON null, an empty CSV or TSV cell, "-" in the table and on the
+ * HTML page. */
+void wgprof__put_real(FILE *out, const char *format, double v, const char *missing);
+/* The same into `buf` (of `cap` bytes), for a cell printed at its width; returns buf. */
+const char *wgprof__real_text(char *buf, size_t cap, const char *format, double v, const char *missing);
 /* The strategy the summary's batches were timed with, e.g. "chain", "pass+inside" where they
  * used several; "none" without a summary or a batch. */
 void wgprof__strategy_text(const wgprof_summary *s, char *buf, size_t cap);
@@ -58,7 +66,8 @@ void wgprof__quantum_text(const wgprof_summary *s, char *buf, size_t cap);
 /* The line that warns of quantized timestamps, without a newline; "" when they are not. */
 void wgprof__quantized_warning(const wgprof_summary *s, char *buf, size_t cap);
 /* The period the collected batches were converted with, e.g. "1 ns/tick" or
- * "0.5-1 ns/tick (varied by batch)"; the device's "(assumed)" one when none was collected. */
+ * "0.5-1 ns/tick (varied by batch)"; the device's "(assumed)" one when none was collected;
+ * "unknown" without a device, or where its period is not a finite number. */
 void wgprof__period_text(const wgprof__report *r, char *buf, size_t cap);
 
 #endif

@@ -15,14 +15,8 @@
 
 static void json_string(FILE *out, const char *s) { wgprof__escape_json_string(out, s, WGPROF__ESCAPE_JSON_PLAIN); }
 
-static void json_number(FILE *out, double v)
-{
-    if (isfinite(v)) {
-        fprintf(out, "%.3f", v);
-    } else {
-        fputs("null", out);
-    }
-}
+/* Every double of the report goes through this or json_key_real: null where it is not finite. */
+static void json_number(FILE *out, double v) { wgprof__put_real(out, "%.3f", v, "null"); }
 
 static void json_bool(FILE *out, bool v) { fputs(v ? "true" : "false", out); }
 
@@ -172,7 +166,9 @@ static void write_scope_stats(const wgprof_summary *s, size_t i, uint32_t *ances
     const char *const keys[] = {"total_ns", "mean_ns", "min_ns", "max_ns", "dispatch_ns"};
     const double values[] = {sc->total_ns, sc->mean_ns, sc->min_ns, sc->max_ns, sc->dispatch_ns};
     json_fields(out, keys, values, sizeof values / sizeof values[0], sc->count > 0);
-    fprintf(out, ", \"share\": %.6f}", sc->share);
+    fputs(", \"share\": ", out);
+    wgprof__put_real(out, "%.6f", sc->share, "null");
+    fputs("}", out);
 }
 
 /* "a/b/c": an instance's node under its parents' names, as write_scope_path() writes the same
@@ -238,7 +234,7 @@ static void write_batches(const wgprof__report *r, FILE *out)
                 i ? ",\n" : "\n", b.index, b.first_record, b.records, b.collected ? "true" : "false",
                 b.waited ? "true" : "false", b.chained ? "true" : "false");
         if (b.collected) {
-            fprintf(out, "%.9g", b.period_ns);
+            wgprof__put_real(out, "%.9g", b.period_ns, "null");
         } else {
             fputs("null", out);
         }
@@ -253,10 +249,11 @@ static void write_batches(const wgprof__report *r, FILE *out)
     fprintf(out, ",\n  \"clock\": {\"calibrated\": %s, \"consistent\": %s, \"samples\": %u",
             c->calibrated ? "true" : "false", c->consistent ? "true" : "false", c->samples);
     if (c->calibrated) {
-        fprintf(out,
-                ", \"ref_ticks\": %llu, \"ref_gpu_ns\": %.3f, \"ref_cpu_ns\": %.3f, \"drift_ppm\": %.6f, "
-                "\"uncertainty_ns\": %.3f",
-                (unsigned long long)c->ref_ticks, c->ref_gpu_ns, c->ref_cpu_ns, c->drift_ppm, c->uncertainty_ns);
+        fprintf(out, ", \"ref_ticks\": %llu", (unsigned long long)c->ref_ticks);
+        json_key_real(out, "ref_gpu_ns", c->ref_gpu_ns, 3, true);
+        json_key_real(out, "ref_cpu_ns", c->ref_cpu_ns, 3, true);
+        json_key_real(out, "drift_ppm", c->drift_ppm, 6, true);
+        json_key_real(out, "uncertainty_ns", c->uncertainty_ns, 3, true);
     }
     uint64_t dropped_dispatches = 0, dropped = wgprof__store_dropped(r->store, &dropped_dispatches);
     fprintf(out, "},\n  \"dropped_batches\": %llu,\n  \"dropped_dispatches\": %llu", (unsigned long long)dropped,
@@ -345,25 +342,23 @@ wgprof_status wgprof__write_json(const wgprof__report *r, FILE *out)
     fputs(",\n  \"adapter\": ", out);
     write_adapter(d->device, out);
     /* The period the collected batches were converted with when they all agree (the batches
-     * give each one); the device's where none was collected; null where they differ. */
+     * give each one); the device's where none was collected; null where they differ, or where
+     * the device's is not a finite number. */
     const wgprof_summary *s = r->summary;
     fputs(",\n  \"timestamp_period_ns\": ", out);
     if (s && s->period_min_ns > 0) {
-        if (s->period_min_ns == s->period_max_ns) {
-            fprintf(out, "%.9g", s->period_min_ns);
-        } else {
-            fputs("null", out);
-        }
+        wgprof__put_real(out, "%.9g", s->period_min_ns == s->period_max_ns ? s->period_min_ns : NAN, "null");
     } else if (d->device) {
-        fprintf(out, "%.9g", d->device->timestamp_period_ns);
+        wgprof__put_real(out, "%.9g", d->device->timestamp_period_ns, "null");
     } else {
         fputs("null", out);
     }
     /* Beside the period: the step every reading was a multiple of (0: none coarser than a tick,
      * or too few readings), and whether that is rounding (wgprof_summary). */
     if (s) {
-        fprintf(out, ",\n  \"timestamp_quantum_ns\": %.9g,\n  \"timestamp_quantized\": %s", s->timestamp_quantum_ns,
-                s->timestamp_quantized ? "true" : "false");
+        fputs(",\n  \"timestamp_quantum_ns\": ", out);
+        wgprof__put_real(out, "%.9g", s->timestamp_quantum_ns, "null");
+        fprintf(out, ",\n  \"timestamp_quantized\": %s", s->timestamp_quantized ? "true" : "false");
     } else {
         fputs(",\n  \"timestamp_quantum_ns\": null,\n  \"timestamp_quantized\": false", out);
     }

@@ -1,10 +1,13 @@
 /*
  * Per-dispatch rows, the CSV and TSV formats' common body: one header row, then a row per
- * record. Invalid records leave the time columns empty and name their reason. The last column,
+ * record. Invalid records leave the time columns empty and name their reason (so does a time that
+ * is not a finite number). The last column,
  * the same on every row, is the timestamps' quantum: every time in the file is a multiple of it
  * (empty where none coarser than a tick shows); then, as wgprof__partial_cells writes them, the
  * columns partial (0 or 1) and partial_reason.
  */
+#include <math.h>
+
 #include "report_internal.h"
 
 void wgprof__partial_cells(const wgprof__report *r, FILE *out, char sep)
@@ -27,7 +30,7 @@ void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep)
     }
     /* The same on every row: a row read alone still says that its times are rounded. */
     char quantum[32] = "";
-    if (r->summary && r->summary->timestamp_quantum_ns > 0) {
+    if (r->summary && r->summary->timestamp_quantum_ns > 0 && isfinite(r->summary->timestamp_quantum_ns)) {
         snprintf(quantum, sizeof quantum, "%.9g", r->summary->timestamp_quantum_ns);
     }
     size_t n = r->store ? wgprof__store_count(r->store) : 0;
@@ -57,8 +60,14 @@ void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep)
             fprintf(out, "%c%c%c", sep, sep, sep);
         }
         if (rec.valid) {
-            fprintf(out, "%.3f%c%.3f%c%.3f%c%.3f%c1%c%c%s", rec.start_ns, sep, rec.end_ns, sep, rec.duration_ns, sep,
-                    rec.exclusive_ns, sep, sep, sep, quantum);
+            /* A time that is not a finite number (a period so large that it overflows) is left
+             * empty, as an invalid record's are. */
+            const double times[] = {rec.start_ns, rec.end_ns, rec.duration_ns, rec.exclusive_ns};
+            for (size_t t = 0; t < sizeof times / sizeof *times; t++) {
+                wgprof__put_real(out, "%.3f", times[t], "");
+                fputc(sep, out);
+            }
+            fprintf(out, "1%c%c%s", sep, sep, quantum);
         } else {
             fprintf(out, "%c%c%c%c0%c%s%c%s", sep, sep, sep, sep, sep, wgprof_invalid_reason_str(rec.invalid_reason),
                     sep, quantum);

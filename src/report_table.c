@@ -3,11 +3,20 @@
  * coarser than a tick (with a warning line where they are quantized) and the strategy, one row
  * per dispatch,
  * then the per-kernel summary, the scopes, indented by depth, and the kernels' throughput. Times
- * in µs with 3 decimals; invalid records show their reason in place of a number.
+ * in µs with 3 decimals; invalid records show their reason in place of a number, and a figure
+ * that is not a finite number shows "-".
  */
+#include <math.h>
 #include <string.h>
 
 #include "report_internal.h"
+
+/* `lead`, then `v` with `format` right-aligned in `width` columns, or "-" where it is not finite. */
+static void cell(FILE *out, const char *lead, int width, const char *format, double v)
+{
+    char text[64];
+    fprintf(out, "%s%*s", lead, width, wgprof__real_text(text, sizeof text, format, v, "-"));
+}
 
 static void write_header(const wgprof__report *r, FILE *out)
 {
@@ -49,9 +58,10 @@ static void write_header(const wgprof__report *r, FILE *out)
     }
     const wgprof_clock_info *clock = r->clock;
     if (clock && clock->calibrated) {
-        fprintf(out, "GPU clock on the CPU clock: within +-%.3f us%s, drift %.3f ppm, %u bounds\n",
-                clock->uncertainty_ns / 1e3, clock->consistent ? "" : " (bounds disagree)", clock->drift_ppm,
-                clock->samples);
+        cell(out, "GPU clock on the CPU clock: within +-", 0, "%.3f", clock->uncertainty_ns / 1e3);
+        fprintf(out, " us%s", clock->consistent ? "" : " (bounds disagree)");
+        cell(out, ", drift ", 0, "%.3f", clock->drift_ppm);
+        fprintf(out, " ppm, %u bounds\n", clock->samples);
     }
 }
 
@@ -71,8 +81,13 @@ static void write_scopes(const wgprof_summary *s, FILE *out)
         wgprof__escape_terminal_cell(out, sc->name, width);
         fprintf(out, " %7u %7u %7u ", sc->count, sc->invalid, sc->empty);
         if (sc->count) {
-            fprintf(out, "%13.3f %11.3f %11.3f %11.3f %13.3f %6.1f%%\n", sc->total_ns / 1e3, sc->mean_ns / 1e3,
-                    sc->min_ns / 1e3, sc->max_ns / 1e3, sc->dispatch_ns / 1e3, sc->share * 100.0);
+            cell(out, "", 13, "%.3f", sc->total_ns / 1e3);
+            cell(out, " ", 11, "%.3f", sc->mean_ns / 1e3);
+            cell(out, " ", 11, "%.3f", sc->min_ns / 1e3);
+            cell(out, " ", 11, "%.3f", sc->max_ns / 1e3);
+            cell(out, " ", 13, "%.3f", sc->dispatch_ns / 1e3);
+            cell(out, " ", 7, "%.1f%%", sc->share * 100.0);
+            fputc('\n', out);
         } else {
             fprintf(out, "%13s\n", sc->invalid ? "no valid record" : "no dispatch");
         }
@@ -112,7 +127,9 @@ static void write_dispatches(const wgprof__report *r, FILE *out)
         wgprof__escape_terminal_cell(out, rec.kernel, 28);
         fprintf(out, " %-16s %-12s %-20s ", wg, ls, gs);
         if (rec.valid) {
-            fprintf(out, "%14.3f %14.3f\n", rec.duration_ns / 1e3, rec.exclusive_ns / 1e3);
+            cell(out, "", 14, "%.3f", rec.duration_ns / 1e3);
+            cell(out, " ", 14, "%.3f", rec.exclusive_ns / 1e3);
+            fputc('\n', out);
         } else {
             fprintf(out, "%14s %14s\n", "invalid:", wgprof_invalid_reason_str(rec.invalid_reason));
         }
@@ -128,15 +145,21 @@ static void write_kernels(const wgprof_summary *s, FILE *out)
         wgprof__escape_terminal_cell(out, k->name, 28);
         fprintf(out, " %7u %7u ", k->count, k->invalid);
         if (k->count) {
-            fprintf(out, "%13.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %6.1f%%\n", k->total_ns / 1e3,
-                    k->mean_ns / 1e3, k->median_ns / 1e3, k->p95_ns / 1e3, k->min_ns / 1e3, k->max_ns / 1e3,
-                    k->stddev_ns / 1e3, k->share * 100.0);
+            cell(out, "", 13, "%.3f", k->total_ns / 1e3);
+            const double us[] = {k->mean_ns, k->median_ns, k->p95_ns, k->min_ns, k->max_ns, k->stddev_ns};
+            for (size_t v = 0; v < sizeof us / sizeof *us; v++) {
+                cell(out, " ", 11, "%.3f", us[v] / 1e3);
+            }
+            cell(out, " ", 7, "%.1f%%", k->share * 100.0);
+            fputc('\n', out);
         } else {
             fprintf(out, "%13s\n", "no valid record");
         }
     }
-    fprintf(out, "%-28s %7zu %7zu %13.3f   (exclusive of overlap: %.3f us)\n", "total", s->records - s->invalid,
-            s->invalid, s->total_ns / 1e3, s->exclusive_total_ns / 1e3);
+    fprintf(out, "%-28s %7zu %7zu", "total", s->records - s->invalid, s->invalid);
+    cell(out, " ", 13, "%.3f", s->total_ns / 1e3);
+    cell(out, "   (exclusive of overlap: ", 0, "%.3f", s->exclusive_total_ns / 1e3);
+    fputs(" us)\n", out);
     if (s->invalid) {
         char why[256];
         wgprof__invalid_breakdown(s, why, sizeof why);
@@ -145,18 +168,18 @@ static void write_kernels(const wgprof_summary *s, FILE *out)
     }
 }
 
-/* A figure, or its share of `peak` in percent; "-" stays where either is unknown. */
-static void figure_cell(char *cell, size_t cap, double value)
+/* A figure, or its share of `peak` in percent; "-" stays where either is unknown or not finite. */
+static void figure_cell(char *text, size_t cap, double value)
 {
-    if (value > 0) {
-        snprintf(cell, cap, "%.3f", value);
+    if (value > 0 && isfinite(value)) {
+        snprintf(text, cap, "%.3f", value);
     }
 }
 
-static void peak_cell(char *cell, size_t cap, double value, double peak)
+static void peak_cell(char *text, size_t cap, double value, double peak)
 {
-    if (value > 0 && peak > 0) {
-        snprintf(cell, cap, "%.1f%%", 100.0 * value / peak);
+    if (value > 0 && peak > 0 && isfinite(100.0 * value / peak)) {
+        snprintf(text, cap, "%.1f%%", 100.0 * value / peak);
     }
 }
 

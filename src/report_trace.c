@@ -7,6 +7,9 @@
  * from each submit to its first dispatch. Without a fit there is no CPU process and the GPU
  * times count from the pool's epoch. Invalid records have no time to place them at; they are
  * counted in otherData, beside the timestamps' quantum (and a warning where they are quantized).
+ * Nor has a valid one whose times are not finite numbers (a period so large that they overflow):
+ * an event with no number for its time does not load, so it is left out and counted too. Every
+ * other figure that is not finite is null.
  */
 #include <math.h>
 
@@ -27,6 +30,16 @@ typedef struct timeline {
 
 static double us(const timeline *t, double ns) { return (ns - t->origin) / 1e3; }
 
+/* Where a span from `start_ns` to `end_ns` lies on the axis, in us; false where it lies nowhere. */
+static bool place(const timeline *t, double start_ns, double end_ns, double *ts_us, double *dur_us)
+{
+    *ts_us = us(t, start_ns);
+    *dur_us = (end_ns - start_ns) / 1e3;
+    return isfinite(*ts_us) && isfinite(*dur_us);
+}
+
+static void json_real(FILE *out, const char *format, double v) { wgprof__put_real(out, format, v, "null"); }
+
 static void write_metadata(FILE *out, const char *what, int pid, int tid, const char *name)
 {
     fprintf(out, "    {\"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"name\": \"%s\", \"args\": {\"name\": ", pid, tid, what);
@@ -41,10 +54,9 @@ static void write_span(FILE *out, int pid, int tid, const char *cat, const char 
     fprintf(out, ", \"ts\": %.3f, \"dur\": %.3f", ts_us, dur_us);
 }
 
-static void write_dispatch(FILE *out, const timeline *t, const wgprof_record *rec)
+static void write_dispatch(FILE *out, const wgprof_record *rec, double ts_us, double dur_us)
 {
-    double start = t->cpu ? rec->cpu_start_ns : rec->start_ns, end = t->cpu ? rec->cpu_end_ns : rec->end_ns;
-    write_span(out, PID_GPU, TID_QUEUE, "dispatch", rec->kernel, us(t, start), (end - start) / 1e3);
+    write_span(out, PID_GPU, TID_QUEUE, "dispatch", rec->kernel, ts_us, dur_us);
     fprintf(out, ", \"args\": {\"iteration\": %u, \"index\": %u, \"dispatch_id\": %llu, ", rec->batch, rec->index,
             (unsigned long long)rec->dispatch_id);
     if (rec->workgroups[0]) {
@@ -64,23 +76,30 @@ static void write_dispatch(FILE *out, const timeline *t, const wgprof_record *re
     } else {
         fputs("\"global_size\": null, ", out);
     }
-    fprintf(out, "\"duration_ns\": %.3f, \"exclusive_ns\": %.3f, \"valid\": true}},\n", rec->duration_ns,
-            rec->exclusive_ns);
+    fputs("\"duration_ns\": ", out);
+    json_real(out, "%.3f", rec->duration_ns);
+    fputs(", \"exclusive_ns\": ", out);
+    json_real(out, "%.3f", rec->exclusive_ns);
+    fputs(", \"valid\": true}},\n", out);
 }
 
 static void write_iteration(FILE *out, const timeline *t, uint32_t iteration, double start_ns, double end_ns,
                             size_t dispatches)
 {
     char name[32];
+    double ts, dur;
+    if (!place(t, start_ns, end_ns, &ts, &dur)) {
+        return;
+    }
     snprintf(name, sizeof name, "iteration %u", iteration);
-    write_span(out, PID_GPU, TID_ITERATIONS, "iteration", name, us(t, start_ns), (end_ns - start_ns) / 1e3);
+    write_span(out, PID_GPU, TID_ITERATIONS, "iteration", name, ts, dur);
     fprintf(out, ", \"args\": {\"iteration\": %u, \"valid_dispatches\": %zu}},\n", iteration, dispatches);
 }
 
 /* The dispatches and one span per iteration around them; on the CPU clock also the end of each
  * submit's flow arrow (write_cpu starts it) at the iteration's first dispatch. Returns how
- * many records were invalid. */
-static size_t write_gpu(const timeline *t, FILE *out)
+ * many records were invalid; *unplaced: how many valid ones had no finite time. */
+static size_t write_gpu(const timeline *t, FILE *out, size_t *unplaced)
 {
     size_t n = wgprof__store_count(t->store), invalid = 0, in_iteration = 0;
     bool open = false;
@@ -93,6 +112,11 @@ static size_t write_gpu(const timeline *t, FILE *out)
             continue;
         }
         double start = t->cpu ? rec.cpu_start_ns : rec.start_ns, end = t->cpu ? rec.cpu_end_ns : rec.end_ns;
+        double ts, dur;
+        if (!place(t, start, end, &ts, &dur)) {
+            (*unplaced)++;
+            continue;
+        }
         if (open && rec.batch != iteration) {
             write_iteration(out, t, iteration, first, last, in_iteration);
             open = false;
@@ -107,13 +131,13 @@ static size_t write_gpu(const timeline *t, FILE *out)
                 fprintf(out,
                         "    {\"ph\": \"f\", \"bp\": \"e\", \"id\": %u, \"pid\": %d, \"tid\": %d, \"cat\": \"submit\", "
                         "\"name\": \"submit\", \"ts\": %.3f},\n",
-                        iteration, PID_GPU, TID_QUEUE, us(t, start));
+                        iteration, PID_GPU, TID_QUEUE, ts);
             }
         }
         first = fmin(first, start);
         last = fmax(last, end);
         in_iteration++;
-        write_dispatch(out, t, &rec);
+        write_dispatch(out, &rec, ts, dur);
     }
     if (open) {
         write_iteration(out, t, iteration, first, last, in_iteration);
@@ -130,9 +154,15 @@ static void write_scopes(const timeline *t, FILE *out)
             continue;
         }
         double start = t->cpu ? sc.cpu_start_ns : sc.start_ns, end = t->cpu ? sc.cpu_end_ns : sc.end_ns;
-        write_span(out, PID_GPU, TID_SCOPES, "scope", sc.name, us(t, start), (end - start) / 1e3);
-        fprintf(out, ", \"args\": {\"iteration\": %u, \"depth\": %u, \"dispatches\": %u, \"dispatch_ns\": %.3f}},\n",
-                sc.batch, sc.depth, sc.valid_records, sc.dispatch_ns);
+        double ts, dur;
+        if (!place(t, start, end, &ts, &dur)) {
+            continue;
+        }
+        write_span(out, PID_GPU, TID_SCOPES, "scope", sc.name, ts, dur);
+        fprintf(out, ", \"args\": {\"iteration\": %u, \"depth\": %u, \"dispatches\": %u, \"dispatch_ns\": ",
+                sc.batch, sc.depth, sc.valid_records);
+        json_real(out, "%.3f", sc.dispatch_ns);
+        fputs("}},\n", out);
     }
 }
 
@@ -206,14 +236,14 @@ wgprof_status wgprof__write_trace(const wgprof__report *r, FILE *out)
     write_metadata(out, "thread_name", PID_GPU, TID_QUEUE, "queue 0: dispatches");
     write_metadata(out, "thread_name", PID_GPU, TID_ITERATIONS, "iterations");
     write_metadata(out, "thread_name", PID_GPU, TID_SCOPES, "scopes");
-    size_t invalid = 0;
+    size_t invalid = 0, unplaced = 0;
     if (r->store) {
         if (t.cpu) {
             write_metadata(out, "process_name", PID_CPU, 0, "CPU");
             write_metadata(out, "thread_name", PID_CPU, 1, "graph: encode, submit, wait");
             write_cpu(&t, out);
         }
-        invalid = write_gpu(&t, out);
+        invalid = write_gpu(&t, out, &unplaced);
         write_scopes(&t, out);
     }
     /* A last metadata event closes the array without a dangling comma. */
@@ -228,17 +258,25 @@ wgprof_status wgprof__write_trace(const wgprof__report *r, FILE *out)
     }
     fputs(", \"strategy\": ", out);
     json_string(out, r->strategy);
-    fprintf(out, ", \"iterations\": %u, \"dispatches\": %zu, \"invalid_dispatches\": %zu, \"timeline\": \"%s\"",
-            r->iterations, r->store ? wgprof__store_count(r->store) : 0, invalid, t.cpu ? "cpu clock" : "gpu epoch");
+    fprintf(out,
+            ", \"iterations\": %u, \"dispatches\": %zu, \"invalid_dispatches\": %zu, \"unplaced_dispatches\": %zu, "
+            "\"timeline\": \"%s\"",
+            r->iterations, r->store ? wgprof__store_count(r->store) : 0, invalid, unplaced,
+            t.cpu ? "cpu clock" : "gpu epoch");
     if (t.cpu) {
-        fprintf(out, ", \"timeline_origin_cpu_ns\": %.3f, \"clock_uncertainty_ns\": %.3f, \"clock_drift_ppm\": %.6f",
-                t.origin, clock->uncertainty_ns, clock->drift_ppm);
+        fputs(", \"timeline_origin_cpu_ns\": ", out);
+        json_real(out, "%.3f", t.origin);
+        fputs(", \"clock_uncertainty_ns\": ", out);
+        json_real(out, "%.3f", clock->uncertainty_ns);
+        fputs(", \"clock_drift_ppm\": ", out);
+        json_real(out, "%.6f", clock->drift_ppm);
     }
     if (r->summary) {
         char warning[256];
         wgprof__quantized_warning(r->summary, warning, sizeof warning);
-        fprintf(out, ", \"timestamp_quantum_ns\": %.9g, \"timestamp_quantized\": %s",
-                r->summary->timestamp_quantum_ns, r->summary->timestamp_quantized ? "true" : "false");
+        fputs(", \"timestamp_quantum_ns\": ", out);
+        json_real(out, "%.9g", r->summary->timestamp_quantum_ns);
+        fprintf(out, ", \"timestamp_quantized\": %s", r->summary->timestamp_quantized ? "true" : "false");
         if (warning[0]) {
             fputs(", \"warning\": ", out);
             json_string(out, warning);

@@ -1,5 +1,26 @@
 /* Figures and phrases that several report writers print (report_internal.h). */
+#include <math.h>
+
 #include "report_internal.h"
+
+void wgprof__put_real(FILE *out, const char *format, double v, const char *missing)
+{
+    if (isfinite(v)) {
+        fprintf(out, format, v);
+    } else {
+        fputs(missing, out);
+    }
+}
+
+const char *wgprof__real_text(char *buf, size_t cap, const char *format, double v, const char *missing)
+{
+    if (isfinite(v)) {
+        snprintf(buf, cap, format, v);
+    } else {
+        snprintf(buf, cap, "%s", missing);
+    }
+    return buf;
+}
 
 void wgprof__strategy_text(const wgprof_summary *s, char *buf, size_t cap)
 {
@@ -47,7 +68,7 @@ void wgprof__invalid_breakdown(const wgprof_summary *s, char *buf, size_t cap)
 void wgprof__quantum_text(const wgprof_summary *s, char *buf, size_t cap)
 {
     buf[0] = '\0';
-    if (s && s->timestamp_quantum_ns > 0) {
+    if (s && s->timestamp_quantum_ns > 0 && isfinite(s->timestamp_quantum_ns)) {
         snprintf(buf, cap, "%s %.6g ns", s->timestamp_quantized ? "quantized to" : "resolution",
                  s->timestamp_quantum_ns);
     }
@@ -56,7 +77,7 @@ void wgprof__quantum_text(const wgprof_summary *s, char *buf, size_t cap)
 void wgprof__quantized_warning(const wgprof_summary *s, char *buf, size_t cap)
 {
     buf[0] = '\0';
-    if (s && s->timestamp_quantized) {
+    if (s && s->timestamp_quantized && isfinite(s->timestamp_quantum_ns)) {
         snprintf(buf, cap,
                  "timestamps quantized to %.6g ns: every time is rounded to a multiple of it, not exact "
                  "(on Dawn: the device toggle timestamp_quantization is on; disable it)",
@@ -68,11 +89,12 @@ void wgprof__period_text(const wgprof__report *r, char *buf, size_t cap)
 {
     const wgprof_summary *s = r->summary;
     const wgprof_device_info *d = r->desc->device;
-    if (s && s->period_min_ns > 0 && s->period_min_ns == s->period_max_ns) {
+    bool collected = s && s->period_min_ns > 0 && isfinite(s->period_max_ns);
+    if (collected && s->period_min_ns == s->period_max_ns) {
         snprintf(buf, cap, "%.6g ns/tick", s->period_min_ns);
-    } else if (s && s->period_min_ns > 0) {
+    } else if (collected) {
         snprintf(buf, cap, "%.6g-%.6g ns/tick (varied by batch)", s->period_min_ns, s->period_max_ns);
-    } else if (d) {
+    } else if (d && isfinite(d->timestamp_period_ns)) {
         snprintf(buf, cap, "%.6g ns/tick%s", d->timestamp_period_ns, d->period_from_implementation ? "" : " (assumed)");
     } else {
         snprintf(buf, cap, "unknown");

@@ -197,7 +197,9 @@ static void finish_stats(const running *r, double *values, wgprof_kernel_stats *
     k->mean_ns = r->sum / nd;
     k->min_ns = r->min;
     k->max_ns = r->max;
-    k->stddev_ns = sqrt(var > 0 ? var : 0);
+    /* NaN where durations past the largest double leave no spread to tell (the reports print
+     * it as missing), never 0, which would read as measured. */
+    k->stddev_ns = isnan(var) ? NAN : sqrt(var > 0 ? var : 0);
     quantiles(values, n, r->min, r->max, k);
 }
 

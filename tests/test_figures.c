@@ -1,5 +1,9 @@
 /* Figures the library prints, checked against values worked out by hand, with no GPU: the clock
- * fit's map on samples of a known offset and drift (either way, with and without noise). */
+ * fit's map on samples of a known offset and drift (either way, with and without noise); no
+ * report printing NaN or infinity for a figure that was never measured (a device's period that
+ * is not a number, sums past the largest double). */
+#include <ctype.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,8 +114,211 @@ static void test_clock_map(void)
     }
 }
 
+/* ---- reports ------------------------------------------------------------------------------ */
+
+static char *report_of(const wgprof_report_desc *desc, wgprof_format format)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    if (!f) {
+        return NULL;
+    }
+    CHECK_OK(wgprof_report_write(desc, format, f));
+    fclose(f);
+    return buf;
+}
+
+static json_t *parse_strict(const char *text, size_t len, const char *what)
+{
+    json_error_t err;
+    json_t *root = text ? json_loadb(text, len, 0, &err) : NULL;
+    CHECK_MSG(root != NULL, "%s is not JSON: %s (line %d, column %d)", what, text ? err.text : "no text",
+              text ? err.line : 0, text ? err.column : 0);
+    return root;
+}
+
+/* Where `text` holds nan or inf (any case, a sign or not) as a word of its own: what printf
+ * makes of a double that is not finite. NULL when nowhere. */
+static const char *bare_nonfinite(const char *text, const char *end)
+{
+    for (const char *p = text; p && p + 3 <= end; p++) {
+        bool word = (strncasecmp(p, "nan", 3) == 0 || strncasecmp(p, "inf", 3) == 0) &&
+                    (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+                    (p + 3 == end || !(isalnum((unsigned char)p[3]) || p[3] == '_'));
+        if (word) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* The HTML page's embedded data, and the page before it (its header and tables). */
+static void check_html(const char *html, const char *what)
+{
+    static const char open[] = "<script type=\"application/json\" id=\"wgprof-data\">";
+    const char *main = html ? strstr(html, "<main>") : NULL, *data = html ? strstr(html, open) : NULL;
+    const char *data_end = data ? strstr(data, "</script>") : NULL;
+    CHECK_MSG(main && data && data_end, "%s: no page or no data in the HTML report", what);
+    if (!main || !data || !data_end) {
+        return;
+    }
+    const char *bad = bare_nonfinite(main, data);
+    CHECK_MSG(!bad, "%s: the HTML page prints a figure that is not a number: ...%.60s", what, bad ? bad - 20 : "");
+    data += sizeof open - 1;
+    json_decref(parse_strict(data, (size_t)(data_end - data), what));
+}
+
+/* Every format of `desc`: the JSON ones parse strictly (no bare nan or inf), the text ones
+ * print neither. Returns the JSON report, parsed. */
+static json_t *check_formats(const wgprof_report_desc *desc, const char *what)
+{
+    json_t *json = NULL;
+    for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
+        char *text = report_of(desc, (wgprof_format)f);
+        char name[160];
+        snprintf(name, sizeof name, "%s: the %s report", what, wgprof_format_name((wgprof_format)f));
+        if (!text) {
+            continue;
+        }
+        size_t len = strlen(text);
+        if (f == WGPROF_FORMAT_JSON) {
+            json = parse_strict(text, len, name);
+        } else if (f == WGPROF_FORMAT_TRACE) {
+            json_decref(parse_strict(text, len, name));
+        } else if (f == WGPROF_FORMAT_HTML) {
+            check_html(text, name);
+        } else {
+            const char *bad = bare_nonfinite(text, text + len);
+            CHECK_MSG(!bad, "%s prints a figure that is not a number: ...%.60s", name,
+                      bad ? (bad - text > 30 ? bad - 30 : text) : "");
+        }
+        free(text);
+    }
+    return json;
+}
+
+static wgprof_device_info device_with_period(double period_ns)
+{
+    wgprof_device_info d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.adapter, sizeof d.adapter, "Test GPU");
+    snprintf(d.vendor, sizeof d.vendor, "test");
+    d.implementation = "test";
+    d.backend = "vulkan";
+    d.adapter_type = "cpu";
+    d.timestamp_query = d.profiling_available = true;
+    d.timestamp_period_ns = period_ns;
+    d.period_from_implementation = true;
+    return d;
+}
+
+static wgprof_site site_of(wgprof_pool *pool, const char *kernel, double bytes)
+{
+    wgprof_dispatch_desc d = {.kernel = kernel, .workgroups = {4, 1, 1}, .workgroup_size = {64, 1, 1}, .bytes = bytes};
+    wgprof_site site = {0};
+    CHECK_OK(wgprof_pool_site(pool, &d, &site));
+    return site;
+}
+
+/* A device whose period is NaN or infinite (an implementation's answer, or a description made
+ * by hand): no report prints it as a number, with no pool, with a pool that collected nothing
+ * (where the device's period is the one the report gives), and in `wgprof info --json`. */
+static void test_device_period_not_finite(void)
+{
+    const double periods[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < sizeof periods / sizeof *periods; i++) {
+        wgprof_device_info d = device_with_period(periods[i]);
+        char what[96];
+        wgprof_pool *empty = NULL;
+        CHECK_OK(wgprof_pool_create_external(NULL, &empty));
+        for (int with_pool = 0; with_pool < 2; with_pool++) {
+            snprintf(what, sizeof what, "period %g, %s", periods[i], with_pool ? "a pool of no batch" : "no pool");
+            wgprof_report_desc desc = {.device = &d, .pool = with_pool ? empty : NULL,
+                                       .unavailable_reason = "none wanted"};
+            json_t *root = check_formats(&desc, what);
+            CHECK_MSG(root && json_is_null(json_object_get(root, "timestamp_period_ns")),
+                      "%s: the JSON's timestamp_period_ns is not null", what);
+            json_decref(root);
+        }
+        wgprof_pool_destroy(empty);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        CHECK_OK(wgprof_device_info_write_json(&d, f));
+        fclose(f);
+        snprintf(what, sizeof what, "period %g: the device's JSON", periods[i]);
+        json_t *info = parse_strict(buf, len, what);
+        CHECK_MSG(info && json_is_null(json_object_get(info, "timestamp_period_ns")),
+                  "%s: timestamp_period_ns is not null", what);
+        json_decref(info);
+        free(buf);
+    }
+}
+
+/* Sums past the largest double: bytes a spec gave near it (their sum and every rate made of it
+ * infinite), and readings converted with a period so large that the times themselves overflow
+ * (accepted: it is finite and positive), with CPU stamps, scopes and a second kernel that stays
+ * finite. No format prints those as numbers. */
+static void test_figures_not_finite(void)
+{
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return;
+    }
+    wgprof_site huge = site_of(pool, "huge_bytes", 1e308), plain = site_of(pool, "plain", 0);
+    wgprof_site sites[3] = {huge, huge, plain};
+    uint64_t ticks[6] = {1000, 2000, 3000, 4000, 5000, 5500};
+    wgprof_external_scope scopes[2] = {{0, "outer"}, {3, NULL}};
+    wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_PASS, .count = 3, .sites = sites, .ticks = ticks,
+                                   .period_ns = 1.0, .cpu_submit_ns = 1000000, .cpu_read_ns = 1010000,
+                                   .scopes = scopes, .scope_count = 2};
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    wgprof_device_info d = device_with_period(NAN);
+    wgprof_report_desc desc = {.device = &d, .pool = pool, .peak_gbps = 100};
+    json_decref(check_formats(&desc, "bytes summing past the largest double"));
+
+    batch.period_ns = 1e306; /* 1000 ticks: past the largest double */
+    batch.cpu_submit_ns = 2000000;
+    batch.cpu_read_ns = 2010000;
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    json_t *root = check_formats(&desc, "times past the largest double");
+    /* Two finite durations and two infinite ones have no spread to tell, and the scope's share
+     * of an infinite total is none: null, not 0. */
+    json_t *kernel = json_array_get(json_object_get(root, "kernels"), 0);
+    json_t *scope = json_array_get(json_object_get(root, "scopes"), 0);
+    CHECK_MSG(kernel && json_is_null(json_object_get(kernel, "stddev_ns")) &&
+                  json_is_null(json_object_get(kernel, "total_ns")),
+              "huge_bytes's stddev_ns or total_ns is not null");
+    CHECK_MSG(scope && json_is_null(json_object_get(scope, "share")), "the scope's share is not null");
+    json_decref(root);
+    /* The trace leaves out the three dispatches it has no time for, and says so. */
+    char *trace = report_of(&desc, WGPROF_FORMAT_TRACE);
+    root = parse_strict(trace, trace ? strlen(trace) : 0, "the trace");
+    json_t *other = json_object_get(root, "otherData");
+    CHECK_MSG(json_integer_value(json_object_get(other, "unplaced_dispatches")) == 3 &&
+                  json_integer_value(json_object_get(other, "invalid_dispatches")) == 0,
+              "the trace's otherData: %lld unplaced, %lld invalid, want 3 and 0",
+              (long long)json_integer_value(json_object_get(other, "unplaced_dispatches")),
+              (long long)json_integer_value(json_object_get(other, "invalid_dispatches")));
+    size_t dispatches = 0;
+    json_t *events = json_object_get(root, "traceEvents");
+    for (size_t i = 0; i < json_array_size(events); i++) {
+        const char *cat = json_string_value(json_object_get(json_array_get(events, i), "cat"));
+        dispatches += cat && strcmp(cat, "dispatch") == 0;
+    }
+    CHECK_MSG(dispatches == 3, "%zu dispatch events in the trace, want the first batch's 3", dispatches);
+    json_decref(root);
+    free(trace);
+    wgprof_pool_destroy(pool);
+}
+
 int main(void)
 {
     test_clock_map();
+    test_device_period_not_finite();
+    test_figures_not_finite();
     return check_summary();
 }
