@@ -198,7 +198,9 @@ static void write_cpu(const timeline *t, FILE *out)
     }
 }
 
-/* The earliest time the trace shows, so that it can start near 0. */
+/* The earliest time the trace shows, so that it starts at 0: no event before it, as viewers
+ * drop events at negative times (Perfetto does). A batch's CPU spans and its flow arrow start at
+ * its encode or its submit, the submit alone known in a pool fed from outside. */
 static double origin_of(const timeline *t)
 {
     double origin = INFINITY;
@@ -207,8 +209,12 @@ static double origin_of(const timeline *t)
     }
     for (uint32_t i = 0; i < wgprof__store_batch_count(t->store); i++) {
         wgprof_batch_info b;
-        if (wgprof__store_batch(t->store, i, &b) == WGPROF_OK && b.cpu_encode_ns) {
-            origin = fmin(origin, (double)b.cpu_encode_ns);
+        if (wgprof__store_batch(t->store, i, &b) != WGPROF_OK) {
+            continue;
+        }
+        const uint64_t starts[] = {b.cpu_encode_ns, b.cpu_submit_ns};
+        for (size_t k = 0; k < sizeof starts / sizeof *starts; k++) {
+            origin = starts[k] ? fmin(origin, (double)starts[k]) : origin;
         }
     }
     for (size_t i = 0; i < wgprof__store_count(t->store); i++) {

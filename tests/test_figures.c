@@ -1,7 +1,8 @@
 /* Figures the library prints, checked against values worked out by hand, with no GPU: the clock
  * fit's map on samples of a known offset and drift (either way, with and without noise); no
  * report printing NaN or infinity for a figure that was never measured (a device's period that
- * is not a number, sums past the largest double). */
+ * is not a number, sums past the largest double); the Chrome trace's timestamps on the CPU clock
+ * and on the GPU's. */
 #include <ctype.h>
 #include <jansson.h>
 #include <math.h>
@@ -315,10 +316,171 @@ static void test_figures_not_finite(void)
     wgprof_pool_destroy(pool);
 }
 
+/* ---- the trace's timestamps --------------------------------------------------------------- */
+
+/* One expected event of the trace: its kind (ph and cat), which one (the iteration, and the
+ * dispatch's index in the pool; -1 for the others), and where it lies, in us (no duration: -1). */
+typedef struct trace_event {
+    const char *ph, *cat;
+    int iteration, index;
+    double ts_us, dur_us;
+    bool seen;
+} trace_event;
+
+static trace_event *expected_event(trace_event *want, size_t n, json_t *e)
+{
+    const char *ph = json_string_value(json_object_get(e, "ph")), *cat = json_string_value(json_object_get(e, "cat"));
+    json_t *args = json_object_get(e, "args");
+    /* A flow's ends carry their iteration as the id; the others in args. */
+    bool flow = ph && (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0);
+    json_int_t iteration = json_integer_value(flow ? json_object_get(e, "id") : json_object_get(args, "iteration"));
+    json_t *index = json_object_get(args, "index");
+    for (size_t i = 0; ph && cat && i < n; i++) {
+        if (strcmp(want[i].ph, ph) == 0 && strcmp(want[i].cat, cat) == 0 && want[i].iteration == iteration &&
+            (want[i].index < 0 || want[i].index == json_integer_value(index))) {
+            return &want[i];
+        }
+    }
+    return NULL;
+}
+
+/* Every event of `trace` of a kind in `want` is there once, at its place. */
+static void check_trace_events(const char *trace, trace_event *want, size_t n, const char *what)
+{
+    json_t *root = parse_strict(trace, trace ? strlen(trace) : 0, what);
+    json_t *events = json_object_get(root, "traceEvents");
+    int unexpected = 0;
+    for (size_t i = 0; i < json_array_size(events); i++) {
+        json_t *e = json_array_get(events, i);
+        const char *ph = json_string_value(json_object_get(e, "ph"));
+        if (ph && strcmp(ph, "M") == 0) {
+            continue;
+        }
+        trace_event *w = expected_event(want, n, e);
+        if (!w || w->seen) {
+            unexpected++;
+            continue;
+        }
+        w->seen = true;
+        double ts = json_number_value(json_object_get(e, "ts")), dur = json_number_value(json_object_get(e, "dur"));
+        CHECK_MSG(fabs(ts - w->ts_us) < 1e-6 && (w->dur_us < 0 || fabs(dur - w->dur_us) < 1e-6),
+                  "%s: %s %s of iteration %d (index %d) at ts %.3f us, dur %.3f us; want %.3f, %.3f", what, w->ph, w->cat,
+                  w->iteration, w->index, ts, dur, w->ts_us, w->dur_us);
+    }
+    for (size_t i = 0; i < n; i++) {
+        CHECK_MSG(want[i].seen, "%s: no %s %s event of iteration %d (index %d)", what, want[i].ph, want[i].cat,
+                  want[i].iteration, want[i].index);
+    }
+    CHECK_MSG(unexpected == 0, "%s: %d events not expected, or twice", what, unexpected);
+    json_decref(root);
+}
+
+/* Two batches of a pool fed from outside, as the Vulkan layer feeds one: the first a chain of two
+ * dispatches of 500 ticks of 1 ns, from tick 10000; the second a pair of 300 and 400 ticks from
+ * tick 20000, in a scope. With CPU stamps, each batch submitted before its first begin and read
+ * after its last end, the clock fit's offset lies in [1000200, 1000800] ns: CPU time = GPU time
+ * since the first tick + 1000500 ns, +-300. */
+static wgprof_pool *two_batches(bool stamped)
+{
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return NULL;
+    }
+    wgprof_site k = site_of(pool, "k", 0);
+    wgprof_site sites[2] = {k, k};
+    uint64_t chain[3] = {10000, 10500, 11000}, pairs[4] = {20000, 20300, 20300, 20700};
+    wgprof_external_batch first = {.strategy = WGPROF_STRATEGY_CHAIN, .count = 2, .sites = sites, .ticks = chain,
+                                   .period_ns = 1.0, .cpu_submit_ns = stamped ? 1000000 : 0,
+                                   .cpu_read_ns = stamped ? 1002000 : 0};
+    wgprof_external_scope scope[2] = {{0, "step"}, {2, NULL}};
+    wgprof_external_batch second = {.strategy = WGPROF_STRATEGY_PASS, .count = 2, .sites = sites, .ticks = pairs,
+                                    .period_ns = 1.0, .cpu_submit_ns = stamped ? 1010200 : 0,
+                                    .cpu_read_ns = stamped ? 1011500 : 0, .scopes = scope, .scope_count = 2};
+    CHECK_OK(wgprof_pool_add_external(pool, &first));
+    CHECK_OK(wgprof_pool_add_external(pool, &second));
+    return pool;
+}
+
+/* The trace's times in us, worked out by hand: on the CPU clock they count from the earliest
+ * time the trace shows (the first batch's submit, at 1000000 ns, where its flow arrow starts);
+ * without a fit, from the first GPU timestamp. The JSON report's CPU times, in ns, agree. */
+static void test_trace_times(void)
+{
+    wgprof_pool *pool = two_batches(true);
+    if (!pool) {
+        return;
+    }
+    const wgprof_clock_info *clock = wgprof_pool_clock(pool);
+    CHECK_MSG(clock->calibrated && clock->consistent && clock->ref_cpu_ns - clock->ref_gpu_ns == 1000500 &&
+                  clock->uncertainty_ns == 300 && clock->drift_ppm == 0,
+              "the fit: %.1f ns at %.1f, +-%.1f, %.3f ppm; want CPU = GPU + 1000500 +-300", clock->ref_cpu_ns,
+              clock->ref_gpu_ns, clock->uncertainty_ns, clock->drift_ppm);
+    wgprof_report_desc desc = {.pool = pool};
+    trace_event cpu[] = {
+        {"X", "dispatch", 0, 0, 0.5, 0.5, false},  {"X", "dispatch", 0, 1, 1.0, 0.5, false},
+        {"X", "dispatch", 1, 2, 10.5, 0.3, false}, {"X", "dispatch", 1, 3, 10.8, 0.4, false},
+        {"X", "iteration", 0, -1, 0.5, 1.0, false}, {"X", "iteration", 1, -1, 10.5, 0.7, false},
+        {"X", "scope", 1, -1, 10.5, 0.7, false},    {"s", "submit", 0, -1, 0.0, -1, false},
+        {"s", "submit", 1, -1, 10.2, -1, false},    {"f", "submit", 0, -1, 0.5, -1, false},
+        {"f", "submit", 1, -1, 10.5, -1, false},
+    };
+    char *trace = report_of(&desc, WGPROF_FORMAT_TRACE);
+    check_trace_events(trace, cpu, sizeof cpu / sizeof *cpu, "the trace on the CPU clock");
+    json_t *root = parse_strict(trace, trace ? strlen(trace) : 0, "the trace on the CPU clock");
+    json_t *other = json_object_get(root, "otherData");
+    CHECK_MSG(strcmp(json_string_value(json_object_get(other, "timeline")), "cpu clock") == 0 &&
+                  json_number_value(json_object_get(other, "timeline_origin_cpu_ns")) == 1000000 &&
+                  json_number_value(json_object_get(other, "clock_uncertainty_ns")) == 300,
+              "the trace's otherData: timeline origin %.3f ns, uncertainty %.3f ns; want 1000000, 300",
+              json_number_value(json_object_get(other, "timeline_origin_cpu_ns")),
+              json_number_value(json_object_get(other, "clock_uncertainty_ns")));
+    json_decref(root);
+    free(trace);
+
+    char *json = report_of(&desc, WGPROF_FORMAT_JSON);
+    root = parse_strict(json, json ? strlen(json) : 0, "the JSON report");
+    const double cpu_start[4] = {1000500, 1001000, 1010500, 1010800}, cpu_end[4] = {1001000, 1001500, 1010800, 1011200};
+    json_t *dispatches = json_object_get(root, "dispatches");
+    CHECK(json_array_size(dispatches) == 4);
+    for (size_t i = 0; i < json_array_size(dispatches) && i < 4; i++) {
+        json_t *d = json_array_get(dispatches, i);
+        double s = json_number_value(json_object_get(d, "cpu_start_ns")), e = json_number_value(json_object_get(d, "cpu_end_ns"));
+        CHECK_MSG(s == cpu_start[i] && e == cpu_end[i], "JSON dispatch %zu on the CPU clock: %.3f .. %.3f ns, want %.0f .. %.0f",
+                  i, s, e, cpu_start[i], cpu_end[i]);
+    }
+    json_t *step = json_array_get(json_object_get(root, "scope_instances"), 0);
+    CHECK_MSG(json_number_value(json_object_get(step, "cpu_start_ns")) == 1010500 &&
+                  json_number_value(json_object_get(step, "cpu_end_ns")) == 1011200,
+              "the scope on the CPU clock: %.3f .. %.3f ns, want 1010500 .. 1011200",
+              json_number_value(json_object_get(step, "cpu_start_ns")),
+              json_number_value(json_object_get(step, "cpu_end_ns")));
+    json_decref(root);
+    free(json);
+    wgprof_pool_destroy(pool);
+
+    pool = two_batches(false);
+    if (!pool) {
+        return;
+    }
+    desc.pool = pool;
+    trace_event gpu[] = {
+        {"X", "dispatch", 0, 0, 0.0, 0.5, false},  {"X", "dispatch", 0, 1, 0.5, 0.5, false},
+        {"X", "dispatch", 1, 2, 10.0, 0.3, false}, {"X", "dispatch", 1, 3, 10.3, 0.4, false},
+        {"X", "iteration", 0, -1, 0.0, 1.0, false}, {"X", "iteration", 1, -1, 10.0, 0.7, false},
+        {"X", "scope", 1, -1, 10.0, 0.7, false},
+    };
+    trace = report_of(&desc, WGPROF_FORMAT_TRACE);
+    check_trace_events(trace, gpu, sizeof gpu / sizeof *gpu, "the trace on the GPU's epoch");
+    free(trace);
+    wgprof_pool_destroy(pool);
+}
+
 int main(void)
 {
     test_clock_map();
     test_device_period_not_finite();
     test_figures_not_finite();
+    test_trace_times();
     return check_summary();
 }
