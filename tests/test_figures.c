@@ -2,7 +2,7 @@
  * fit's map on samples of a known offset and drift (either way, with and without noise); no
  * report printing NaN or infinity for a figure that was never measured (a device's period that
  * is not a number, sums past the largest double); the Chrome trace's timestamps on the CPU clock
- * and on the GPU's. */
+ * and on the GPU's; and each per-kernel statistic under its own column in every format. */
 #include <ctype.h>
 #include <jansson.h>
 #include <math.h>
@@ -476,11 +476,278 @@ static void test_trace_times(void)
     wgprof_pool_destroy(pool);
 }
 
+/* ---- the per-kernel statistics, column by column ------------------------------------------- */
+
+enum { COUNT, TIME, SHARE };
+
+/* A statistic under its name in each format (NULL where a format has none), and its value:
+ * a count, a time in ns (us in the table and on the page) or a share (percent there). */
+typedef struct stat_column {
+    const char *csv, *table, *html;
+    int kind;
+    double value;
+} stat_column;
+
+/* Kernel "k": 20 dispatches of 10 i^2 ns (i = 1..20, out of order), so that every statistic
+ * differs from every other: total 28700, mean 1435, median (1000 + 1210) / 2 = 1105, p95 the
+ * 19th of 20 by nearest rank = 3610, min 10, max 4000, population standard deviation
+ * sqrt(3613330 - 1435^2) = 1246.637477, share 28700 / (28700 + 1300). */
+static const stat_column K_COLUMNS[] = {
+    {"count", "count", "count", COUNT, 20},
+    {"invalid", "invalid", "invalid", COUNT, 0},
+    {"total_ns", "total_us", "total us", TIME, 28700},
+    {"mean_ns", "mean_us", "mean us", TIME, 1435},
+    {"median_ns", "median_us", "median us", TIME, 1105},
+    {"p95_ns", "p95_us", "p95 us", TIME, 3610},
+    {"min_ns", "min_us", "min us", TIME, 10},
+    {"max_ns", "max_us", "max us", TIME, 4000},
+    {"stddev_ns", "stddev_us", "stddev us", TIME, 1246.637477376643},
+    {"share", "share", "share", SHARE, 28700.0 / 30000.0},
+    {"exclusive_total_ns", NULL, NULL, TIME, 28700},
+};
+enum { K_DISPATCHES = 20 };
+
+/* The pool: k's dispatches, 100 ticks of 1 ns apart, then one of "other", 1300 ns, begun 200 ns
+ * before the last of k ended (so 1100 ns of it exclusive). The records' starts, durations and
+ * exclusive durations, in ns, in `start`, `duration` and `exclusive`. */
+static wgprof_pool *columns_pool(double *start, double *duration, double *exclusive)
+{
+    wgprof_pool *pool = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &pool));
+    if (!pool) {
+        return NULL;
+    }
+    wgprof_site sites[K_DISPATCHES + 1];
+    uint64_t ticks[2 * (K_DISPATCHES + 1)], t = 5000;
+    for (int r = 0; r <= K_DISPATCHES; r++) {
+        int i = (r * 7) % K_DISPATCHES + 1; /* 1..20, each once */
+        sites[r] = site_of(pool, r < K_DISPATCHES ? "k" : "other", 0);
+        duration[r] = r < K_DISPATCHES ? 10.0 * i * i : 1300;
+        exclusive[r] = r < K_DISPATCHES ? duration[r] : 1100;
+        t -= r < K_DISPATCHES ? 0 : 300;
+        start[r] = (double)(t - 5000);
+        ticks[2 * r] = t;
+        ticks[2 * r + 1] = t + (uint64_t)duration[r];
+        t += (uint64_t)duration[r] + 100;
+    }
+    wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_PASS, .count = K_DISPATCHES + 1, .sites = sites,
+                                   .ticks = ticks, .period_ns = 1.0};
+    CHECK_OK(wgprof_pool_add_external(pool, &batch));
+    return pool;
+}
+
+/* The value a format shows for `c`, in its unit, and how far its decimals may round it. */
+static double shown(const stat_column *c, bool text_format, double *tolerance)
+{
+    if (c->kind == COUNT) {
+        *tolerance = 0;
+        return c->value;
+    }
+    if (c->kind == SHARE) {
+        *tolerance = text_format ? 0.05 + 1e-9 : 5e-7 + 1e-12; /* "%.1f%%", "%.6f" */
+        return text_format ? 100.0 * c->value : c->value;
+    }
+    *tolerance = 5e-4 + 1e-9; /* "%.3f" */
+    return text_format ? c->value / 1e3 : c->value;
+}
+
+/* Splits `line` (modified) at `sep` into at most `cap` fields, runs of spaces as one where
+ * `sep` is ' '. */
+static size_t split(char *line, char sep, char **fields, size_t cap)
+{
+    size_t n = 0;
+    char *p = line;
+    while (n < cap) {
+        if (sep == ' ') {
+            while (*p == ' ') {
+                p++;
+            }
+            if (!*p) {
+                break;
+            }
+        }
+        fields[n++] = p;
+        p += strcspn(p, sep == ' ' ? " " : (char[]){sep, 0});
+        if (!*p) {
+            break;
+        }
+        *p++ = '\0';
+    }
+    return n;
+}
+
+/* The line of `text` that starts with `prefix` and holds `also` (NULL: anything), copied. */
+static char *line_of(const char *text, const char *prefix, const char *also)
+{
+    for (const char *p = text; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        if (strncmp(p, prefix, strlen(prefix)) == 0) {
+            char *line = strndup(p, len);
+            if (line && (!also || strstr(line, also))) {
+                return line;
+            }
+            free(line);
+        }
+        p += len + (p[len] == '\n');
+    }
+    return NULL;
+}
+
+/* Each statistic found under its own column of a header and a row split alike. */
+static void check_row(const char *what, char **head, size_t heads, char **row, size_t cells, bool text_format,
+                      int table)
+{
+    for (size_t c = 0; c < sizeof K_COLUMNS / sizeof *K_COLUMNS; c++) {
+        const stat_column *col = &K_COLUMNS[c];
+        const char *name = table == 0 ? col->csv : table == 1 ? col->table : col->html;
+        if (!name) {
+            continue;
+        }
+        size_t at = 0;
+        while (at < heads && strcmp(head[at], name) != 0) {
+            at++;
+        }
+        double tolerance, want = shown(col, text_format, &tolerance);
+        double got = at < cells ? strtod(row[at], NULL) : NAN;
+        CHECK_MSG(at < heads && at < cells && fabs(got - want) <= tolerance, "%s: column %s: '%s', want %.6f", what,
+                  name, at < cells ? row[at] : "(none)", want);
+    }
+}
+
+/* The text of each element `tag` (th or td) from `from` to `end`, in `out` (modified copies). */
+static size_t cells_of(const char *from, const char *end, const char *tag, char **out, size_t cap)
+{
+    char open[8], close[8];
+    snprintf(open, sizeof open, "<%s", tag);
+    snprintf(close, sizeof close, "</%s>", tag);
+    size_t n = 0;
+    for (const char *p = strstr(from, open); p && p < end && n < cap; p = strstr(p, open)) {
+        const char *text = strchr(p, '>'), *stop = text ? strstr(text, close) : NULL;
+        if (!stop) {
+            break;
+        }
+        out[n++] = strndup(text + 1, (size_t)(stop - text - 1));
+        p = stop;
+    }
+    return n;
+}
+
+/* Kernel k's statistics in the CSV summary, the table, the HTML page's table and the JSON, each
+ * found under its own column's name; and each dispatch's start, end, duration and exclusive
+ * duration in the CSV and TSV rows under theirs. */
+static void test_kernel_columns(void)
+{
+    double start[K_DISPATCHES + 1], duration[K_DISPATCHES + 1], exclusive[K_DISPATCHES + 1];
+    wgprof_pool *pool = columns_pool(start, duration, exclusive);
+    if (!pool) {
+        return;
+    }
+    wgprof_report_desc desc = {.pool = pool};
+    enum { MAX_FIELDS = 40 };
+    char *head[MAX_FIELDS], *row[MAX_FIELDS];
+
+    char *csv = report_of(&desc, WGPROF_FORMAT_CSV_SUMMARY);
+    char *header = csv ? line_of(csv, "kernel,", NULL) : NULL, *line = csv ? line_of(csv, "k,", NULL) : NULL;
+    CHECK_MSG(header && line, "the CSV summary has no header or no row of k:\n%s", csv ? csv : "");
+    if (header && line) {
+        size_t heads = split(header, ',', head, MAX_FIELDS), cells = split(line, ',', row, MAX_FIELDS);
+        check_row("the CSV summary", head, heads, row, cells, false, 0);
+    }
+    free(header);
+    free(line);
+    free(csv);
+
+    char *table = report_of(&desc, WGPROF_FORMAT_TABLE);
+    header = table ? line_of(table, "kernel ", "median_us") : NULL;
+    line = table ? line_of(table, "k ", NULL) : NULL;
+    CHECK_MSG(header && line, "the table has no summary header or no row of k:\n%s", table ? table : "");
+    if (header && line) {
+        size_t heads = split(header, ' ', head, MAX_FIELDS), cells = split(line, ' ', row, MAX_FIELDS);
+        check_row("the table", head, heads, row, cells, true, 1);
+    }
+    free(header);
+    free(line);
+    free(table);
+
+    char *html = report_of(&desc, WGPROF_FORMAT_HTML);
+    const char *summary = html ? strstr(html, "<table id=\"summary-table\">") : NULL;
+    const char *thead_end = summary ? strstr(summary, "</thead>") : NULL;
+    const char *k_row = summary ? strstr(summary, "<tr data-k=\"0\">") : NULL;
+    const char *k_end = k_row ? strstr(k_row, "</tr>") : NULL;
+    CHECK_MSG(thead_end && k_end, "the HTML page has no summary table with a row of k");
+    if (thead_end && k_end) {
+        size_t heads = cells_of(summary, thead_end, "th", head, MAX_FIELDS);
+        size_t cells = cells_of(k_row, k_end, "td", row, MAX_FIELDS);
+        check_row("the HTML page's summary table", head, heads, row, cells, true, 2);
+        for (size_t i = 0; i < heads; i++) {
+            free(head[i]);
+        }
+        for (size_t i = 0; i < cells; i++) {
+            free(row[i]);
+        }
+    }
+    free(html);
+
+    char *json = report_of(&desc, WGPROF_FORMAT_JSON);
+    json_t *root = parse_strict(json, json ? strlen(json) : 0, "the JSON report");
+    json_t *k = json_array_get(json_object_get(root, "kernels"), 0);
+    CHECK(strcmp(json_string_value(json_object_get(k, "name")) ? json_string_value(json_object_get(k, "name")) : "",
+                 "k") == 0);
+    for (size_t c = 0; c < sizeof K_COLUMNS / sizeof *K_COLUMNS; c++) {
+        double tolerance, want = shown(&K_COLUMNS[c], false, &tolerance);
+        double got = json_number_value(json_object_get(k, K_COLUMNS[c].csv));
+        CHECK_MSG(fabs(got - want) <= tolerance, "the JSON's kernels[0].%s: %.6f, want %.6f", K_COLUMNS[c].csv, got,
+                  want);
+    }
+    json_decref(root);
+    free(json);
+
+    const wgprof_format rows[2] = {WGPROF_FORMAT_CSV, WGPROF_FORMAT_TSV};
+    for (int f = 0; f < 2; f++) {
+        char sep = rows[f] == WGPROF_FORMAT_CSV ? ',' : '\t';
+        char *text = report_of(&desc, rows[f]);
+        const char *p = text;
+        size_t len = p ? strcspn(p, "\n") : 0;
+        char *first = p ? strndup(p, len) : NULL;
+        size_t heads = first ? split(first, sep, head, MAX_FIELDS) : 0;
+        size_t col_start = heads, col_end = heads, col_duration = heads, col_exclusive = heads;
+        for (size_t i = 0; i < heads; i++) {
+            col_start = strcmp(head[i], "start_ns") == 0 ? i : col_start;
+            col_end = strcmp(head[i], "end_ns") == 0 ? i : col_end;
+            col_duration = strcmp(head[i], "duration_ns") == 0 ? i : col_duration;
+            col_exclusive = strcmp(head[i], "exclusive_ns") == 0 ? i : col_exclusive;
+        }
+        int wrong = 0, lines = 0;
+        for (p = p ? p + len + (p[len] == '\n') : NULL; p && *p; lines++) {
+            len = strcspn(p, "\n");
+            char *l = strndup(p, len);
+            size_t cells = l ? split(l, sep, row, MAX_FIELDS) : 0;
+            bool ok = lines <= K_DISPATCHES && col_start < cells && col_end < cells && col_duration < cells &&
+                      col_exclusive < cells && strtod(row[col_start], NULL) == start[lines] &&
+                      strtod(row[col_end], NULL) == start[lines] + duration[lines] &&
+                      strtod(row[col_duration], NULL) == duration[lines] &&
+                      strtod(row[col_exclusive], NULL) == exclusive[lines];
+            if (!ok && wrong++ == 0) {
+                fprintf(stderr, "%s row %d: %.*s\n", wgprof_format_name(rows[f]), lines, (int)len, p);
+            }
+            free(l);
+            p += len + (p[len] == '\n');
+        }
+        CHECK_MSG(wrong == 0 && lines == K_DISPATCHES + 1,
+                  "%s: %d of %d rows without their start, end, duration and exclusive duration",
+                  wgprof_format_name(rows[f]), wrong, lines);
+        free(first);
+        free(text);
+    }
+    wgprof_pool_destroy(pool);
+}
+
 int main(void)
 {
     test_clock_map();
     test_device_period_not_finite();
     test_figures_not_finite();
     test_trace_times();
+    test_kernel_columns();
     return check_summary();
 }
