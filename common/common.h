@@ -45,6 +45,18 @@ int private_folder_open(const char *path, const char *identity, char *why, size_
  * creating PID.N.SUFFIX alone (O_EXCL): a number another image of the process (exec keeps the
  * PID), or another recorder in it, took already is passed over. */
 unsigned private_folder_claim(int dir, long pid, const char *suffix, _Atomic unsigned *next);
+/* The folder's descriptor held in *fd, opened at the first call and checked at each later one:
+ * a program may close every descriptor it did not open and open its own under the same number
+ * (a folder of its own, even), so a number that no longer leads to the folder of `identity` is
+ * left to the program and the folder opened anew. -1 with the reason in `why` where it cannot be
+ * opened (private_folder_open's reasons). Any thread; where two open it at once, one keeps it. */
+int private_folder_held(_Atomic int *fd, const char *path, const char *identity, char *why, size_t cap);
+/* Creates the empty file `name` in the folder `dir` (a marker: record's PID.N.done), or leaves
+ * the one there; false with errno where it cannot. An empty file needs no room for data: it can
+ * be made where a full filesystem refuses every write. */
+bool private_folder_mark(int dir, const char *name);
+/* Whether `name` is one of the comma-separated names of `list` ("html,trace,csv"). */
+bool name_list_has(const char *list, const char *name);
 
 /* ---- output_file.c ---- */
 

@@ -56,3 +56,56 @@ unsigned private_folder_claim(int dir, long pid, const char *suffix, _Atomic uns
         }
     }
 }
+
+/* Whether `fd` is still the folder of `identity`. */
+static bool is_folder(int fd, const char *identity)
+{
+    struct stat st;
+    char id[64];
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return false;
+    }
+    snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+    return strcmp(id, identity) == 0;
+}
+
+int private_folder_held(_Atomic int *fd, const char *path, const char *identity, char *why, size_t cap)
+{
+    int held = atomic_load(fd);
+    if (is_folder(held, identity)) {
+        return held;
+    }
+    /* Never opened, or the number is now another file's (the program's, not to be closed). */
+    int opened = private_folder_open(path, identity, why, cap);
+    if (opened < 0) {
+        return -1;
+    }
+    if (!atomic_compare_exchange_strong(fd, &held, opened)) {
+        close(opened); /* another thread opened it first: `held` is now its descriptor */
+        return held;
+    }
+    return opened;
+}
+
+bool name_list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; n && (p = strstr(p, name)) != NULL; p += n) {
+        bool starts = p == list || p[-1] == ',';
+        bool ends = p[n] == '\0' || p[n] == ',';
+        if (starts && ends) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool private_folder_mark(int dir, const char *name)
+{
+    int fd = dir < 0 ? -1 : openat(dir, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return false;
+    }
+    close(fd);
+    return true;
+}

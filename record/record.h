@@ -48,6 +48,11 @@
  * the count is above those it has taken is such a device, its pipelines' names the program's
  * labels. */
 #define RECORD_SYMBOL_LEFT_TO_LAYER "wgprof_record_left_to_layer"
+/* The layer's end of the process's image, a function `void NAME(void)` the layer exports: its
+ * devices' results collected and written for good, as at exit. The preload library calls it
+ * (found in the layer's library, RECORD_ENV_LAYER, opened with RTLD_NOLOAD) before an exec
+ * replaces the image, where no exit handler runs. */
+#define RECORD_SYMBOL_LAYER_END_IMAGE "wgprof_layer_end_image"
 /* What the layer's reports name as their "implementation" for such a device: times taken by the
  * layer, kernel names from the labels the program gave through webgpu.h (where the
  * implementation passed them down; else the layer's own SPIR-V names). */
@@ -61,6 +66,9 @@
 /* The set is complete: written last, empty. A set without it is what was collected before the
  * program ended. */
 #define RECORD_SUFFIX_DONE "done"
+/* Some of the set's files could not be written (a full filesystem, say): empty, made where
+ * that happened (an empty file needs no room), after the writer said why on stderr. */
+#define RECORD_SUFFIX_UNWRITTEN "unwritten"
 /* PID.why: one line, written at the exit of a process that made no WebGPU call wgprof saw but
  * holds an implementation its calls went around (compiled in, or loaded under another name). */
 #define RECORD_SUFFIX_WHY "why"
@@ -77,6 +85,10 @@
 #define RECORD_META_UNTIMED_OVERLAP "untimed_overlap" /* in an encoder recorded while every lane was held */
 #define RECORD_META_UNTIMED_SAMPLED "untimed_sampled" /* in encoders the sampling skipped */
 #define RECORD_META_DISCARDED "discarded"             /* in encoders never submitted */
+#define RECORD_META_UNTIMED_SIMULTANEOUS "untimed_simultaneous" /* in command buffers that may run twice at
+                                                                   once (Vulkan's simultaneous use) */
+#define RECORD_META_UNTIMED_NO_TIMESTAMPS "untimed_no_timestamps" /* on a queue or device without usable
+                                                                     timestamps (none, or no period) */
 #define RECORD_META_SAMPLE_EVERY "sample_every"
 #define RECORD_META_DROPPED "dropped" /* timed, but their timestamps could not be kept (out of memory, a
                                          command buffer reset before they were there) */

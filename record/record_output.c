@@ -33,39 +33,22 @@ enum { PATH_CAP = 256, TMP_CAP = PATH_CAP + 32 }; /* names in the results folder
 /* A snapshot whose last writing took longer than this is written on a thread of wgprof's. */
 enum { WRITE_HERE_NS = 2000000 };
 
-static bool asked_for(const char *formats, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = formats; (p = strstr(p, name)) != NULL; p += n) {
-        bool starts = p == formats || p[-1] == ',';
-        bool ends = p[n] == '\0' || p[n] == ',';
-        if (starts && ends) {
-            return true;
-        }
-    }
-    return false;
-}
+static _Atomic int g_folder = -1;
+static atomic_bool g_folder_said;
 
-static int g_folder = -1;
-static once_flag g_folder_once = ONCE_FLAG_INIT;
-
-/* Opens the results folder, once per process (a child of fork() shares it; a new image opens it
- * again): only a folder, not a link, of this user's, closed to everyone else, and the one the
- * CLI made (its identity), so that nothing put in its place is ever written into. */
-static void open_folder(void)
+/* The results folder (a child of fork() shares it; a new image opens it again): only a folder,
+ * not a link, of this user's, closed to everyone else, and the one the CLI made (its identity),
+ * so that nothing put in its place is ever written into; opened again where the program closed
+ * its descriptor (common.h's private_folder_held). */
+static int results_folder(void)
 {
     const wgprof_rec_settings *settings = wgprof_rec_settings_get();
     char why[256];
-    g_folder = private_folder_open(settings->dir, settings->dir_id, why, sizeof why);
-    if (g_folder < 0) {
+    int fd = private_folder_held(&g_folder, settings->dir, settings->dir_id, why, sizeof why);
+    if (fd < 0 && !atomic_exchange(&g_folder_said, true)) {
         wgprof_rec_say("results folder %s: %s: no results written", settings->dir, why);
     }
-}
-
-static int results_folder(void)
-{
-    call_once(&g_folder_once, open_folder);
-    return g_folder;
+    return fd;
 }
 
 unsigned wgprof_rec_output_claim(void)
@@ -92,11 +75,18 @@ static FILE *open_temporary(const char *name, char *tmp, size_t cap)
 static bool commit(FILE *f, const char *tmp, const char *name)
 {
     bool ok = fflush(f) == 0 && !ferror(f);
+    int err = ok ? 0 : errno;
     ok = fclose(f) == 0 && ok;
-    if (ok && renameat(g_folder, tmp, g_folder, name) == 0) {
+    err = err ? err : errno;
+    int dir = results_folder();
+    if (ok && dir >= 0 && renameat(dir, tmp, dir, name) == 0) {
         return true;
     }
-    unlinkat(g_folder, tmp, 0);
+    err = err ? err : errno;
+    if (dir >= 0) {
+        unlinkat(dir, tmp, 0);
+    }
+    errno = err; /* the first failure's, for the message */
     return false;
 }
 
@@ -200,20 +190,27 @@ static void write_job(output_job *job)
         /* The JSON report and the table in every snapshot; the other formats asked for, at the end. */
         wgprof_format format = (wgprof_format)k;
         bool always = format == WGPROF_FORMAT_JSON || format == WGPROF_FORMAT_TABLE;
-        if (!always && (!job->final || !asked_for(settings->formats, wgprof_format_name(format)))) {
+        if (!always && (!job->final || !name_list_has(settings->formats, wgprof_format_name(format)))) {
             continue;
         }
         char path[PATH_CAP], tmp[TMP_CAP];
         snprintf(path, sizeof path, "%s.%s", job->base, wgprof_format_suffix(format));
         FILE *f = open_temporary(path, tmp, sizeof tmp);
         report.omit_dispatches = format == WGPROF_FORMAT_TABLE;
-        bool written = f && wgprof_report_write(&report, format, f) == WGPROF_OK;
+        errno = 0;
+        bool written = f && wgprof_report_write(&report, format, f) == WGPROF_OK && !ferror(f);
+        int err = errno;
         if (f && !written) {
             fclose(f);
-            remove(tmp);
+            unlinkat(results_folder(), tmp, 0);
         }
         if (!written || !commit(f, tmp, path)) {
-            wgprof_rec_say("device %u: could not write %s/%s", job->index, settings->dir, path);
+            err = written ? errno : err;
+            wgprof_rec_say("device %u: could not write %s/%s: %s", job->index, settings->dir, path,
+                           err ? strerror(err) : "the report could not be made");
+            char mark[PATH_CAP];
+            snprintf(mark, sizeof mark, "%s." RECORD_SUFFIX_UNWRITTEN, job->base);
+            private_folder_mark(results_folder(), mark);
         }
     }
     char meta[PATH_CAP];
@@ -222,10 +219,7 @@ static void write_job(output_job *job)
     if (job->final) {
         char done[PATH_CAP];
         snprintf(done, sizeof done, "%s." RECORD_SUFFIX_DONE, job->base);
-        int fd = g_folder < 0 ? -1 : openat(g_folder, done, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            close(fd);
-        }
+        private_folder_mark(results_folder(), done);
     }
     wgprof_summary_destroy(summary);
     wgprof_pool_destroy(job->pool);
