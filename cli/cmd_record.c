@@ -703,7 +703,10 @@ static void print_notes(const results_folder *r, const char *base)
     snprintf(meta, sizeof meta, "%s." RECORD_SUFFIX_META, base);
     unsigned long long overlap = meta_value(r, meta, RECORD_META_UNTIMED_OVERLAP),
                        sampled = meta_value(r, meta, RECORD_META_UNTIMED_SAMPLED),
-                       discarded = meta_value(r, meta, RECORD_META_DISCARDED);
+                       discarded = meta_value(r, meta, RECORD_META_DISCARDED),
+                       simultaneous = meta_value(r, meta, RECORD_META_UNTIMED_SIMULTANEOUS),
+                       no_timestamps = meta_value(r, meta, RECORD_META_UNTIMED_NO_TIMESTAMPS),
+                       dropped = meta_value(r, meta, RECORD_META_DROPPED);
     if (sampled) {
         fprintf(stderr, "%llu dispatches not timed: --sample-every %llu skipped their encoders\n", sampled,
                 meta_value(r, meta, RECORD_META_SAMPLE_EVERY));
@@ -716,6 +719,24 @@ static void print_notes(const results_folder *r, const char *base)
     }
     if (discarded) {
         fprintf(stderr, "%llu dispatches encoded but never submitted: not timed\n", discarded);
+    }
+    if (simultaneous) {
+        fprintf(stderr,
+                "%llu dispatches not timed: their Vulkan command buffer may run twice at once (simultaneous use), "
+                "where one timestamp query would be written twice\n",
+                simultaneous);
+    }
+    if (no_timestamps) {
+        fprintf(stderr,
+                "%llu dispatches not timed: their device or queue has no usable timestamps (none on the queue, or a "
+                "timestamp period that is not a positive number)\n",
+                no_timestamps);
+    }
+    if (dropped) {
+        fprintf(stderr,
+                "%llu dispatches timed but not kept: their timestamps could not be read (out of memory, or a command "
+                "buffer reset before they were there)\n",
+                dropped);
     }
 }
 
@@ -797,12 +818,49 @@ static size_t print_why(const results_folder *r)
     return said;
 }
 
+/* How many sets the writers marked unwritten (record.h) hold no JSON report at all. */
+static size_t count_unwritten(const results_folder *r)
+{
+    int fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return 0;
+    }
+    size_t n = 0;
+    struct dirent *e;
+    static const char suffix[] = "." RECORD_SUFFIX_UNWRITTEN;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len <= sizeof suffix - 1 || strcmp(e->d_name + len - (sizeof suffix - 1), suffix) != 0 ||
+            len - (sizeof suffix - 1) > 64) {
+            continue;
+        }
+        char json[96];
+        snprintf(json, sizeof json, "%.*s.%s", (int)(len - (sizeof suffix - 1)), e->d_name,
+                 wgprof_format_suffix(WGPROF_FORMAT_JSON));
+        n += !exists(r, json);
+    }
+    closedir(d);
+    return n;
+}
+
 /* Prints each set's table and notes, and copies its reports; false when a report could not be
- * written. */
+ * written (by wgprof record, or into the results folder while the program ran). */
 static bool deliver(const results_folder *r, const record_options *o, const diff_profile *baseline)
 {
     size_t count = 0;
     result_set *sets = list_sets(r, &count);
+    size_t unwritten = count_unwritten(r);
+    if (!count && unwritten) {
+        cli_error("wgprof record: no results: those of %zu device%s could not be written into the results folder %s "
+                  "(the reason is above)",
+                  unwritten, unwritten == 1 ? "" : "s", r->path);
+        free(sets);
+        return false;
+    }
     if (!count) {
         if (o->via == VIA_VULKAN) {
             fprintf(stderr, "wgprof record: no results: the program created no Vulkan device, or none that "
@@ -839,10 +897,20 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
         }
         snprintf(done, sizeof done, "%s." RECORD_SUFFIX_DONE, base);
         bool complete = exists(r, done);
+        char mark[4500];
+        snprintf(mark, sizeof mark, "%s." RECORD_SUFFIX_UNWRITTEN, base);
+        bool lost = exists(r, mark);
+        if (lost) {
+            cli_error("wgprof record: %s: some of its results could not be written into the results folder (the "
+                      "reason is above)",
+                      sets[i].id);
+            ok = false;
+        }
         if (!complete) {
             fprintf(stderr, "wgprof record: %s: the program ended before wgprof could finish: these are the results "
                             "collected until then\n", sets[i].id);
         }
+        char missing[8192] = "";
         for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
             const char *suffix = wgprof_format_suffix((wgprof_format)f);
             if (!o->files[f] || !record_writes(f)) {
@@ -856,7 +924,9 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
                 snprintf(to, sizeof to, "%s", o->files[f]);
             }
             if (!exists(r, from)) {
-                fprintf(stderr, "wgprof record: %s not written: the program ended before its results were final\n", to);
+                size_t used = strlen(missing);
+                snprintf(missing + used, sizeof missing - used, "%s--%s %s", used ? ", " : "",
+                         wgprof_format_name((wgprof_format)f), to);
                 continue;
             }
             copy_job job = {r, from};
@@ -864,6 +934,16 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
                 cli_error("wgprof record: %s", why);
                 ok = false;
             }
+        }
+        if (missing[0] && complete) {
+            cli_error("wgprof record: %s not written: the results folder could not take it (the reason is above)",
+                      missing);
+            ok = false;
+        } else if (missing[0]) {
+            fprintf(stderr,
+                    "wgprof record: %s not written: the program ended before wgprof could write its final results; "
+                    "the JSON report and the table hold the dispatches read until then\n",
+                    missing);
         }
     }
     free(sets);

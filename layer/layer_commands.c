@@ -193,6 +193,7 @@ void wgprof_layer_cb_release(wgprof_layer_cb *cb)
     cb->block_count = 0;
     cb->ticks = 0;
     cb->count = 0;
+    cb->gaps = 0;
     cb->child_count = 0;
     cb->bound = NULL;
     cb->timed_any = false;
@@ -332,7 +333,11 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_BeginCommandBuffer(VkCommandBuffer h
         /* A command buffer that may be pending twice at once would write one query twice. */
         bool simultaneous = info && (info->flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT);
         uint32_t family = cb->family < WGPROF_LAYER_FAMILIES ? cb->family : 0;
-        cb->untimed = simultaneous || !sampled || d->valid_bits[family] == 0;
+        cb->untimed_count = d->valid_bits[family] == 0 ? &d->untimed_no_timestamps
+                            : simultaneous               ? &d->untimed_simultaneous
+                            : !sampled                   ? &d->untimed_sampled
+                                                         : NULL;
+        cb->untimed = cb->untimed_count != NULL;
         cb->work_timed = !cb->untimed && (d->work_families >> family & 1u);
     }
     return d->BeginCommandBuffer(handle, info);
@@ -553,7 +558,7 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
     wgprof_layer_device *d = cb->device;
     atomic_fetch_add_explicit(&d->dispatches, 1, memory_order_relaxed);
     if (cb->untimed) {
-        atomic_fetch_add_explicit(&d->untimed_sampled, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(cb->untimed_count, 1, memory_order_relaxed);
         return d;
     }
     if (cb->work_kinds) {
@@ -618,6 +623,15 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer handl
 {
     wgprof_layer_device *d = wgprof_layer_device_of(handle);
     wgprof_layer_cb *cb = cb_of(handle);
+    /* The row before ends here: what the secondaries do is theirs to time (a gap follows). */
+    if (cb && !cb->untimed && cb->count && !wgprof_layer_is_gap(cb->sites[cb->count - 1])) {
+        if (cb->work_kinds) {
+            close_work(cb);
+        }
+        if (open_row(cb, WGPROF_LAYER_GAP)) {
+            cb->gaps++;
+        }
+    }
     for (uint32_t i = 0; cb && i < count; i++) {
         wgprof_layer_cb *child = cb_of(secondaries[i]);
         if (!child) {
@@ -647,9 +661,10 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_EndCommandBuffer(VkCommandBuffer han
     /* The chain's last timestamp: the end of the last row (and of what follows it). */
     if (cb && cb->count && (cb->broken || !write_timestamp(cb))) {
         pthread_mutex_lock(&d->lock);
-        d->dropped += cb->count;
+        d->dropped += wgprof_layer_records(cb);
         pthread_mutex_unlock(&d->lock);
         cb->count = 0;
+        cb->gaps = 0;
         cb->mark_count = 0;
         cb->label_depth = 0;
     }

@@ -9,9 +9,12 @@
  * are read and written.
  */
 #include <dlfcn.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "layer.h"
@@ -278,6 +281,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     NEXT(d, DeviceWaitIdle);
     NEXT(d, WaitForFences);
     NEXT(d, GetFenceStatus);
+    NEXT(d, WaitSemaphores);
+    NEXT(d, WaitSemaphoresKHR);
     if (host_reset) {
         d->ResetQueryPool = (PFN_vkResetQueryPool)gdpa(*out, "vkResetQueryPool");
         if (!d->ResetQueryPool) {
@@ -285,13 +290,21 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
         }
     }
     d->period_ns = props.limits.timestampPeriod;
+    /* A period that is not a positive finite number turns no tick into a time: the device's
+     * dispatches are counted, none timed, and that is said. */
+    bool period_ok = isfinite(d->period_ns) && d->period_ns > 0;
+    if (!period_ok) {
+        wgprof_layer_say("device %s: its timestampPeriod is %g, not a positive finite number of nanoseconds a "
+                         "tick: its dispatches are counted, not timed",
+                         props.deviceName, d->period_ns);
+    }
     uint32_t families = 0;
     i->GetPhysicalDeviceQueueFamilyProperties(physical, &families, NULL);
     VkQueueFamilyProperties fam[WGPROF_LAYER_FAMILIES];
     families = families < WGPROF_LAYER_FAMILIES ? families : WGPROF_LAYER_FAMILIES;
     i->GetPhysicalDeviceQueueFamilyProperties(physical, &families, fam);
     for (uint32_t k = 0; k < families; k++) {
-        d->valid_bits[k] = fam[k].timestampValidBits;
+        d->valid_bits[k] = period_ok ? fam[k].timestampValidBits : 0;
         if (d->ResetQueryPool || (fam[k].queueFlags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) {
             d->work_families |= 1u << k;
         }
@@ -300,12 +313,14 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
         }
     }
     describe(d, &props);
+    d->info.timestamp_query = d->pool_bits != 0;
+    d->info.profiling_available = d->pool_bits != 0;
+    d->pid = (long)getpid();
     if (wgprof_pool_create_external(NULL, &d->results) != WGPROF_OK) {
         d->results = NULL;
         wgprof_layer_say("device %s: out of memory: it runs untimed", props.deviceName);
     }
     d->index = wgprof_layer_output_claim();
-    d->snapshot_ns = wgprof_cpu_now_ns();
     if (!wgprof_layer_device_put(d)) {
         wgprof_pool_destroy(d->results);
         wgprof__free(d);
@@ -313,8 +328,25 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     return r;
 }
 
-/* The device's end (or the process's): what is there read, written, its queries given back. */
-static void finish(wgprof_layer_device *d, bool final)
+/* How long the end of a process (or of its image) waits for the work it submitted to finish. */
+enum { END_WAIT_NS = 2000000000, END_POLL_NS = 1000000 };
+
+/* Records of command buffers submitted and not read yet. */
+static uint64_t unread_records(wgprof_layer_device *d)
+{
+    uint64_t n = 0;
+    pthread_mutex_lock(&d->lock);
+    for (size_t i = 0; i < d->in_flight_count; i++) {
+        n += wgprof_layer_records(d->in_flight[i]);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return n;
+}
+
+/* The device's end, or the process's: the work submitted is waited for (at most END_WAIT_NS;
+ * at vkDestroyDevice, Vulkan's rules say it is over), read as it finishes, and the results
+ * written for good: complete, or partial saying how many records never finished. */
+static void finish(wgprof_layer_device *d)
 {
     pthread_mutex_lock(&d->lock);
     bool done = d->finished;
@@ -323,8 +355,23 @@ static void finish(wgprof_layer_device *d, bool final)
     if (done) {
         return;
     }
-    wgprof_layer_poll(d, final);
-    wgprof_layer_output_write(d, final);
+    uint64_t deadline = wgprof_cpu_now_ns() + END_WAIT_NS;
+    wgprof_layer_poll(d, false);
+    while (unread_records(d) && wgprof_cpu_now_ns() < deadline) {
+        struct timespec pause = {0, END_POLL_NS};
+        nanosleep(&pause, NULL);
+        wgprof_layer_poll(d, false);
+    }
+    uint64_t unfinished = unread_records(d);
+    wgprof_layer_poll(d, true); /* what never came: records without a time */
+    char why[256];
+    if (unfinished) {
+        snprintf(why, sizeof why,
+                 "%llu records of work the program submitted had not finished %.0f s after the program's end: "
+                 "they are in the report without a time",
+                 (unsigned long long)unfinished, END_WAIT_NS / 1e9);
+    }
+    wgprof_layer_output_write(d, unfinished ? why : NULL);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkAllocationCallbacks *alloc)
@@ -333,7 +380,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     if (!d) {
         return;
     }
-    finish(d, true);
+    finish(d);
     wgprof_layer_cbs_forget(d);
     wgprof_layer_device_take(device);
     for (size_t k = 0; k < d->query_pool_count; k++) {
@@ -350,10 +397,21 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     destroy(device, alloc);
 }
 
-/* A program that ends without destroying its device: what was read so far, marked partial. */
-static void finish_at_exit(wgprof_layer_device *d) { finish(d, false); }
+/* A program that ends (or replaces its image) without destroying its device: its work finished
+ * and read, as at the device's end. A child of fork() holds a copy of its parent's devices,
+ * whose results are the parent's to write: it writes only those it made. */
+static void finish_at_exit(wgprof_layer_device *d)
+{
+    if (d->pid == (long)getpid()) {
+        finish(d);
+    }
+}
 
 static void at_exit(void) { wgprof_layer_devices_each(finish_at_exit); }
+
+/* Before an exec, from record's preload library (record.h): no exit handler runs then. */
+WGPROF_LAYER_EXPORT void wgprof_layer_end_image(void);
+WGPROF_LAYER_EXPORT void wgprof_layer_end_image(void) { at_exit(); }
 
 __attribute__((constructor)) static void watch(void)
 {
@@ -403,6 +461,8 @@ static const hook DEVICE_HOOKS[] = {
     HOOK("vkDeviceWaitIdle", wgprof_layer_DeviceWaitIdle),
     HOOK("vkWaitForFences", wgprof_layer_WaitForFences),
     HOOK("vkGetFenceStatus", wgprof_layer_GetFenceStatus),
+    HOOK("vkWaitSemaphores", wgprof_layer_WaitSemaphores),
+    HOOK("vkWaitSemaphoresKHR", wgprof_layer_WaitSemaphoresKHR),
 };
 
 static PFN_vkVoidFunction device_hook(const char *name)

@@ -201,6 +201,8 @@ typedef struct wgprof_layer_device {
     PFN_vkDeviceWaitIdle DeviceWaitIdle;
     PFN_vkWaitForFences WaitForFences;
     PFN_vkGetFenceStatus GetFenceStatus;
+    PFN_vkWaitSemaphores WaitSemaphores;
+    PFN_vkWaitSemaphores WaitSemaphoresKHR;
 
     double period_ns;
     uint32_t valid_bits[WGPROF_LAYER_FAMILIES]; /* per queue family; 0: no timestamps there */
@@ -221,12 +223,17 @@ typedef struct wgprof_layer_device {
     wgprof_layer_cb **in_flight;  /* submitted, results not read */
     size_t in_flight_count, in_flight_cap;
     wgprof_pool *results;         /* fed by wgprof_pool_add_external */
-    _Atomic uint64_t dispatches, untimed_sampled; /* counted without the lock */
+    /* Counted without the lock: dispatches, and those not timed by why (layer_untimed). */
+    _Atomic uint64_t dispatches, untimed_sampled, untimed_simultaneous, untimed_no_timestamps;
     uint64_t dropped;
     uint64_t begun;               /* command buffers begun, for --sample-every */
     bool finished;
-    uint64_t snapshot_ns;         /* when the last snapshot was written (wgprof_cpu_now_ns) */
+    bool unsaved;                 /* results read since the last snapshot */
+    uint64_t snapshot_ns;         /* when the last snapshot was written (wgprof_cpu_now_ns); 0: none yet */
+    uint64_t snapshot_cost_ns;    /* how long writing it took */
     bool snapshot_busy;           /* one is being written */
+    long pid;                     /* the process that made it: a child of fork() has a copy, not the device */
+    atomic_bool unwritten_said;   /* a file of its results could not be written, and that was said */
 } wgprof_layer_device;
 
 /* What the layer knows of a dispatchable handle's owner (the loader's dispatch key): a device
@@ -243,6 +250,7 @@ void wgprof_layer_devices_each(void (*fn)(wgprof_layer_device *d));
 typedef struct wgprof_layer_settings {
     char dir[4096];
     char dir_id[64];
+    char formats[64]; /* the report formats asked for besides JSON and the table: "html,trace,csv" */
     uint32_t sample_every;
 } wgprof_layer_settings;
 const wgprof_layer_settings *wgprof_layer_settings_get(void);
@@ -277,7 +285,9 @@ struct wgprof_layer_cb {
     wgprof_layer_device *device;
     VkCommandPool pool;
     uint32_t family;
-    bool untimed;  /* this recording is not timed (simultaneous use, sampling, no timestamps) */
+    bool untimed;  /* this recording is not timed: untimed_count says why */
+    _Atomic uint64_t *untimed_count; /* the device's count of the reason (sampling, simultaneous use,
+                                       no timestamps) */
     bool work_timed; /* the program's transfer work is timed in it (its queue family allows) */
     bool timed_any; /* a timestamp was written in this recording */
     bool broken;   /* a row got no site: the recording's rows are dropped at its end */
@@ -286,7 +296,8 @@ struct wgprof_layer_cb {
     size_t block_count, block_cap;
     uint32_t ticks; /* timestamps written */
     wgprof_site *sites;
-    size_t count, cap; /* rows timed: dispatches and runs of transfer work */
+    size_t count, cap; /* rows timed: dispatches and runs of transfer work, and gaps */
+    size_t gaps;       /* rows that are gaps (WGPROF_LAYER_GAP): no record's */
     /* The open run of transfer work: the kinds it holds (bit per kind; 0: none open), its row. */
     unsigned work_kinds;
     size_t work_row;
@@ -314,6 +325,16 @@ struct wgprof_layer_cb {
     bool reading;   /* taken out of the in-flight list by a thread reading it (device's lock) */
     uint64_t submit_ns;
 };
+
+/* The site of a gap in a recording's chain: the row begun by the layer's timestamp before a
+ * vkCmdExecuteCommands, which ends the row before it. The secondary command buffers executed
+ * there time their own rows, so the gap's time is nobody's (a primary's dispatch is never
+ * charged its secondaries' time, nor is their time counted twice). No site a pool gives has a
+ * tag of 0. */
+#define WGPROF_LAYER_GAP ((wgprof_site){UINT32_MAX, 0})
+static inline bool wgprof_layer_is_gap(wgprof_site s) { return s.tag == 0 && s.id == UINT32_MAX; }
+/* The records a recording holds: its rows but the gaps. */
+static inline size_t wgprof_layer_records(const wgprof_layer_cb *cb) { return cb->count - cb->gaps; }
 
 /* Hooks handed out by layer_dispatch.c. */
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo *info,
@@ -390,11 +411,17 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_DeviceWaitIdle(VkDevice device);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitForFences(VkDevice device, uint32_t count, const VkFence *fences,
                                                           VkBool32 all, uint64_t timeout);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_GetFenceStatus(VkDevice device, VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo *info,
+                                                           uint64_t timeout);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphoresKHR(VkDevice device, const VkSemaphoreWaitInfo *info,
+                                                              uint64_t timeout);
 
 /* ---- layer_output.c ---- */
 
-/* Writes the device's results (final: also PID.N.done) into the results folder. */
-void wgprof_layer_output_write(wgprof_layer_device *d, bool final);
+/* Writes the device's results into the results folder: final (`partial` NULL) every format asked
+ * for and PID.N.done last; else the JSON report and the table, marked partial for the reason
+ * given (a snapshot while the program runs, or what could be collected at its end). */
+void wgprof_layer_output_write(wgprof_layer_device *d, const char *partial);
 /* The N of the device's PID.N, taken in the results folder (as record's preload takes it). */
 unsigned wgprof_layer_output_claim(void);
 

@@ -1,9 +1,9 @@
 /*
  * The layer's results, written into record's results folder (record.h) as the preload library
- * writes its own: PID.N.json and PID.N.txt (the table), PID.N.meta, and PID.N.done last when
- * they are final. The folder is opened once per process, and only if it is the private folder
- * the CLI made (common.h's private_folder_open); every file is written to a temporary name in
- * it and renamed.
+ * writes its own: PID.N.json and PID.N.txt (the table), PID.N.meta, and when they are final the
+ * other formats asked for (PID.N.html, .trace.json, .csv) and PID.N.done last. The folder is
+ * opened only if it is the private folder the CLI made (common.h's private_folder_open), and
+ * checked again at each use; every file is written to a temporary name in it and renamed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,26 +17,23 @@
 #include "layer_lib.h"
 #include "record.h"
 
-static int g_folder = -1;
-static pthread_once_t g_folder_once = PTHREAD_ONCE_INIT;
+static _Atomic int g_folder = -1;
+static atomic_bool g_folder_said;
 
-static void open_folder(void)
+/* The results folder, checked at each use (common.h's private_folder_held): a program that
+ * closes its descriptors and opens its own under the same number is never written into. */
+static int folder(void)
 {
     const wgprof_layer_settings *s = wgprof_layer_settings_get();
     if (!s->dir[0]) {
-        return;
+        return -1;
     }
     char why[256];
-    g_folder = private_folder_open(s->dir, s->dir_id, why, sizeof why);
-    if (g_folder < 0) {
+    int fd = private_folder_held(&g_folder, s->dir, s->dir_id, why, sizeof why);
+    if (fd < 0 && !atomic_exchange(&g_folder_said, true)) {
         wgprof_layer_say("results folder %s: %s: no results written", s->dir, why);
     }
-}
-
-static int folder(void)
-{
-    pthread_once(&g_folder_once, open_folder);
-    return g_folder;
+    return fd;
 }
 
 unsigned wgprof_layer_output_claim(void)
@@ -46,7 +43,8 @@ unsigned wgprof_layer_output_claim(void)
     return private_folder_claim(folder(), (long)getpid(), RECORD_SUFFIX_META, &next);
 }
 
-/* Writes `name` in the folder through a temporary file: write(f, user) fills it. */
+/* Writes `name` in the folder through a temporary file: write(f, user) fills it. False with
+ * errno (the first failure's) where it could not be written whole. */
 static bool write_file(int dir, const char *name, bool (*write)(FILE *f, void *user), void *user)
 {
     char tmp[128];
@@ -54,19 +52,40 @@ static bool write_file(int dir, const char *name, bool (*write)(FILE *f, void *u
     int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
+        int err = errno;
         if (fd >= 0) {
             close(fd);
         }
+        errno = err;
         return false;
     }
+    errno = 0;
     bool ok = write(f, user);
     ok = fflush(f) == 0 && !ferror(f) && ok;
+    int err = ok ? 0 : errno;
     ok = fclose(f) == 0 && ok;
+    err = err ? err : (ok ? 0 : errno);
     if (ok && renameat(dir, tmp, dir, name) == 0) {
         return true;
     }
+    err = err ? err : errno;
     unlinkat(dir, tmp, 0);
+    errno = err;
     return false;
+}
+
+/* Says that `name` could not be written, and why (the first time for the device); marks the set
+ * so for the CLI (record.h). */
+static void say_unwritten(int dir, wgprof_layer_device *d, const char *base, const char *name)
+{
+    int err = errno;
+    if (!atomic_exchange(&d->unwritten_said, true)) {
+        wgprof_layer_say("device %u: could not write %s/%s: %s (later failures of its files are not said)", d->index,
+                         wgprof_layer_settings_get()->dir, name, err ? strerror(err) : "the report could not be made");
+    }
+    char mark[96];
+    snprintf(mark, sizeof mark, "%s." RECORD_SUFFIX_UNWRITTEN, base);
+    private_folder_mark(dir, mark);
 }
 
 typedef struct report_job {
@@ -90,20 +109,15 @@ static bool write_meta(FILE *f, void *user)
     return fprintf(f,
                    RECORD_META_PID " %ld\n" RECORD_META_DEVICE " %u\n" RECORD_META_DISPATCHES " %llu\n"
                    RECORD_META_UNTIMED_OVERLAP " 0\n" RECORD_META_UNTIMED_SAMPLED " %llu\n"
-                   RECORD_META_DISCARDED " 0\n" RECORD_META_SAMPLE_EVERY " %u\n" RECORD_META_DROPPED " %llu\n",
+                   RECORD_META_DISCARDED " 0\n" RECORD_META_SAMPLE_EVERY " %u\n" RECORD_META_DROPPED " %llu\n"
+                   RECORD_META_UNTIMED_SIMULTANEOUS " %llu\n" RECORD_META_UNTIMED_NO_TIMESTAMPS " %llu\n",
                    (long)getpid(), d->index, (unsigned long long)atomic_load(&d->dispatches),
                    (unsigned long long)atomic_load(&d->untimed_sampled), wgprof_layer_settings_get()->sample_every,
-                   (unsigned long long)d->dropped) > 0;
+                   (unsigned long long)d->dropped, (unsigned long long)atomic_load(&d->untimed_simultaneous),
+                   (unsigned long long)atomic_load(&d->untimed_no_timestamps)) > 0;
 }
 
-static bool write_nothing(FILE *f, void *user)
-{
-    (void)f;
-    (void)user;
-    return true;
-}
-
-void wgprof_layer_output_write(wgprof_layer_device *d, bool final)
+void wgprof_layer_output_write(wgprof_layer_device *d, const char *partial)
 {
     int dir = folder();
     if (dir < 0) {
@@ -116,31 +130,39 @@ void wgprof_layer_output_write(wgprof_layer_device *d, bool final)
         wgprof_layer_say("device %u: out of memory summarising the results", d->index);
         return;
     }
+    d->unsaved = false;
     report_job job = {0};
     job.report.device = &d->info;
     job.report.pool = d->results;
     job.report.summary = summary;
-    job.report.partial_reason = final ? NULL
-                                      : "the program ended before its device did: the dispatches whose "
-                                        "timestamps were read until then";
+    job.report.partial_reason = partial;
     char base[64], name[96];
     snprintf(base, sizeof base, "%ld.%u", (long)getpid(), d->index);
-    static const wgprof_format formats[] = {WGPROF_FORMAT_JSON, WGPROF_FORMAT_TABLE};
-    for (size_t k = 0; k < sizeof formats / sizeof *formats; k++) {
-        job.format = formats[k];
-        job.report.omit_dispatches = formats[k] == WGPROF_FORMAT_TABLE;
-        snprintf(name, sizeof name, "%s.%s", base, wgprof_format_suffix(formats[k]));
+    const char *asked = wgprof_layer_settings_get()->formats;
+    /* The JSON report and the table always; the other formats asked for, once final. */
+    for (int k = 0; k < WGPROF_FORMAT_COUNT; k++) {
+        job.format = (wgprof_format)k;
+        bool always = job.format == WGPROF_FORMAT_JSON || job.format == WGPROF_FORMAT_TABLE;
+        if (!always && (partial || !name_list_has(asked, wgprof_format_name(job.format)))) {
+            continue;
+        }
+        job.report.omit_dispatches = job.format == WGPROF_FORMAT_TABLE;
+        snprintf(name, sizeof name, "%s.%s", base, wgprof_format_suffix(job.format));
         if (!write_file(dir, name, write_report, &job)) {
-            wgprof_layer_say("device %u: could not write %s", d->index, name);
+            say_unwritten(dir, d, base, name);
         }
     }
     meta_job meta = {d};
     snprintf(name, sizeof name, "%s." RECORD_SUFFIX_META, base);
-    write_file(dir, name, write_meta, &meta);
+    if (!write_file(dir, name, write_meta, &meta)) {
+        say_unwritten(dir, d, base, name);
+    }
     pthread_mutex_unlock(&d->lock);
     wgprof_summary_destroy(summary);
-    if (final) {
+    if (!partial) {
         snprintf(name, sizeof name, "%s." RECORD_SUFFIX_DONE, base);
-        write_file(dir, name, write_nothing, NULL);
+        if (!private_folder_mark(dir, name)) {
+            say_unwritten(dir, d, base, name);
+        }
     }
 }

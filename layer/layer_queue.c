@@ -123,6 +123,61 @@ static bool read_ticks(wgprof_layer_cb *cb, bool force, uint64_t *ticks, bool *a
     return true;
 }
 
+/* Adds a recording's rows to the results: `whole`, its chain as read, where it has no gap; else
+ * one chain a run of rows between gaps (WGPROF_LAYER_GAP), each with the scopes among its rows
+ * (a scope at a gap goes with the rows before it, or with the first run where none come
+ * before). False where the pool refused one: the runs before it are in. */
+static bool add_rows(wgprof_pool *pool, const wgprof_external_batch *whole)
+{
+    size_t first = 0, scope = 0;
+    bool any_gap = false;
+    for (size_t i = 0; i < whole->count && !any_gap; i++) {
+        any_gap = wgprof_layer_is_gap(whole->sites[i]);
+    }
+    if (!any_gap) {
+        return wgprof_pool_add_external(pool, whole) == WGPROF_OK;
+    }
+    wgprof_external_scope *moved = whole->scope_count ? wgprof__calloc(whole->scope_count, sizeof *moved) : NULL;
+    if (whole->scope_count && !moved) {
+        return false;
+    }
+    bool ok = true;
+    while (ok && first < whole->count) {
+        size_t end = first;
+        while (end < whole->count && !wgprof_layer_is_gap(whole->sites[end])) {
+            end++;
+        }
+        size_t next = end; /* the next run's first row, past the gaps */
+        while (next < whole->count && wgprof_layer_is_gap(whole->sites[next])) {
+            next++;
+        }
+        if (end > first) {
+            /* Its scopes: up to its last row's end, and those of the gaps after it (every one left
+             * where no run comes after). */
+            size_t taken = 0;
+            while (scope < whole->scope_count && (next >= whole->count || whole->scopes[scope].before <= end ||
+                                                  whole->scopes[scope].before < next)) {
+                size_t before = whole->scopes[scope].before;
+                moved[taken].before = before <= first ? 0 : before >= end ? end - first : before - first;
+                moved[taken].name = whole->scopes[scope].name;
+                taken++;
+                scope++;
+            }
+            wgprof_external_batch run = *whole;
+            run.count = end - first;
+            run.sites = whole->sites + first;
+            run.ticks = whole->ticks + first;
+            run.available = whole->available ? whole->available + first : NULL;
+            run.scopes = taken ? moved : NULL;
+            run.scope_count = taken;
+            ok = wgprof_pool_add_external(pool, &run) == WGPROF_OK;
+        }
+        first = next;
+    }
+    wgprof__free(moved);
+    return ok;
+}
+
 /* Reads `cb`, which the caller took out of the in-flight list: its batch into the results, or
  * back into the list where its timestamps are not all there yet. */
 static void read_taken(wgprof_layer_cb *cb, bool force)
@@ -130,7 +185,7 @@ static void read_taken(wgprof_layer_cb *cb, bool force)
     wgprof_layer_device *d = cb->device;
     if (cb->ticks != cb->count + 1) { /* the chain's last timestamp never came (its recording did not end) */
         pthread_mutex_lock(&d->lock);
-        d->dropped += cb->count;
+        d->dropped += wgprof_layer_records(cb);
         cb->pending = false;
         cb->reading = false;
         pthread_cond_broadcast(&d->read_done);
@@ -154,7 +209,7 @@ static void read_taken(wgprof_layer_cb *cb, bool force)
     bool requeue = false;
     pthread_mutex_lock(&d->lock);
     if (!ticks || !available) {
-        d->dropped += cb->count;
+        d->dropped += wgprof_layer_records(cb);
         cb->pending = false;
     } else if (!complete) {
         requeue = true; /* not there yet: back in the list once this reading is over */
@@ -170,8 +225,10 @@ static void read_taken(wgprof_layer_cb *cb, bool force)
                                        .cpu_read_ns = now,
                                        .scopes = scopes,
                                        .scope_count = scope_count};
-        if (!d->results || wgprof_pool_add_external(d->results, &batch) != WGPROF_OK) {
-            d->dropped += cb->count;
+        if (!d->results || !add_rows(d->results, &batch)) {
+            d->dropped += wgprof_layer_records(cb);
+        } else {
+            d->unsaved = true;
         }
         cb->pending = false;
     }
@@ -187,7 +244,7 @@ static void read_taken(wgprof_layer_cb *cb, bool force)
     wgprof__free(scopes);
     pthread_mutex_lock(&d->lock);
     if (requeue && !in_flight_push(d, cb)) {
-        d->dropped += cb->count;
+        d->dropped += wgprof_layer_records(cb);
         cb->pending = false;
     }
     cb->reading = false; /* its blocks are reset (or it waits again): it may be used again */
@@ -235,23 +292,29 @@ void wgprof_layer_read_cb(wgprof_layer_cb *cb, bool force)
     }
 }
 
-/* At most once a second, the results so far written as a partial set: a program that never
- * ends its device (a browser's GPU process, killed with the browser) still leaves them. */
+/* The results so far written as a partial set as soon as there are any, then again while more
+ * come, as often as costs the program at most a hundredth of its time (and at most every 50 ms):
+ * a program that crashes, is killed or never ends its device (a browser's GPU process, killed
+ * with the browser) still leaves them. */
 static void snapshot_if_due(wgprof_layer_device *d)
 {
-    enum { SNAPSHOT_NS = 1000000000 };
+    enum { SNAPSHOT_MIN_NS = 50000000, SNAPSHOT_SHARE = 100 };
     uint64_t now = wgprof_cpu_now_ns();
     pthread_mutex_lock(&d->lock);
-    bool due = !d->finished && !d->snapshot_busy && now - d->snapshot_ns >= SNAPSHOT_NS;
+    uint64_t wait = SNAPSHOT_SHARE * d->snapshot_cost_ns;
+    wait = wait > SNAPSHOT_MIN_NS ? wait : SNAPSHOT_MIN_NS;
+    bool due = d->unsaved && !d->finished && !d->snapshot_busy && (!d->snapshot_ns || now - d->snapshot_ns >= wait);
     if (due) {
         d->snapshot_busy = true;
         d->snapshot_ns = now;
     }
     pthread_mutex_unlock(&d->lock);
     if (due) {
-        wgprof_layer_output_write(d, false);
+        wgprof_layer_output_write(d, "the program ended before wgprof could write its final results (a signal, a "
+                                     "crash, abort() or _exit()): the dispatches read until then");
         pthread_mutex_lock(&d->lock);
         d->snapshot_busy = false;
+        d->snapshot_cost_ns = wgprof_cpu_now_ns() - now;
         pthread_mutex_unlock(&d->lock);
     }
 }
@@ -299,7 +362,7 @@ static void submitted(wgprof_layer_cb *cb, uint64_t now)
         cb->pending = true;
         cb->submit_ns = now;
     } else {
-        d->dropped += cb->count;
+        d->dropped += wgprof_layer_records(cb);
     }
     pthread_mutex_unlock(&d->lock);
 }
@@ -393,4 +456,33 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_GetFenceStatus(VkDevice device, VkFe
         wgprof_layer_poll(d, false);
     }
     return r;
+}
+
+/* A wait on timeline semaphores (wgpu-native waits so for its submissions): where it succeeded,
+ * what the program waited for is done. Only where something is in flight. */
+static VkResult semaphores_waited(wgprof_layer_device *d, VkResult r)
+{
+    if (r == VK_SUCCESS) {
+        pthread_mutex_lock(&d->lock);
+        bool any = d->in_flight_count > 0;
+        pthread_mutex_unlock(&d->lock);
+        if (any) {
+            wgprof_layer_poll(d, false);
+        }
+    }
+    return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo *info,
+                                                           uint64_t timeout)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    return semaphores_waited(d, d->WaitSemaphores(device, info, timeout));
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphoresKHR(VkDevice device, const VkSemaphoreWaitInfo *info,
+                                                              uint64_t timeout)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    return semaphores_waited(d, d->WaitSemaphoresKHR(device, info, timeout));
 }

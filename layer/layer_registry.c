@@ -107,6 +107,8 @@ static void read_settings(void)
     snprintf(g_settings.dir, sizeof g_settings.dir, "%s", dir ? dir : "");
     const char *id = getenv(RECORD_ENV_DIR_ID);
     snprintf(g_settings.dir_id, sizeof g_settings.dir_id, "%s", id ? id : "");
+    const char *formats = getenv(RECORD_ENV_FORMATS);
+    snprintf(g_settings.formats, sizeof g_settings.formats, "%s", formats ? formats : "");
     const char *every = getenv(RECORD_ENV_SAMPLE_EVERY);
     unsigned long n = every ? strtoul(every, NULL, 10) : 1;
     g_settings.sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;

@@ -1,7 +1,8 @@
 /*
  * The program's exec functions. exec replaces the process's image without exit: no exit
  * handler runs, so the results of the image that ends are written here first, for good, as at
- * exit (wgprof_rec_finish_all); the new image keeps the PID and numbers its own result sets
+ * exit (wgprof_rec_finish_all), and so are those of wgprof's Vulkan layer where it is loaded
+ * beside this library (wgprof_rec_layer_end_image); the new image keeps the PID and numbers its own result sets
  * after these (wgprof_rec_output_claim). Then the C library's function does the rest.
  *
  * Each of the C library's exec functions is interposed, since they call the kernel directly,
@@ -20,13 +21,20 @@
 #include "internal.h"
 #include "record_lib.h"
 
+/* The image's results written for good: this library's sessions, then the Vulkan layer's devices. */
+static void end_image(void)
+{
+    wgprof_rec_finish_all();
+    wgprof_rec_layer_end_image();
+}
+
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 
 WGPROF_REC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    wgprof_rec_finish_all();
+    end_image();
     execve_fn real = NULL;
     *(void **)&real = wgprof_rec_system_dlsym(RTLD_NEXT, "execve"); /* the C library's */
     return real ? real(path, argv, envp) : (errno = ENOSYS, -1);
@@ -34,7 +42,7 @@ WGPROF_REC_EXPORT int execve(const char *path, char *const argv[], char *const e
 
 WGPROF_REC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    wgprof_rec_finish_all();
+    end_image();
     execve_fn real = NULL;
     *(void **)&real = wgprof_rec_system_dlsym(RTLD_NEXT, "execvpe"); /* the C library's */
     return real ? real(file, argv, envp) : (errno = ENOSYS, -1);
@@ -42,7 +50,7 @@ WGPROF_REC_EXPORT int execvpe(const char *file, char *const argv[], char *const 
 
 WGPROF_REC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    wgprof_rec_finish_all();
+    end_image();
     fexecve_fn real = NULL;
     *(void **)&real = wgprof_rec_system_dlsym(RTLD_NEXT, "fexecve"); /* the C library's */
     return real ? real(fd, argv, envp) : (errno = ENOSYS, -1);
@@ -50,7 +58,7 @@ WGPROF_REC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 
 WGPROF_REC_EXPORT int execv(const char *path, char *const argv[])
 {
-    wgprof_rec_finish_all();
+    end_image();
     execv_fn real = NULL;
     *(void **)&real = wgprof_rec_system_dlsym(RTLD_NEXT, "execv"); /* the C library's */
     return real ? real(path, argv) : (errno = ENOSYS, -1);
@@ -58,7 +66,7 @@ WGPROF_REC_EXPORT int execv(const char *path, char *const argv[])
 
 WGPROF_REC_EXPORT int execvp(const char *file, char *const argv[])
 {
-    wgprof_rec_finish_all();
+    end_image();
     execv_fn real = NULL;
     *(void **)&real = wgprof_rec_system_dlsym(RTLD_NEXT, "execvp"); /* the C library's */
     return real ? real(file, argv) : (errno = ENOSYS, -1);
