@@ -19,7 +19,7 @@ src="$(cd "$4" && pwd)"
 cd "$tmp" || exit 1
 
 layer_name=VK_LAYER_WGPROF_timing
-modes="basic names reuse secondary indirect work"
+modes="basic names reuse secondary indirect work base mixed"
 steps=4
 check() { python3 "$src/check_record.py" "$@"; }
 # scopes STDOUT REPORT: the records in scopes are those the program's `scope KERNEL PATH COUNT`
@@ -179,6 +179,119 @@ if [ -f names.plain.out ] && grep -q '^checksum ' names.plain.out; then
     bad "vk_compute names fails under the default record: $(tail_of auto.err)"
   fi
 fi
+
+# ---- every dispatch once, charged to itself ----
+# mixed: a dispatch recorded just before vkCmdExecuteCommands ends there, and the secondary's own
+# dispatch is timed inside it: no record's time holds another's (the dispatch before the execute
+# once held the whole secondary, counted twice in the total).
+if [ -f mixed.out ] && grep -q '^checksum ' mixed.out; then
+  python3 - "$(report_of mixed.json)" <<'PY' >mixed.overlap 2>&1 && ok || bad "vk_compute mixed: $(cat mixed.overlap)"
+import json, sys
+rows = sorted((d["start_ns"], d["end_ns"], d["kernel"]) for d in json.load(open(sys.argv[1]))["dispatches"])
+if len(rows) < 2:
+    sys.exit(f"{len(rows)} records: nothing to compare")
+for a, b in zip(rows, rows[1:]):
+    if b[0] < a[1]:
+        sys.exit(f"{a[2]} ({a[0]:.0f}-{a[1]:.0f} ns) holds {b[2]} ({b[0]:.0f}-{b[1]:.0f} ns)")
+PY
+fi
+# long: 80 dispatches in one command buffer, more timestamps than one block of queries holds.
+"$app" long 40 >long.plain.out 2>long.plain.err
+if "$wgprof" record --via vulkan --json long.json -- "$app" long 40 >long.out 2>long.err; then
+  cmp -s long.plain.out long.out && ok || bad "vk_compute long: its output changed: $(diff long.plain.out long.out)"
+  check exact long.out -- "$(report_of long.json)" --stderr long.err >long.check 2>&1 && ok \
+    || bad "vk_compute long: $(cat long.check)"
+else
+  bad "vk_compute long fails under record --via vulkan: $(tail_of long.err)"
+fi
+
+# ---- the default way: every report, nothing lost, nothing falsely partial ----
+# complete JSON FILE: the report is not marked partial.
+complete() {
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit("partial: %s" % r.get("partial_reason") if r["partial"] else 0)' "$1"
+}
+# The README's first example, every format, on a program that ends as usual, one that returns
+# from main without destroying its device, one whose child of fork() exits with a copy of its
+# device, and one that execs without destroying anything: each the one complete report asked for.
+for how in usual keep fork exec; do
+  end=""; [ "$how" = usual ] || end="--end $how"
+  # shellcheck disable=SC2086
+  "$app" basic "$steps" $end >"end-$how.plain.out" 2>"end-$how.plain.err"
+  # shellcheck disable=SC2086
+  "$wgprof" record --json "end-$how.json" --html "end-$how.html" --trace "end-$how.trace.json" --csv "end-$how.csv" \
+    -- "$app" basic "$steps" $end >"end-$how.out" 2>"end-$how.err"
+  status=$?
+  [ "$status" -eq 0 ] && cmp -s "end-$how.plain.out" "end-$how.out" && ok \
+    || bad "vk_compute --end $how under record: exit $status, output $(diff "end-$how.plain.out" "end-$how.out"): $(tail_of "end-$how.err")"
+  check exact "end-$how.out" -- "end-$how.json" --stderr "end-$how.err" >"end-$how.check" 2>&1 && ok \
+    || bad "vk_compute --end $how: $(cat "end-$how.check")"
+  complete "end-$how.json" >"end-$how.complete" 2>&1 && ok || bad "vk_compute --end $how: $(cat "end-$how.complete")"
+  for f in "end-$how.html" "end-$how.trace.json" "end-$how.csv"; do
+    [ -s "$f" ] && ok || bad "vk_compute --end $how: $f not written: $(grep 'not written' "end-$how.err")"
+  done
+  numbered="$(ls end-"$how".[0-9]*.[0-9]*.json 2>/dev/null)"
+  [ -z "$numbered" ] && ok || bad "vk_compute --end $how: more than one result set: $numbered"
+  grep -q 'not written\|ended before' "end-$how.err" && bad "vk_compute --end $how: $(grep 'not written\|ended before' "end-$how.err")" || ok
+done
+# The page's rows are the JSON report's: one row a dispatch in the CSV (its header apart).
+rows="$(($(wc -l <end-usual.csv) - 1))"
+[ "$rows" -eq $((2 * steps)) ] && ok || bad "end-usual.csv: $rows rows, want $((2 * steps))"
+# A program that aborts once its work is read: what was read is there, marked partial, from the
+# first results on (no second's wait), and said so.
+"$wgprof" record --json abort.json -- "$app" basic "$steps" --end abort >abort.out 2>abort.err
+status=$?
+[ "$status" -eq 134 ] && ok || bad "vk_compute --end abort: exit $status, want 134: $(tail_of abort.err)"
+check partial abort.out -- abort.json >abort.check 2>&1 && ok || bad "vk_compute --end abort: $(cat abort.check)"
+complete abort.json >/dev/null 2>&1 && bad "vk_compute --end abort: the report is not marked partial" || ok
+grep -q 'created no' abort.err && bad "vk_compute --end abort: $(grep 'created no' abort.err)" || ok
+
+# A program that closes every descriptor it did not open and opens a folder of its own in their
+# place: nothing of wgprof's is written into its folder, and its report is whole.
+mkdir -p own
+"$wgprof" record --json own.json -- "$app" basic "$steps" --close-fds own >own.out 2>own.err
+status=$?
+[ "$status" -eq 0 ] && [ -z "$(ls -A own)" ] && ok \
+  || bad "vk_compute --close-fds: exit $status, its folder holds: $(ls -A own | head -n 5)"
+check exact own.out -- own.json --stderr own.err >own.check 2>&1 && ok || bad "vk_compute --close-fds: $(cat own.check)"
+
+# A full filesystem for the results: said, with the system's reason, and record exits non-zero
+# (in a mount namespace of its own, a small tmpfs filled up; skipped where mounting is not allowed).
+full_fs() {
+  unshare -m bash -c 'fs="$(mktemp -d)" && mount -t tmpfs -o size=64k tmpfs "$fs" || exit 77
+    dd if=/dev/zero of="$fs/fill" bs=4k 2>/dev/null
+    TMPDIR="$fs" "$@"' full_fs "$@"
+}
+full_fs "$wgprof" record --json full.json -- "$app" basic 2 >full.out 2>full.err
+status=$?
+if [ "$status" -eq 77 ] || grep -q 'unshare: .*Operation not permitted' full.err; then
+  echo "note: a full filesystem skipped: no mount namespace or tmpfs here"
+else
+  [ "$status" -ne 0 ] && grep -q 'No space left on device' full.err && grep -q 'could not be written' full.err && ok \
+    || bad "a full results filesystem: exit $status: $(grep wgprof full.err)"
+  grep -q 'created no' full.err && bad "a full results filesystem: $(grep 'created no' full.err)" || ok
+fi
+
+# A driver whose timestampPeriod is no positive finite number (a layer of the test's own below
+# wgprof's reports it): the device's dispatches are counted, none timed, each said; the JSON
+# report strict JSON.
+test_layer_dir="$(cd "$2" && pwd)"
+for period in nan inf 0 -1; do
+  VK_ADD_LAYER_PATH="$test_layer_dir" VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_WGPROF_test_period" \
+    WGPROF_TEST_TIMESTAMP_PERIOD="$period" "$wgprof" record --via vulkan --json "period$period.json" -- \
+    "$app" basic 2 >"period$period.out" 2>"period$period.err"
+  status=$?
+  [ "$status" -eq 0 ] && grep -q "timestampPeriod is $period, not a positive finite number" "period$period.err" \
+    && grep -q '^4 dispatches not timed: their device or queue has no usable timestamps' "period$period.err" && ok \
+    || bad "a timestampPeriod of $period: exit $status: $(grep -i 'wgprof\|not timed' "period$period.err")"
+  python3 - "period$period.json" <<'PY' >"period$period.check" 2>&1 && ok || bad "a timestampPeriod of $period: $(cat "period$period.check")"
+import json, sys
+def refuse(name):
+    raise ValueError(f"{name} in the JSON report")
+r = json.load(open(sys.argv[1]), parse_constant=refuse)
+if r["dispatches"] or r["partial"]:
+    sys.exit(f"{len(r['dispatches'])} records, partial {r['partial']}: want none, complete")
+PY
+done
 
 # ---- validation: nothing more with wgprof's layer than without it ----
 # The user names wgprof's layer before the validation layer, which the CLI keeps: wgprof's layer

@@ -6,7 +6,7 @@
  * barrier between them, STEPS times, each step submitted with a fence and waited for; then it
  * reads the buffer back, checks it against the same arithmetic on the CPU and prints a checksum.
  *
- * Usage: vk_compute MODE [STEPS] [--debug-utils] [--split-labels]
+ * Usage: vk_compute MODE [STEPS] [--debug-utils] [--split-labels] [--end HOW]
  *   basic      a command buffer allocated, recorded and freed per step
  *   names      basic, with the pipelines named `scaler` and `folder` through
  *              vkSetDebugUtilsObjectNameEXT (needs VK_EXT_debug_utils: else exit 77)
@@ -14,6 +14,11 @@
  *   secondary  the dispatches in a secondary command buffer recorded once, executed from a
  *              primary one recorded per step
  *   indirect   basic through vkCmdDispatchIndirect, the counts in a buffer
+ *   base       basic through vkCmdDispatchBase (base 0)
+ *   long       every step recorded into one command buffer, submitted once: 2 * STEPS
+ *              dispatches in one buffer (more than a block of queries from 32 steps on)
+ *   mixed      scale dispatched in a primary command buffer recorded per step, fold in a
+ *              secondary one recorded once, executed right after it
  *   work       basic, with the program's own transfer work between the dispatches and debug
  *              labels around some (needs VK_EXT_debug_utils: else exit 77); each step's buffer:
  *                fill a spare buffer            at the buffer's start
@@ -24,6 +29,15 @@
  *              with --split-labels, each buffer but the first ends "tail" after its fill: an
  *              end begun in the buffer before, as Vulkan allows on one queue (Mesa 22's lavapipe
  *              crashes on it); without, "tail" is never ended.
+ * --end HOW, what the program does once its work is done and checked (the manifest and checksum
+ * printed and flushed first): keep (returns from main without destroying its device or
+ * anything else), abort (abort()), fork (a child of fork() exits at once through exit(); the
+ * parent waits for it, then ends as usual), exec (replaces itself with `/bin/sh -c 'exit 0'`
+ * without destroying anything). The default ends as usual: everything destroyed, then printed.
+ * --close-fds DIR, once the device is made: every descriptor of a folder from 3 up closed (one a
+ * profiler opened included; the driver's own files are left, which Mesa 25's lavapipe needs),
+ * then the folder DIR opened 16 times, as a program that tidies its descriptors and opens its
+ * own would; it must be left empty.
  * STEPS: default 5. --debug-utils enables VK_EXT_debug_utils where offered and prints every
  * warning or error a layer reports through it on stderr, one line each:
  *   vk_compute: message ID: TEXT
@@ -38,12 +52,18 @@
  * by `/` (every other record is in none); then `checksum HEX`. Exit 0 on success; 1 with a message on any Vulkan error or a wrong result;
  * 2 bad usage.
  */
+#define _GNU_SOURCE /* O_DIRECTORY, fork, execl */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vulkan/vulkan.h>
 
 #include "fold.spv.h"
@@ -54,8 +74,21 @@
 #define FOLD_LOCAL 32u
 #define FOLD_ROWS 2u
 
-typedef enum mode { MODE_BASIC, MODE_NAMES, MODE_REUSE, MODE_SECONDARY, MODE_INDIRECT, MODE_WORK } mode;
-static const char *const mode_names[] = {"basic", "names", "reuse", "secondary", "indirect", "work"};
+typedef enum mode {
+    MODE_BASIC,
+    MODE_NAMES,
+    MODE_REUSE,
+    MODE_SECONDARY,
+    MODE_INDIRECT,
+    MODE_WORK,
+    MODE_BASE,
+    MODE_LONG,
+    MODE_MIXED
+} mode;
+static const char *const mode_names[] = {"basic",    "names", "reuse", "secondary", "indirect",
+                                         "work",     "base",  "long",  "mixed"};
+typedef enum end_how { END_USUAL, END_KEEP, END_ABORT, END_FORK, END_EXEC } end_how;
+static const char *const end_names[] = {"usual", "keep", "abort", "fork", "exec"};
 
 static const uint32_t scale_groups[3] = {ELEMENTS / SCALE_LOCAL, 1, 1};
 static const uint32_t fold_groups[3] = {ELEMENTS / FOLD_LOCAL / FOLD_ROWS, FOLD_ROWS, 1};
@@ -359,24 +392,37 @@ static void barrier(VkCommandBuffer cb, VkBuffer buffer, VkPipelineStageFlags ds
     vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, dst_stage, 0, 0, NULL, 1, &b, 0, NULL);
 }
 
+/* How a step dispatches. */
+typedef enum dispatch_how { DISPATCH_DIRECT, DISPATCH_INDIRECT, DISPATCH_BASE } dispatch_how;
+
+static void dispatch(const app *a, VkCommandBuffer cb, dispatch_how how, const uint32_t groups[3], VkDeviceSize at)
+{
+    if (how == DISPATCH_INDIRECT) {
+        vkCmdDispatchIndirect(cb, a->indirect, at);
+    } else if (how == DISPATCH_BASE) {
+        vkCmdDispatchBase(cb, 0, 0, 0, groups[0], groups[1], groups[2]);
+    } else {
+        vkCmdDispatch(cb, groups[0], groups[1], groups[2]);
+    }
+}
+
+/* A step's fold, and a barrier to the host's read. */
+static void record_fold(const app *a, VkCommandBuffer cb, dispatch_how how)
+{
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->fold);
+    dispatch(a, cb, how, fold_groups, sizeof(VkDispatchIndirectCommand));
+    barrier(cb, a->data, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+}
+
 /* One step's work: scale, a barrier, fold, and a barrier to the host's read. */
-static void record_step(const app *a, VkCommandBuffer cb, bool indirect)
+static void record_step(const app *a, VkCommandBuffer cb, dispatch_how how)
 {
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->scale);
-    if (indirect) {
-        vkCmdDispatchIndirect(cb, a->indirect, 0);
-    } else {
-        vkCmdDispatch(cb, scale_groups[0], scale_groups[1], scale_groups[2]);
-    }
+    dispatch(a, cb, how, scale_groups, 0);
     barrier(cb, a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->fold);
-    if (indirect) {
-        vkCmdDispatchIndirect(cb, a->indirect, sizeof(VkDispatchIndirectCommand));
-    } else {
-        vkCmdDispatch(cb, fold_groups[0], fold_groups[1], fold_groups[2]);
-    }
-    barrier(cb, a->data, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    record_fold(a, cb, how);
 }
 
 /* Every write so far (shaders', transfers') made visible to the transfers and shaders after. */
@@ -457,10 +503,23 @@ static void submit_and_wait(const app *a, VkCommandBuffer cb)
 
 static void run_steps(const app *a, mode m, unsigned steps)
 {
+    if (m == MODE_LONG) {
+        VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+        begin(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+        for (unsigned s = 0; s < steps; s++) {
+            record_step(a, cb, DISPATCH_DIRECT);
+            barrier(cb, a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        }
+        VK_CHECK(vkEndCommandBuffer(cb));
+        submit_and_wait(a, cb);
+        vkFreeCommandBuffers(a->device, a->pool, 1, &cb);
+        return;
+    }
     if (m == MODE_REUSE) {
         VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
         begin(cb, 0, NULL);
-        record_step(a, cb, false);
+        record_step(a, cb, DISPATCH_DIRECT);
         VK_CHECK(vkEndCommandBuffer(cb));
         for (unsigned s = 0; s < steps; s++) {
             submit_and_wait(a, cb);
@@ -469,22 +528,34 @@ static void run_steps(const app *a, mode m, unsigned steps)
         return;
     }
     VkCommandBuffer secondary = VK_NULL_HANDLE;
-    if (m == MODE_SECONDARY) {
+    if (m == MODE_SECONDARY || m == MODE_MIXED) {
         VkCommandBufferInheritanceInfo inheritance = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
         secondary = allocate(a, VK_COMMAND_BUFFER_LEVEL_SECONDARY);
         begin(secondary, 0, &inheritance);
-        record_step(a, secondary, false);
+        if (m == MODE_MIXED) {
+            record_fold(a, secondary, DISPATCH_DIRECT);
+        } else {
+            record_step(a, secondary, DISPATCH_DIRECT);
+        }
         VK_CHECK(vkEndCommandBuffer(secondary));
     }
     for (unsigned s = 0; s < steps; s++) {
         VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
         begin(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
-        if (secondary) {
+        if (m == MODE_MIXED) {
+            /* scale here, then fold in the secondary: scale's row must end before it */
+            vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->scale);
+            vkCmdDispatch(cb, scale_groups[0], scale_groups[1], scale_groups[2]);
+            barrier(cb, a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+            vkCmdExecuteCommands(cb, 1, &secondary);
+        } else if (secondary) {
             vkCmdExecuteCommands(cb, 1, &secondary);
         } else if (m == MODE_WORK) {
             record_work_step(a, cb, s, steps);
         } else {
-            record_step(a, cb, m == MODE_INDIRECT);
+            record_step(a, cb, m == MODE_INDIRECT ? DISPATCH_INDIRECT : m == MODE_BASE ? DISPATCH_BASE : DISPATCH_DIRECT);
         }
         VK_CHECK(vkEndCommandBuffer(cb));
         submit_and_wait(a, cb);
@@ -554,7 +625,8 @@ static void destroy(app *a)
 
 static int usage(void)
 {
-    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work [STEPS] [--debug-utils] [--split-labels]\n",
+    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed [STEPS] [--debug-utils] "
+          "[--split-labels] [--end keep|abort|fork|exec] [--close-fds DIR]\n",
           stderr);
     return 2;
 }
@@ -575,11 +647,26 @@ int main(int argc, char **argv)
         return usage();
     }
     unsigned steps = 5;
+    end_how how = END_USUAL;
+    const char *close_fds = NULL;
     bool want_debug_utils = m == MODE_NAMES || m == MODE_WORK;
     for (int i = 2; i < argc; i++) {
         char *end = NULL;
         unsigned long n = strtoul(argv[i], &end, 10);
-        if (strcmp(argv[i], "--debug-utils") == 0) {
+        if (strcmp(argv[i], "--close-fds") == 0 && i + 1 < argc) {
+            close_fds = argv[++i];
+        } else if (strcmp(argv[i], "--end") == 0 && i + 1 < argc) {
+            int found = -1;
+            for (int k = 1; k < (int)(sizeof end_names / sizeof end_names[0]); k++) {
+                found = strcmp(argv[i + 1], end_names[k]) == 0 ? k : found;
+            }
+            if (found < 0) {
+                fprintf(stderr, "vk_compute: --end %s: keep, abort, fork or exec\n", argv[i + 1]);
+                return usage();
+            }
+            how = (end_how)found;
+            i++;
+        } else if (strcmp(argv[i], "--debug-utils") == 0) {
             want_debug_utils = true;
         } else if (strcmp(argv[i], "--split-labels") == 0) {
             g_split_labels = true;
@@ -603,6 +690,21 @@ int main(int argc, char **argv)
     create_instance(&a, debug_utils);
     pick_device(&a);
     create_device(&a);
+    if (close_fds) {
+        struct rlimit limit;
+        int top = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 65536 ? (int)limit.rlim_cur : 65536;
+        for (int fd = 3; fd < top; fd++) {
+            struct stat st;
+            if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+                close(fd);
+            }
+        }
+        for (int k = 0; k < 16; k++) {
+            if (open(close_fds, O_RDONLY | O_DIRECTORY) < 0) {
+                die("--close-fds: cannot open %s", close_fds);
+            }
+        }
+    }
 
     uint32_t *expected = malloc(ELEMENTS * sizeof *expected), *got = malloc(ELEMENTS * sizeof *got);
     if (!expected || !got) {
@@ -646,10 +748,37 @@ int main(int argc, char **argv)
     }
     free(expected);
     free(got);
-    destroy(&a);
     if (wrong) {
         die("%u of %u results wrong", wrong, ELEMENTS);
     }
+    if (how == END_KEEP || how == END_ABORT || how == END_EXEC) {
+        /* Nothing destroyed: what the program made is left for its end to take care of. */
+        print_manifest((mode)m, steps);
+        printf("checksum %08x\n", checksum);
+        if (fflush(stdout) != 0) {
+            return 1;
+        }
+        if (how == END_ABORT) {
+            abort();
+        }
+        if (how == END_EXEC) {
+            execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
+            die("exec /bin/sh failed");
+        }
+        return 0;
+    }
+    if (how == END_FORK) {
+        fflush(NULL);
+        pid_t child = fork();
+        if (child == 0) {
+            exit(0); /* its exit handlers run, with a copy of everything the parent made */
+        }
+        int status = 0;
+        if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            die("the child of fork() did not exit 0");
+        }
+    }
+    destroy(&a);
     print_manifest((mode)m, steps);
     printf("checksum %08x\n", checksum);
     return fflush(stdout) == 0 ? 0 : 1;
