@@ -11,10 +11,11 @@
 
 #include "report_internal.h"
 
-/* `lead`, then `v` with `format` right-aligned in `width` columns, or "-" where it is not finite. */
+/* `lead`, then `v` with `format` right-aligned in `width` columns, or "-" where it is not finite.
+ * Room for the largest double with its decimals (309 digits), so that none is cut short. */
 static void cell(FILE *out, const char *lead, int width, const char *format, double v)
 {
-    char text[64];
+    char text[328];
     fprintf(out, "%s%*s", lead, width, wgprof__real_text(text, sizeof text, format, v, "-"));
 }
 
