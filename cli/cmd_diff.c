@@ -178,7 +178,16 @@ static void report_gate(const diff_result *r)
     char names[256];
     for (size_t i = 0; i < r->row_count; i++) {
         const diff_row *row = &r->rows[i];
-        if (row->fails) {
+        if (row->fails && row->zero_base) {
+            /* No ratio over a base of 0: the change in microseconds, against what the base can
+             * have been. */
+            cli_error("wgprof diff: %s%s is slower by more than %g%%: from a base median of 0 ns (below %.9g ns, "
+                      "what its timer can tell: no ratio can be told) by %+.3f us (%g%% confidence: at least %+.3f us, "
+                      "more than %g times that bound)",
+                      row->kind == DIFF_TOTAL ? "" : "kernel ", row->kind == DIFF_TOTAL ? "the total" : row->name,
+                      r->options.fail_if_slower * 100, row->base_below_ns, row->absolute.change_ns / 1000,
+                      r->options.confidence * 100, row->absolute.lo_ns / 1000, 1 + r->options.fail_if_slower);
+        } else if (row->fails) {
             char lo[48], change[48];
             diff_format_change(row->iv.lo, lo, sizeof lo);
             diff_format_change(row->iv.ratio, change, sizeof change);

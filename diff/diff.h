@@ -100,6 +100,7 @@ typedef struct diff_profile {
     size_t scope_count;
     diff_series total;     /* per-iteration sums of valid durations; iterations holding an invalid
                               dispatch are left out (total.skipped counts them) */
+    size_t total_readings; /* the most dispatches one of those sums adds up (the runs' most) */
     size_t dispatches;     /* records in the report, valid or not */
     size_t invalid;        /* of which invalid */
     size_t scope_instances, invalid_scopes;
@@ -145,9 +146,17 @@ double diff_median(const double *sorted, size_t n);
 
 /* An estimate of new/base for the ratio of two medians. */
 typedef struct diff_interval {
-    double ratio;  /* median(new) / median(base); 1 where both are 0, +inf where only base is */
+    double ratio;  /* median(new) / median(base); 1 where both are 0, +inf where only base is (a row
+                      whose base median is 0 has none: diff_absolute) */
     double lo, hi; /* the percentile bootstrap interval at `confidence` */
 } diff_interval;
+
+/* The change of a row whose base median is 0 (a timer too coarse for the base's dispatches: a
+ * ratio over 0 tells nothing), in nanoseconds. */
+typedef struct diff_absolute {
+    double change_ns;    /* median(new) - median(base) */
+    double lo_ns, hi_ns; /* its percentile bootstrap interval; NAN without one */
+} diff_absolute;
 
 /* The ratio of the medians of `new_` over `base` (samples of at least 0) and its percentile
  * bootstrap interval: `resamples` times, each side is resampled independently and the ratio of
@@ -200,6 +209,17 @@ void diff_rng_seed(uint64_t rng[4], uint64_t seed);
 /* Uniform on (0, 1) from that generator. */
 double diff_uniform(uint64_t rng[4]);
 
+/* The difference of the medians, new - base, and its percentile bootstrap interval, drawn as
+ * diff_ratio_interval draws (the same seed, the same resamples), and the p-value of no change
+ * that the timer can tell: the base read 0, so its time lay below `below_ns` (one tick of its
+ * timer, one a dispatch for a sum of dispatches); a change up to that is none that can be told.
+ * One-sided (a base of 0 cannot get faster): the larger of twice the normal tail of
+ * (change - below) over the spread of the resampled differences (from their quartiles) and twice
+ * the share of them at or below `below_ns`, at most 1; 1 where the change is not above it. All
+ * NAN and p 1 where a side is empty; false when out of memory. */
+bool diff_absolute_interval(const diff_samples *base, const diff_samples *new_, unsigned resamples, double confidence,
+                            uint64_t seed, double below_ns, diff_absolute *out, double *p);
+
 typedef enum diff_verdict {
     DIFF_NO_CHANGE,
     DIFF_FASTER,
@@ -215,6 +235,12 @@ typedef enum diff_verdict {
  * (Holm), be below 1 - confidence, and so its rank test's where that can be (4 runs a side or
  * more, or one run a side). */
 diff_verdict diff_verdict_of(const diff_interval *iv, double threshold);
+/* The verdict of a row whose base median is 0, whose time lay below `below_ns` (0 where that is
+ * not known): slower where the interval lies above below_ns and the change above below_ns *
+ * (1 + threshold), so that the new side is longer than the base can have been by more than the
+ * threshold; else no change (a base of 0 cannot be faster). diff_compare asks the corrected
+ * p-value and the rank test as for any row. */
+diff_verdict diff_absolute_verdict(const diff_absolute *a, double below_ns, double threshold);
 const char *diff_verdict_str(diff_verdict v);
 
 /* ---- tests beside the interval (diff_tests.c) ---- */
@@ -260,7 +286,14 @@ typedef struct diff_row {
     diff_interval raw; /* the ratio of the medians as measured, and its interval */
     diff_interval iv;  /* the change the verdict reads: against the change common to the kernels
                           where that is separated (diff_common.c), else `raw`; NAN where there is
-                          no pair to compare */
+                          no pair to compare, or where zero_base */
+    bool zero_base;    /* both sides have samples and the base's median is 0: no ratio (raw and iv
+                          NAN); the verdict and the gate read `absolute`, as measured */
+    double base_below_ns; /* where zero_base: what the base's time lay below (diff_result's
+                             base_tick_ns; the total's times the most dispatches an iteration
+                             sums); NAN otherwise */
+    diff_absolute absolute; /* the change in ns, where both sides have samples; its interval where
+                               zero_base and tested */
     double p;          /* the two-sided p-value of no change (diff_interval_from), NAN: untested */
     double p_holm;     /* p corrected over the rows tested */
     double rank_p;     /* Mann-Whitney over the runs' medians (over the iterations' with one run
@@ -272,7 +305,8 @@ typedef struct diff_row {
     bool reference;    /* wgprof's reference kernel (WGPROF_REFERENCE_KERNEL): the machine's speed,
                           out of the total and the geometric mean */
     diff_verdict verdict;
-    bool fails;        /* its interval lies above 1 + fail_if_slower */
+    bool fails;        /* its interval lies above 1 + fail_if_slower (where zero_base: its
+                          absolute interval above base_below_ns * (1 + fail_if_slower)) */
     bool fails_reversed; /* with gate_both_ways, where which group changed is too close to call
                             (common_unsure): a kernel of the rival group (in_rival) faster than
                             the common change, its interval below 1 / (1 + fail_if_slower), so
@@ -312,7 +346,8 @@ typedef struct diff_result {
     /* The change common to the kernels (diff_common.c): separated where two kernels or more are
      * compared; then every row's iv is against it, and `common` holds it as measured. */
     bool separated;
-    size_t compared;        /* the kernels compared (present on both sides, enough samples) */
+    size_t compared;        /* the kernels compared (present on both sides, enough samples, a base
+                               median above 0) */
     size_t common_kernels;  /* of which set the common change */
     bool common_guessed;    /* another group of as many kernels moved against them: which group
                                changed is a guess (two kernels, one changed) */
@@ -328,6 +363,8 @@ typedef struct diff_result {
                                        per run of each side, NULL where not separated */
     bool by_iteration;      /* the samples were divided by their iteration's speed (the kernels
                                share their iterations), not only their run's */
+    double base_tick_ns;    /* one tick of the base's timer: its timestamp quantum where the report
+                               names one, else its timestamp period; 0 where neither is known */
     double geomean;         /* the geometric mean over the kernels compared of their raw ratios */
     size_t tested;          /* the rows whose p-value Holm's correction counts */
     diff_difference differences[DIFF_MAX_DIFFERENCES];

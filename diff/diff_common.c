@@ -48,7 +48,9 @@
  *    too: with a small common group (one kernel and wgprof's reference) that error is not
  *    small.
  * With one kernel the machine's speed cannot be told from the kernel's change: every row's
- * change is as measured.
+ * change is as measured. A row whose base median is 0 has no ratio and no typical base time to
+ * scale: it is tested in ns as measured (diff_absolute_interval) and sets no speed nor the
+ * common change.
  *
  * Every row also gets the p-value of no change read from its bootstrap, and a Mann-Whitney
  * test over its runs' medians (over its iterations' with one run a side) on the same scale,
@@ -94,7 +96,8 @@ static double median_of(double *v, size_t n)
 /* A row's series on each side, and its bootstrap ratios. */
 typedef struct row_work {
     const diff_series *base, *new_;
-    bool tested;
+    bool tested;                    /* its ratio bootstrapped */
+    bool absolute;                  /* a base median of 0: its change in ns bootstrapped instead */
     diff_samples adj_base, adj_new; /* samples over their iteration's (or run's) speed */
     double adj_ratio;               /* the ratio of the adjusted medians */
     double *ratios;                 /* its bootstrap ratios, sorted (adjusted where separated) */
@@ -686,17 +689,27 @@ bool diff_common_apply(diff_result *r, const diff_pair *pairs)
     for (size_t i = 0; ok && i < r->row_count; i++) {
         diff_row *row = &r->rows[i];
         work[i] = (row_work){.base = pairs[i].base, .new_ = pairs[i].new_};
-        work[i].tested = row->verdict != DIFF_ADDED && row->verdict != DIFF_REMOVED && row->verdict != DIFF_TOO_FEW &&
-                         o->resamples >= 2;
+        bool pair = row->verdict != DIFF_ADDED && row->verdict != DIFF_REMOVED && row->verdict != DIFF_TOO_FEW &&
+                    o->resamples >= 2;
+        /* A base median of 0 has no ratio: that row is tested in ns, as measured (it has no
+         * typical base time to take a speed from or to scale), and sets no speed. */
+        work[i].tested = pair && !row->zero_base;
+        work[i].absolute = pair && row->zero_base;
         r->compared += row->kind == DIFF_KERNEL && work[i].tested;
     }
     /* The measured changes first: every row shows them. */
     ok = ok && bootstrap_rows(r, work, NULL, NULL);
     for (size_t i = 0; ok && i < r->row_count; i++) {
+        diff_row *row = &r->rows[i];
         if (work[i].tested) {
-            diff_row *row = &r->rows[i];
             diff_interval_from(work[i].ratios, o->resamples, row->raw.ratio, 1.0, o->confidence, &row->raw, &row->p);
             row->iv = row->raw;
+        } else if (work[i].absolute) {
+            ok = diff_absolute_interval(&work[i].base->samples, &work[i].new_->samples, o->resamples, o->confidence,
+                                        diff_row_seed(o->seed, row->kind, row->name), row->base_below_ns,
+                                        &row->absolute, &row->p);
+        }
+        if (work[i].tested || work[i].absolute) {
             row->rank_p = rank_p(&work[i].base->samples, &work[i].new_->samples, 1.0, &row->rank_floor);
         }
     }

@@ -47,12 +47,14 @@ static bool side_of(const diff_series *s, const diff_options *o, diff_side *d)
     return true;
 }
 
-/* A row's sides, its point ratio and, where it cannot be tested, its verdict; diff_common_apply
- * then gives the tested rows their intervals. */
-static bool fill_row(diff_row *row, diff_pair *pair, diff_kind kind, const char *name, const diff_series *base,
-                     const diff_series *new_, const diff_options *o)
+/* A row's sides, its point ratio (or, over a base median of 0, its change in ns) and, where it
+ * cannot be tested, its verdict; diff_common_apply then gives the tested rows their intervals. */
+static bool fill_row(const diff_result *r, diff_row *row, diff_pair *pair, diff_kind kind, const char *name,
+                     const diff_series *base, const diff_series *new_)
 {
-    *row = (diff_row){.kind = kind, .name = name, .p = NAN, .p_holm = NAN, .rank_p = NAN, .rank_floor = NAN};
+    const diff_options *o = &r->options;
+    *row = (diff_row){.kind = kind, .name = name, .p = NAN, .p_holm = NAN, .rank_p = NAN, .rank_floor = NAN,
+                      .base_below_ns = NAN, .absolute = {NAN, NAN, NAN}};
     row->reference = kind == DIFF_KERNEL && strcmp(name, WGPROF_REFERENCE_KERNEL) == 0;
     *pair = (diff_pair){base, new_};
     row->iv = row->raw = (diff_interval){NAN, NAN, NAN};
@@ -65,6 +67,18 @@ static bool fill_row(diff_row *row, diff_pair *pair, diff_kind kind, const char 
     }
     /* the point estimate, without an interval (none where a side has no sample) */
     diff_ratio_interval(&base->samples, &new_->samples, 0, o->confidence, 0, &row->raw);
+    double p_unused;
+    diff_absolute_interval(&base->samples, &new_->samples, 0, o->confidence, 0, 0, &row->absolute, &p_unused);
+    /* A base median of 0: the base's dispatches took less than the timer can tell, and a ratio
+     * over 0 tells nothing (it was +inf, which no p-value could test: such a row read no change
+     * whatever the new side did). Its change is read in ns, against what the base can have been:
+     * below one tick, or one a dispatch for the total, a sum of an iteration's dispatches. */
+    row->zero_base = row->base.count && row->new_.count && row->base.median_ns == 0;
+    if (row->zero_base) {
+        row->raw.ratio = NAN;
+        size_t readings = kind == DIFF_TOTAL && r->base->total_readings > 1 ? r->base->total_readings : 1;
+        row->base_below_ns = r->base_tick_ns * (double)readings;
+    }
     row->iv = row->raw;
     row->verdict = base->samples.count < DIFF_MIN_SAMPLES || new_->samples.count < DIFF_MIN_SAMPLES ? DIFF_TOO_FEW
                                                                                                     : DIFF_NO_CHANGE;
@@ -125,13 +139,12 @@ static bool add_rows(diff_result *r, diff_pair *pairs, diff_kind kind, const dif
             matched[j] = true;
         }
         size_t at = r->row_count++;
-        ok = fill_row(&r->rows[at], &pairs[at], kind, base[i].name, &base[i], j < new_n ? &new_[j] : NULL,
-                      &r->options);
+        ok = fill_row(r, &r->rows[at], &pairs[at], kind, base[i].name, &base[i], j < new_n ? &new_[j] : NULL);
     }
     for (size_t j = 0; ok && j < new_n; j++) {
         if (!matched[j]) {
             size_t at = r->row_count++;
-            ok = fill_row(&r->rows[at], &pairs[at], kind, new_[j].name, NULL, &new_[j], &r->options);
+            ok = fill_row(r, &r->rows[at], &pairs[at], kind, new_[j].name, NULL, &new_[j]);
         }
     }
     free(order);
@@ -243,10 +256,16 @@ static bool judge(diff_result *r)
         /* The runs' ranks agree where their test can say so: a bootstrap of a few runs draws
          * from them alone, and its interval is narrower than runs that move apart allow. */
         bool ranks_agree = isnan(row->rank_p) || row->rank_floor >= alpha || row->rank_p < alpha;
-        row->verdict = row->p_holm < alpha && ranks_agree ? diff_verdict_of(&row->iv, o->threshold) : DIFF_NO_CHANGE;
+        diff_verdict v = row->zero_base ? diff_absolute_verdict(&row->absolute, row->base_below_ns, o->threshold)
+                                        : diff_verdict_of(&row->iv, o->threshold);
+        row->verdict = row->p_holm < alpha && ranks_agree ? v : DIFF_NO_CHANGE;
         bool gated = (row->kind == DIFF_KERNEL && !row->reference) || row->kind == DIFF_TOTAL ||
                      (row->kind == DIFF_COMMON && (o->gate_common || r->common_not_machine));
-        row->fails = gated && o->fail_if_slower >= 0 && row->verdict == DIFF_SLOWER && row->iv.lo > 1.0 + o->fail_if_slower;
+        /* Over a base median of 0: the new side longer than the base can have been by more than
+         * the gate allows. */
+        bool beyond = row->zero_base ? row->absolute.lo_ns > row->base_below_ns * (1.0 + o->fail_if_slower)
+                                     : row->iv.lo > 1.0 + o->fail_if_slower;
+        row->fails = gated && o->fail_if_slower >= 0 && row->verdict == DIFF_SLOWER && beyond;
         /* Which group changed too close to call (asked to read it both ways): read the other way,
          * the common group's kernels are slower against a rival kernel faster than them, by as
          * much. */
@@ -285,6 +304,13 @@ diff_status diff_compare(const diff_profile *base, const diff_profile *new_, con
     out->common = (diff_row){.kind = DIFF_COMMON, .name = "common", .verdict = DIFF_TOO_FEW, .p = NAN,
                              .p_holm = NAN, .rank_p = NAN, .rank_floor = NAN};
     out->common.iv = out->common.raw = (diff_interval){NAN, NAN, NAN};
+    out->common.absolute = (diff_absolute){NAN, NAN, NAN};
+    out->common.base_below_ns = NAN;
+    /* One tick of the base's timer: a quantum where one shows (a step coarser than a tick), else
+     * its period; 0 where its batches' periods differ. */
+    out->base_tick_ns = base->quantum_ns > 0                                ? base->quantum_ns
+                        : base->period_ns > 0 && isfinite(base->period_ns) ? base->period_ns
+                                                                           : 0;
     out->common.base.median_ns = out->common.new_.median_ns = NAN;
     out->geomean = NAN;
     out->common_support = NAN;
@@ -295,7 +321,7 @@ diff_status diff_compare(const diff_profile *base, const diff_profile *new_, con
     ok = ok && add_rows(out, pairs, DIFF_KERNEL, base->kernels, base->kernel_count, new_->kernels, new_->kernel_count);
     if (ok) {
         size_t at = out->row_count++;
-        ok = fill_row(&out->rows[at], &pairs[at], DIFF_TOTAL, "total", &base->total, &new_->total, o);
+        ok = fill_row(out, &out->rows[at], &pairs[at], DIFF_TOTAL, "total", &base->total, &new_->total);
     }
     ok = ok && add_rows(out, pairs, DIFF_SCOPE, base->scopes, base->scope_count, new_->scopes, new_->scope_count);
     ok = ok && diff_common_apply(out, pairs) && judge(out);

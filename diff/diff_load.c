@@ -348,6 +348,7 @@ typedef struct iteration_part {
     long long iteration;
     double ns;
     bool valid;
+    bool reading; /* a reading of the timer summed (not the reference kernel, left out) */
 } iteration_part;
 
 static int compare_parts(const void *a, const void *b)
@@ -356,25 +357,29 @@ static int compare_parts(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The per-iteration totals from the parts (reordered). */
-static bool take_totals(reader *r, iteration_part *parts, size_t n, diff_series *total)
+/* The per-iteration totals from the parts (reordered), and the most readings one of them sums
+ * into *readings. */
+static bool take_totals(reader *r, iteration_part *parts, size_t n, diff_series *total, size_t *readings)
 {
     if (!n) {
         return true;
     }
     qsort(parts, n, sizeof *parts, compare_parts);
     for (size_t i = 0; i < n;) {
-        size_t end = i;
+        size_t end = i, summed = 0;
         double sum = 0;
         bool valid = true;
         for (; end < n && parts[end].iteration == parts[i].iteration; end++) {
             sum += parts[end].ns;
             valid = valid && parts[end].valid;
+            summed += parts[end].reading;
         }
         if (!valid) {
             total->skipped++;
         } else if (!add_sample(total, parts[i].iteration, sum)) {
             return out_of_memory(r);
+        } else if (summed > *readings) {
+            *readings = summed;
         }
         i = end;
     }
@@ -431,13 +436,14 @@ static bool take_dispatches(reader *r, const json_t *root, diff_profile *p)
         p->invalid += !sample;
         /* The reference kernel is wgprof's, not the work compared: not in the total. */
         bool reference = strcmp(json_string_value(kernel), WGPROF_REFERENCE_KERNEL) == 0;
-        parts[i] = reference ? (iteration_part){it, 0, true} : (iteration_part){it, sample ? ns : 0, sample};
+        parts[i] = reference ? (iteration_part){it, 0, true, false}
+                             : (iteration_part){it, sample ? ns : 0, sample, true};
     }
     p->dispatches = n;
     free(kernels.slots);
     p->kernels = kernels.items;
     p->kernel_count = kernels.count;
-    ok = ok && take_totals(r, parts, n, &p->total);
+    ok = ok && take_totals(r, parts, n, &p->total, &p->total_readings);
     free(parts);
     return ok;
 }

@@ -25,6 +25,17 @@ static void format_us(double ns, char *out, size_t cap)
     }
 }
 
+/* A change in ns as signed microseconds followed by `unit` ("+1000.000us"), or "-" where not
+ * finite: the change of a row whose base median is 0, which has no ratio. */
+static void format_shift(double ns, const char *unit, char *out, size_t cap)
+{
+    if (isfinite(ns)) {
+        snprintf(out, cap, "%+.3f%s", ns / 1000.0, unit);
+    } else {
+        snprintf(out, cap, "-");
+    }
+}
+
 /* "[-1.2%, +3.4%]", or "-" without an interval. */
 static void format_interval(const diff_interval *iv, char *out, size_t cap)
 {
@@ -179,6 +190,17 @@ static void put_row(FILE *out, const diff_row *row, size_t width, bool separated
     diff_format_change(row->raw.ratio, measured, sizeof measured);
     diff_format_change(row->iv.ratio, change, sizeof change);
     format_interval(&row->iv, interval, sizeof interval);
+    if (row->zero_base) { /* no ratio: the change in microseconds, as measured */
+        format_shift(row->absolute.change_ns, "us", change, sizeof change);
+        memcpy(measured, change, sizeof measured);
+        snprintf(interval, sizeof interval, "-");
+        if (isfinite(row->absolute.lo_ns) && isfinite(row->absolute.hi_ns)) {
+            char lo[48], hi[48];
+            format_shift(row->absolute.lo_ns, "us", lo, sizeof lo);
+            format_shift(row->absolute.hi_ns, "us", hi, sizeof hi);
+            snprintf(interval, sizeof interval, "[%s, %s]", lo, hi);
+        }
+    }
     format_p(row->p_holm, p, sizeof p);
     put_text(out, row->kind == DIFF_TOTAL ? "total (per iteration)" : row->name, width);
     char bn[24] = "-", nn[24] = "-";
@@ -260,7 +282,11 @@ static void put_machine(const diff_result *r, FILE *out, void (*text)(FILE *, co
             fprintf(out, "%sspeed of each %s run (1: the base's typical run; higher: slower):", start,
                     side ? "new" : "base");
             for (size_t i = 0; i < runs; i++) {
-                fprintf(out, " %.3f", speed[i]);
+                if (isfinite(speed[i])) {
+                    fprintf(out, " %.3f", speed[i]);
+                } else {
+                    fputs(" -", out);
+                }
             }
             fprintf(out, "%s\n", end);
         }
@@ -270,11 +296,59 @@ static void put_machine(const diff_result *r, FILE *out, void (*text)(FILE *, co
         diff_format_change(r->geomean, g, sizeof g);
         size_t n = 0;
         for (size_t i = 0; i < r->row_count; i++) {
-            n += r->rows[i].kind == DIFF_KERNEL && !r->rows[i].reference && !isnan(r->rows[i].p);
+            n += r->rows[i].kind == DIFF_KERNEL && !r->rows[i].reference && !r->rows[i].zero_base &&
+                 !isnan(r->rows[i].p);
         }
         fprintf(out, "%sgeometric mean of the kernels' changes as measured (%zu kernel%s): %s%s\n", start, n,
                 n == 1 ? "" : "s", g, end);
     }
+}
+
+/* What a base median of 0 tells and what it does not, where a row has one: the rows, what the
+ * base's time lay below (its bound), and how the verdict and the gate read their change in ns. */
+static void put_zero_base(const diff_result *r, FILE *out, void (*text)(FILE *, const char *), const char *start,
+                          const char *end)
+{
+    bool any = false, total = false;
+    for (size_t i = 0; i < r->row_count; i++) {
+        const diff_row *row = &r->rows[i];
+        if (!row->zero_base) {
+            continue;
+        }
+        fputs(any ? ", " : "", out);
+        if (!any) {
+            fprintf(out, "%sbase median 0 ns: no ratio can be told for ", start);
+        }
+        text(out, row->kind == DIFF_TOTAL ? "total (per iteration)" : row->name);
+        total = total || row->kind == DIFF_TOTAL;
+        any = true;
+    }
+    if (!any) {
+        return;
+    }
+    const diff_options *o = &r->options;
+    if (r->base_tick_ns > 0) {
+        fprintf(out, ": the base's times read 0, below one tick of its timer, %.9g ns", r->base_tick_ns);
+        if (total && r->base->total_readings > 1) {
+            fprintf(out, " (the total, a sum of up to %zu dispatches: below %.9g ns)", r->base->total_readings,
+                    r->base_tick_ns * (double)r->base->total_readings);
+        }
+    } else {
+        fputs(": the base's times read 0, and its timer's tick is not known (its batches' periods differ): their "
+              "bound is 0",
+              out);
+    }
+    fprintf(out, "%s\n", end);
+    fprintf(out,
+            "%sbase median 0 ns: the change is the new median less the base's, in us, with its %.0f%% interval; "
+            "slower where that interval lies above the base's bound and the change above the bound by more than %g%% "
+            "(the new side then longer than the base can have been by more than that), never faster",
+            start, o->confidence * 100, o->threshold * 100);
+    if (o->fail_if_slower >= 0) {
+        fprintf(out, "; --fail-if-slower %g%%: the interval above the bound by more than %g%%", o->fail_if_slower * 100,
+                o->fail_if_slower * 100);
+    }
+    fprintf(out, "%s\n", end);
 }
 
 /* Per row of a side of several runs, its runs' medians; a warning where they disagree. */
@@ -423,6 +497,7 @@ bool diff_write_table(const diff_result *r, FILE *out)
         put_row(out, row, width, r->separated);
     }
     fputc('\n', out);
+    put_zero_base(r, out, table_text, "", "");
     put_machine(r, out, table_text, "", "");
     put_runs(r, out, table_text, "", "");
     put_skipped(r, out);
@@ -470,6 +545,10 @@ static void md_row(FILE *out, const diff_row *row, bool separated)
     format_spread(&row->new_, ns, sizeof ns);
     diff_format_change(row->raw.ratio, measured, sizeof measured);
     diff_format_change(row->iv.ratio, change, sizeof change);
+    if (row->zero_base) { /* no ratio: the change in microseconds, as measured */
+        format_shift(row->absolute.change_ns, " us", change, sizeof change);
+        memcpy(measured, change, sizeof measured);
+    }
     format_p(row->p_holm, p, sizeof p);
     fputs("| ", out);
     if (row->kind == DIFF_TOTAL) {
@@ -482,7 +561,11 @@ static void md_row(FILE *out, const diff_row *row, bool separated)
         fprintf(out, "%s | ", measured);
     }
     fprintf(out, "%s | ", change);
-    if (isnan(row->iv.lo) || isnan(row->iv.hi)) {
+    if (row->zero_base && isfinite(row->absolute.lo_ns) && isfinite(row->absolute.hi_ns)) {
+        format_shift(row->absolute.lo_ns, "", lo, sizeof lo);
+        format_shift(row->absolute.hi_ns, " us", hi, sizeof hi);
+        fprintf(out, "%s to %s", lo, hi);
+    } else if (row->zero_base || isnan(row->iv.lo) || isnan(row->iv.hi)) {
         fputs("-", out);
     } else {
         diff_format_change(row->iv.lo, lo, sizeof lo);
@@ -559,6 +642,7 @@ bool diff_write_markdown(const diff_result *r, FILE *out)
         md_row(out, &r->rows[i], r->separated);
     }
     fputc('\n', out);
+    put_zero_base(r, out, md_text, "- ", "");
     put_machine(r, out, md_text, "- ", "");
     put_runs(r, out, md_text, "- ", "");
     write_method(r, out, "- ", "");
@@ -616,6 +700,15 @@ static json_t *interval_json(const diff_interval *iv)
     return isnan(iv->lo) || isnan(iv->hi) ? json_null() : json_pack("[oo]", number(iv->lo), number(iv->hi));
 }
 
+/* [lo, hi] in ns of a row whose base median is 0, or null without that interval. */
+static json_t *absolute_interval_json(const diff_row *row)
+{
+    const diff_absolute *a = &row->absolute;
+    return row->zero_base && isfinite(a->lo_ns) && isfinite(a->hi_ns)
+               ? json_pack("[oo]", number(a->lo_ns), number(a->hi_ns))
+               : json_null();
+}
+
 /* The change against the common one: {ratio, change_pct, interval}. */
 static json_t *change_json(const diff_interval *iv)
 {
@@ -635,8 +728,13 @@ static json_t *row_json(const diff_row *row, bool separated)
               put(o, "verdict", json_string(diff_verdict_str(row->verdict))) && put(o, "base", side_json(&row->base)) &&
               put(o, "new", side_json(&row->new_)) && put(o, "ratio", number(row->raw.ratio)) &&
               put(o, "change_pct", number((row->raw.ratio - 1) * 100)) && put(o, "interval", interval_json(&row->raw)) &&
-              put(o, "against_common",
-                  separated && row->kind != DIFF_COMMON && !isnan(row->p) ? change_json(&row->iv) : json_null()) &&
+              put(o, "zero_base", json_boolean(row->zero_base)) &&
+              put(o, "change_ns", number(row->absolute.change_ns)) &&
+              put(o, "change_ns_interval", absolute_interval_json(row)) &&
+              put(o, "base_below_ns", number(row->base_below_ns)) &&
+              put(o, "against_common", separated && row->kind != DIFF_COMMON && !row->zero_base && !isnan(row->p)
+                                           ? change_json(&row->iv)
+                                           : json_null()) &&
               put(o, "p", number(row->p)) && put(o, "p_holm", number(row->p_holm)) &&
               put(o, "rank_p", number(row->rank_p)) && put(o, "in_common", json_boolean(row->in_common)) &&
               put(o, "reference", json_boolean(row->reference)) && put(o, "in_rival", json_boolean(row->in_rival)) &&
@@ -738,6 +836,7 @@ static json_t *result_json(const diff_result *r)
          put(o, "common_not_machine", json_boolean(r->common_not_machine)) &&
          put(o, "common", r->separated ? row_json(&r->common, true) : json_null()) &&
          put(o, "speed", speed_json(r)) && put(o, "geomean_ratio", number(r->geomean)) &&
+         put(o, "base_tick_ns", r->base_tick_ns > 0 ? number(r->base_tick_ns) : json_null()) &&
          put(o, "gate_common", json_boolean(r->options.gate_common)) &&
          put(o, "gate_both_ways", json_boolean(r->options.gate_both_ways)) &&
          put(o, "confidence", json_real(r->options.confidence)) &&

@@ -194,6 +194,7 @@ static bool pooled_settings(diff_profile *runs, size_t n, diff_profile *out)
             out->iterations += p->iterations;
         }
         out->dispatches += p->dispatches;
+        out->total_readings = p->total_readings > out->total_readings ? p->total_readings : out->total_readings;
         out->invalid += p->invalid;
         out->scope_instances += p->scope_instances;
         out->invalid_scopes += p->invalid_scopes;

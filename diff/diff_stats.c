@@ -561,6 +561,55 @@ bool diff_ratio_interval(const diff_samples *base, const diff_samples *new_, uns
     return true;
 }
 
+/* A base median of 0 (diff.h: diff_absolute): the medians' difference, drawn as the ratio is. */
+bool diff_absolute_interval(const diff_samples *base, const diff_samples *new_, unsigned resamples, double confidence,
+                            uint64_t seed, double below_ns, diff_absolute *out, double *p)
+{
+    *out = (diff_absolute){NAN, NAN, NAN};
+    *p = 1.0;
+    if (!base->count || !new_->count) {
+        return true;
+    }
+    out->change_ns = diff_median(new_->sorted, new_->count) - diff_median(base->sorted, base->count);
+    if (resamples < 2 || !(confidence > 0 && confidence < 1)) {
+        return true;
+    }
+    double *d = malloc((size_t)resamples * sizeof *d);
+    if (!d) {
+        return false;
+    }
+    uint64_t rng[4];
+    diff_rng_seed(rng, seed);
+    for (unsigned b = 0; b < resamples; b++) {
+        double mb = diff_resample_median(base, rng);
+        d[b] = diff_resample_median(new_, rng) - mb;
+    }
+    diff_sort(d, resamples);
+    out->lo_ns = diff_quantile(d, resamples, (1.0 - confidence) / 2);
+    out->hi_ns = diff_quantile(d, resamples, (1.0 + confidence) / 2);
+    if (out->change_ns > below_ns) {
+        /* One-sided, doubled so that p < 1 - confidence agrees with the interval's lower end
+         * above below_ns, as the ratio's p-value agrees with its interval. */
+        size_t at_most = 0;
+        for (unsigned b = 0; b < resamples; b++) {
+            at_most += d[b] <= below_ns;
+        }
+        double sd = (diff_quantile(d, resamples, 0.75) - diff_quantile(d, resamples, 0.25)) / 1.349;
+        double tail = sd > 0 ? 2 * normal_tail((out->change_ns - below_ns) / sd) : 0.0;
+        *p = fmin(1.0, fmax(tail, 2 * (double)at_most / (double)resamples));
+    }
+    free(d);
+    return true;
+}
+
+diff_verdict diff_absolute_verdict(const diff_absolute *a, double below_ns, double threshold)
+{
+    if (a->lo_ns > below_ns && a->change_ns > below_ns * (1.0 + threshold)) {
+        return DIFF_SLOWER;
+    }
+    return DIFF_NO_CHANGE; /* also where a figure is NAN */
+}
+
 diff_verdict diff_verdict_of(const diff_interval *iv, double threshold)
 {
     if (iv->lo > 1.0 && iv->ratio > 1.0 + threshold) {

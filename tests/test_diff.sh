@@ -5,7 +5,10 @@
 # alike compare as no change; runs with the fma chain 1.5x as long compare as slower for that
 # kernel and fail --fail-if-slower 10 (exit 1), one run a side and three; five runs a side where
 # one new run went faster than any base run: which kernel moved too close to call, said so, and
-# with --gate-both-ways the gate failing read the other way. A real run of a spec
+# with --gate-both-ways the gate failing read the other way. Timings read through a timer of
+# 65,536 ns that reads the base's dispatches as 0: no ratio (null), the change in us against what
+# the base can have been, slower and failing the gate at 1 ms, no change at the base's own time
+# or one tick, beside other kernels too; no output holds NaN or infinity. A real run of a spec
 # with a kernel added and one removed lists them so. The table, JSON, Markdown and HTML come out
 # whole and agree; the same seed gives the same figures. Reports it cannot read exit 2 with a
 # message naming the file and the place. --baseline on run, demo and record prints the same
@@ -164,6 +167,138 @@ assert abs(fma["change_pct"] - (fma["ratio"] - 1) * 100) < 1e-6
 assert fma["new"]["median_ns"] / fma["base"]["median_ns"] == fma["ratio"]
 assert d["failed"] is True and d["fail_if_slower_pct"] == 10 and d["threshold_pct"] == 5
 PY
+
+# ---- a base median of 0 ns: a timer too coarse for the base's dispatches ----
+# coarse REAL OUT SEED FMA_NS COPY_NS [three]: as synth, then read through a timer that rounds
+# every timestamp down to a multiple of 65,536 ns (as Dawn's quantization does): each dispatch
+# begins at a random point of a tick, so that one of d ns reads a tick with the chance d / 65,536
+# and 0 otherwise, and the report says that it is quantized. With "three", the last two copies of
+# each iteration are a kernel of their own, copy2.
+coarse() {
+  python3 - "$@" <<'PY'
+import json, math, random, sys
+real, out, seed, fma_ns, copy_ns = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+three = len(sys.argv) > 6 and sys.argv[6] == "three"
+tick = 65536
+rng = random.Random(seed)
+d = json.load(open(real))
+center = {"fma": fma_ns, "copy": copy_ns, "copy2": copy_ns}
+drift, copies = {}, {}
+for x in d["dispatches"]:
+    it = x["iteration"]
+    drift.setdefault(it, math.exp(0.02 * rng.gauss(0, 1)))
+    if three and x["kernel"] == "copy":
+        copies[it] = copies.get(it, 0) + 1
+        x["kernel"] = "copy2" if copies[it] > 2 else "copy"
+        x["kernel_id"] = 2 if copies[it] > 2 else x["kernel_id"]
+    ns = center[x["kernel"]] * drift[it] * math.exp(0.03 * rng.gauss(0, 1))
+    x["duration_ns"] = x["exclusive_ns"] = float(math.floor((rng.uniform(0, tick) + ns) / tick) * tick)
+    x["start_ns"] = float(math.floor(x["start_ns"] / tick) * tick)
+    x["end_ns"] = x["start_ns"] + x["duration_ns"]
+    assert x["valid"] is True, x
+d["timestamp_quantum_ns"], d["timestamp_quantized"] = tick, True
+json.dump(d, open(out, "w"), indent=1)
+PY
+}
+# The base's dispatches 2 us each (they read 0: the medians of both kernels and of the total
+# are 0); new: the fma 1 ms (slower, by far more than any gate: it fails), the same as the
+# base (no change), or one tick, 65,536 ns (a dispatch crossing one tick: no change can be told).
+coarse real.json z1.json 41 2000 2000 && coarse real.json z2.json 42 1000000 2000 &&
+  coarse real.json z3.json 43 2000 2000 && coarse real.json z4.json 44 65536 2000 ||
+  bad "coarse reports from real.json"
+"$wgprof" diff --fail-if-slower 10 --json zero.json --markdown zero.md --html zero.html z1.json z2.json \
+  >zero.out 2>zero.err
+rc=$?
+python3 - zero.json <<'PY' && ok || bad "a base median of 0, the fma 1 ms: exit $rc: $(cat zero.out zero.err)"
+import json, sys
+def strict(c):
+    raise ValueError("not JSON: " + c)
+d = json.load(open(sys.argv[1]), parse_constant=strict)
+rows = {r["name"]: r for r in d["kernels"]}
+fma, copy, total, tick = rows["fma"], rows["copy"], d["total"], 65536
+assert d["base_tick_ns"] == tick, d["base_tick_ns"]
+for r, below in ((fma, tick), (copy, tick), (total, 8 * tick)):  # the total: 8 dispatches an iteration
+    assert r["zero_base"] is True and r["base"]["median_ns"] == 0 and r["base_below_ns"] == below, r
+    assert r["ratio"] is None and r["change_pct"] is None and r["interval"] is None, r
+    assert r["against_common"] is None and r["change_ns"] == r["new"]["median_ns"], r
+for r in (fma, total):
+    lo, hi = r["change_ns_interval"]
+    assert lo <= r["change_ns"] <= hi and lo > 1.1 * r["base_below_ns"], r
+    assert r["verdict"] == "slower" and r["fails"] is True and r["p_holm"] < 0.05, r
+assert 0.9e6 < fma["change_ns"] < 1.1e6, fma  # drawn 1 ms against 2 us
+assert copy["verdict"] == "no change" and not copy["fails"] and copy["change_ns"] == 0 and copy["p"] == 1, copy
+assert d["failed"] is True and d["geomean_ratio"] is None and d["kernels_compared"] == 0, d
+PY
+[ "$rc" -eq 1 ] && grep -q '^wgprof diff: kernel fma is slower by more than 10%: from a base median of 0 ns' zero.err &&
+  grep -q '^wgprof diff: the total is slower by more than 10%: from a base median of 0 ns' zero.err && ok ||
+  bad "a base median of 0, the gate: exit $rc: $(cat zero.err)"
+us='\+[0-9.]+us' # a change in microseconds, not a ratio
+grep -Eq "^fma +40 +40 +0\.000 +[0-9.]+ +[0-9.]+ +[0-9.]+ +$us +\[$us, $us\] +[<0-9.]+ +slower \(fails\)\$" zero.out &&
+  grep -q "^base median 0 ns: no ratio can be told for fma, copy, total (per iteration): " zero.out && ok ||
+  bad "a base median of 0, the table: $(cat zero.out)"
+! grep -Eiqw 'nan|inf|infinity' zero.out zero.md zero.err && ok ||
+  bad "a base median of 0: a figure that is not a number: $(grep -Eiw 'nan|inf|infinity' zero.out zero.md zero.err)"
+python3 - zero.md zero.html zero.json <<'PY' && ok || bad "a base median of 0, the Markdown and HTML: $(cat zero.md)"
+import json, re, sys
+md, page = (open(f, encoding="utf-8").read() for f in sys.argv[1:3])
+d = json.load(open(sys.argv[3]))
+lines = md.splitlines()
+header = [l for l in lines if l.startswith("| kernel |")][0]
+columns = [c.strip() for c in header.strip("|").split("|")]
+fma = [l for l in lines if l.startswith("| fma |")][0]
+cells = [c.strip() for c in fma.strip("|").split("|")]
+assert len(cells) == len(columns), (cells, columns)
+assert re.fullmatch(r"\+[0-9.]+ us", cells[columns.index("change")]), cells
+assert re.fullmatch(r"\+[0-9.]+ to \+[0-9.]+ us", cells[columns.index("interval")]), cells
+assert any(l.startswith("- base median 0 ns: no ratio can be told") for l in lines), md
+m = re.search(r'<script type="application/json" id="wgprof-diff-data">\n(.*?)</script>', page, re.S)
+assert m and json.loads(m.group(1)) == d
+PY
+# Beside two kernels of 1 ms: those two set the machine's speed and the common change; the fma
+# keeps its change as measured, in us, slower, and none against the common one.
+coarse real.json z5.json 45 2000 1000000 three && coarse real.json z6.json 46 1000000 1000000 three ||
+  bad "coarse reports of three kernels from real.json"
+"$wgprof" diff --json zero3.json --markdown zero3.md z5.json z6.json >zero3.out 2>zero3.err
+rc=$?
+python3 - zero3.json zero3.md <<'PY' && ok || bad "base 0 beside two kernels: exit $rc: $(cat zero3.out zero3.err)"
+import json, re, sys
+def strict(c):
+    raise ValueError("not JSON: " + c)
+d = json.load(open(sys.argv[1]), parse_constant=strict)
+rows = {r["name"]: r for r in d["kernels"]}
+assert list(rows) == ["fma", "copy", "copy2"] and d["separated"] is True and d["kernels_compared"] == 2, d
+fma = rows["fma"]
+assert fma["zero_base"] and fma["verdict"] == "slower" and fma["against_common"] is None and fma["ratio"] is None, fma
+assert not fma["in_common"] and 0.9e6 < fma["change_ns"] < 1.1e6 and fma["change_ns_interval"][0] > 65536, fma
+for r in (rows["copy"], rows["copy2"]):
+    assert not r["zero_base"] and r["verdict"] == "no change" and r["in_common"], r
+    assert r["against_common"]["ratio"] > 0 and r["change_ns_interval"] is None and r["base_below_ns"] is None, r
+lines = open(sys.argv[2], encoding="utf-8").read().splitlines()
+header = [l for l in lines if l.startswith("| kernel |")][0]
+columns = [c.strip() for c in header.strip("|").split("|")]
+cells = [c.strip() for c in [l for l in lines if l.startswith("| fma |")][0].strip("|").split("|")]
+assert len(cells) == len(columns) and "vs common" in columns, (cells, columns)
+assert cells[columns.index("measured")] == cells[columns.index("vs common")], cells
+assert re.fullmatch(r"\+[0-9.]+ us", cells[columns.index("vs common")]), cells
+PY
+grep -Eq "^fma +40 +40 +0\.000 +[0-9.]+ +[0-9.]+ +[0-9.]+ +($us) +\1 +\[$us, $us\] +[<0-9.]+ +slower\$" zero3.out &&
+  ! grep -Eiqw 'nan|inf|infinity' zero3.out zero3.md && ok ||
+  bad "a base median of 0 beside two kernels, the table: $(cat zero3.out)"
+# Drawn alike, and one tick up: no change (from under one tick to about one, a dispatch that now
+# crosses a tick: no change a timer of that tick can tell), and the gate passes.
+for new in z3 z4; do
+  "$wgprof" diff --fail-if-slower 10 --json "zero-$new.json" z1.json "$new.json" >"zero-$new.out" 2>&1
+  rc=$?
+  python3 - "zero-$new.json" "$new" <<'PY' && [ "$rc" -eq 0 ] && ok || bad "base 0 against $new: exit $rc: $(cat "zero-$new.out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["kernels"] + [d["total"]]
+assert all(r["zero_base"] and r["verdict"] == "no change" and not r["fails"] for r in rows), rows
+assert d["failed"] is False
+if sys.argv[2] == "z4":
+    assert rows[0]["change_ns"] == 65536 and rows[0]["change_ns_interval"][0] <= 65536, rows[0]
+PY
+done
 
 # ---- a kernel added, one removed ----
 run swap.json w1.json &&

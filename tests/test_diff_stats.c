@@ -12,8 +12,10 @@
  *   about as rarely as it should, where one run a side would cry wolf most of the time; each
  *   resample's median is moved from the side's by exactly sqrt(k / (k - 1)) for k runs;
  * - a million samples, in one iteration or in a thousand, are compared;
- * - the verdict's rule at its edges;
- * - the reader refuses what it cannot read, naming the file and the place.
+ * - the verdict's rule at its edges, and over a base median of 0 (a change in ns against what the
+ *   base can have been), with that change's interval and p-value;
+ * - the reader refuses what it cannot read, naming the file and the place; it counts the most
+ *   dispatches an iteration's total sums, of one run and of runs pooled.
  */
 #include <limits.h>
 #include <math.h>
@@ -22,6 +24,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "common.h"
 #include "diff.h"
 
 /* The test's own generator (not the one under test): xorshift64*. */
@@ -563,6 +566,62 @@ static void test_verdict_rule(void)
     CHECK(strcmp(text, "-") == 0);
 }
 
+/* `n` samples in 10 iterations, all `value` but the first `other_n`, which are `other`. */
+static diff_samples ticks(size_t n, double value, size_t other_n, double other)
+{
+    diff_raw *raw = malloc(n * sizeof *raw);
+    for (size_t i = 0; i < n; i++) {
+        raw[i] = (diff_raw){(long long)(i % 10), i < other_n ? other : value, 0};
+    }
+    diff_samples s;
+    CHECK(diff_samples_build(raw, n, &s));
+    free(raw);
+    return s;
+}
+
+/* A base median of 0 (a timer too coarse for the base): the verdict against what the base can
+ * have been (its bound) at its edges; the interval and the p-value of a base that reads 0 but
+ * for a few ticks against a new side five ticks long, and one tick long. */
+static void test_absolute_rule(void)
+{
+    const double t = 0.05, below = 1000;
+    struct {
+        diff_absolute a;
+        double below;
+        diff_verdict v;
+    } cases[] = {
+        {{5000, 2000, 8000}, below, DIFF_SLOWER},
+        {{5000, 1000, 8000}, below, DIFF_NO_CHANGE}, /* the interval reaches the bound */
+        {{1040, 1001, 1100}, below, DIFF_NO_CHANGE}, /* above the bound, by less than the threshold */
+        {{1060, 1001, 1100}, below, DIFF_SLOWER},
+        {{0, 0, 0}, below, DIFF_NO_CHANGE},
+        {{NAN, NAN, NAN}, below, DIFF_NO_CHANGE},
+        {{-500, -900, -100}, below, DIFF_NO_CHANGE}, /* never faster */
+        {{2, 1, 3}, 0, DIFF_SLOWER},                 /* no bound known: any change reliably above 0 */
+        {{0, 0, 0}, 0, DIFF_NO_CHANGE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        diff_verdict v = diff_absolute_verdict(&cases[i].a, cases[i].below, t);
+        CHECK_MSG(v == cases[i].v, "case %zu: %s, want %s", i, diff_verdict_str(v), diff_verdict_str(cases[i].v));
+    }
+    diff_samples base = ticks(40, 0, 3, 1000), five = ticks(40, 5000, 5, 4000), one = ticks(40, 1000, 0, 0);
+    diff_absolute a;
+    double p = NAN;
+    CHECK(diff_absolute_interval(&base, &five, 2000, 0.95, 7, below, &a, &p));
+    CHECK_MSG(a.change_ns == 5000 && a.lo_ns > below && a.lo_ns <= 5000 && 5000 <= a.hi_ns && p < 0.05 &&
+                  diff_absolute_verdict(&a, below, t) == DIFF_SLOWER,
+              "five ticks over a base of 0: %g ns [%g, %g], p %g", a.change_ns, a.lo_ns, a.hi_ns, p);
+    CHECK(diff_absolute_interval(&base, &one, 2000, 0.95, 7, below, &a, &p));
+    CHECK_MSG(a.change_ns == below && p == 1 && diff_absolute_verdict(&a, below, t) == DIFF_NO_CHANGE,
+              "one tick over a base of 0: %g ns [%g, %g], p %g", a.change_ns, a.lo_ns, a.hi_ns, p);
+    diff_samples none = {0};
+    CHECK(diff_absolute_interval(&none, &five, 2000, 0.95, 7, below, &a, &p));
+    CHECK(isnan(a.change_ns) && isnan(a.lo_ns) && isnan(a.hi_ns) && p == 1);
+    diff_samples_free(&base);
+    diff_samples_free(&five);
+    diff_samples_free(&one);
+}
+
 /* The reader: each bad report refused with its file and place. */
 static void test_reader(void)
 {
@@ -611,7 +670,7 @@ static void test_reader(void)
     CHECK(p.kernel_count == 2 && strcmp(p.kernels[0].name, "b") == 0 && strcmp(p.kernels[1].name, "a") == 0);
     CHECK(p.kernels[0].samples.count == 2 && p.kernels[0].skipped == 1 && p.invalid == 1 && p.dispatches == 6);
     CHECK(p.total.samples.count == 2 && p.total.skipped == 1);
-    CHECK(p.total.samples.sorted[0] == 15 && p.total.samples.sorted[1] == 18);
+    CHECK(p.total.samples.sorted[0] == 15 && p.total.samples.sorted[1] == 18 && p.total_readings == 2);
     CHECK(p.scope_count == 1 && p.scopes[0].samples.count == 1);
     CHECK(strcmp(p.adapter, "A") == 0 && strcmp(p.strategy, "chain") == 0 && isnan(p.period_ns));
     diff_result r;
@@ -623,6 +682,39 @@ static void test_reader(void)
     CHECK(r.rows[0].verdict == DIFF_TOO_FEW && r.rows[0].iv.ratio == 1 && isnan(r.rows[0].iv.lo));
     CHECK(r.rows[3].verdict == DIFF_TOO_FEW && r.rows[3].base.count == 1);
     diff_result_free(&r);
+    diff_profile_free(&p);
+}
+
+/* The most dispatches an iteration's total sums (the bound of a total whose base median is 0):
+ * the reference kernel, not in the total, not counted, nor an iteration left out of the total;
+ * the runs' most where pooled. */
+static void test_total_readings(void)
+{
+    const char *const reports[2] = {
+        "{\"format_version\": 1, \"dispatches\": ["
+        "{\"kernel\": \"a\", \"iteration\": 0, \"duration_ns\": 0},"
+        "{\"kernel\": \"b\", \"iteration\": 0, \"duration_ns\": 0},"
+        "{\"kernel\": \"" WGPROF_REFERENCE_KERNEL "\", \"iteration\": 0, \"duration_ns\": 9},"
+        "{\"kernel\": \"a\", \"iteration\": 1, \"duration_ns\": 0},"
+        "{\"kernel\": \"a\", \"iteration\": 2, \"duration_ns\": 0},"
+        "{\"kernel\": \"b\", \"iteration\": 2, \"duration_ns\": 0},"
+        "{\"kernel\": \"a\", \"iteration\": 2, \"duration_ns\": 0},"
+        "{\"kernel\": \"b\", \"iteration\": 2, \"duration_ns\": null, \"valid\": false}]}",
+        "{\"format_version\": 1, \"dispatches\": ["
+        "{\"kernel\": \"a\", \"iteration\": 0, \"duration_ns\": 0},"
+        "{\"kernel\": \"b\", \"iteration\": 0, \"duration_ns\": 0},"
+        "{\"kernel\": \"a\", \"iteration\": 0, \"duration_ns\": 0},"
+        "{\"kernel\": \"" WGPROF_REFERENCE_KERNEL "\", \"iteration\": 0, \"duration_ns\": 9}]}"};
+    diff_profile runs[2], p;
+    char error[512] = "";
+    for (int i = 0; i < 2; i++) {
+        CHECK(diff_load_buffer(i ? "r2.json" : "r1.json", reports[i], strlen(reports[i]), &runs[i], error,
+                               sizeof error) == DIFF_OK);
+    }
+    CHECK_MSG(runs[0].total_readings == 2 && runs[0].total.samples.count == 2 && runs[1].total_readings == 3,
+              "readings %zu and %zu, want 2 and 3", runs[0].total_readings, runs[1].total_readings);
+    CHECK_MSG(diff_merge_runs(runs, 2, &p, error, sizeof error) == DIFF_OK, "%s", error);
+    CHECK_MSG(p.total_readings == 3, "pooled: readings %zu, want 3", p.total_readings);
     diff_profile_free(&p);
 }
 
@@ -682,7 +774,9 @@ int main(void)
     test_runs_rescaled();
     test_large();
     test_verdict_rule();
+    test_absolute_rule();
     test_reader();
+    test_total_readings();
     test_merge_runs();
     return check_summary();
 }

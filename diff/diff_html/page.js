@@ -24,7 +24,18 @@
     }
     return (pct >= 0 ? '+' : '') + pct.toFixed(1) + '%';
   }
+  /* A row whose base median is 0 has no ratio: its change is in microseconds, new less base. */
+  function shift(ns) {
+    return ns == null ? '-' : (ns >= 0 ? '+' : '') + us(ns) + ' us';
+  }
+  function changeOf(row) {
+    return row.zero_base ? shift(row.change_ns) : change(row.ratio);
+  }
   function interval(row) {
+    if (row.zero_base) {
+      var a = row.change_ns_interval;
+      return a ? '[' + shift(a[0]) + ', ' + shift(a[1]) + ']' : '-';
+    }
     return row.interval ? '[' + change(row.interval[0]) + ', ' + change(row.interval[1]) + ']' : '-';
   }
   function pvalue(p) {
@@ -97,6 +108,19 @@
     }
   }
 
+  /* The interval of the new median in ns: the ratio's interval times the base's median, or over a
+   * base median of 0 the change's own; null without one. */
+  function newInterval(row) {
+    if (row.zero_base) {
+      var a = row.change_ns_interval;
+      return a && median(row.base) != null ? [median(row.base) + a[0], median(row.base) + a[1]] : null;
+    }
+    if (row.interval && median(row.base) != null && row.interval[1] != null) {
+      return [row.interval[0] * median(row.base), row.interval[1] * median(row.base)];
+    }
+    return null;
+  }
+
   /* A row of the chart: the base's median above, the new one's below with its interval (the
    * ratio's interval times the base's median) across it, on one scale for every kernel. */
   function chartRow(row, scale) {
@@ -117,9 +141,10 @@
     }
     bar('base', median(row.base));
     bar('new ' + row.verdict, median(row.new));
-    if (row.interval && median(row.base) != null && row.interval[1] != null) {
+    var bounds = newInterval(row);
+    if (bounds) {
       var w = element('div', 'whisker');
-      var lo = row.interval[0] * median(row.base), hi = row.interval[1] * median(row.base);
+      var lo = bounds[0], hi = bounds[1];
       w.style.left = (100 * lo / scale).toFixed(3) + '%';
       w.style.width = (100 * (hi - lo) / scale).toFixed(3) + '%';
       w.title = 'interval of the new median: ' + us(lo) + ' to ' + us(hi) + ' us';
@@ -128,8 +153,9 @@
     line.appendChild(bars);
     var figures = element('div', 'figures');
     figures.appendChild(document.createTextNode(us(median(row.base)) + ARROW + us(median(row.new)) + ' us' + DOT));
-    figures.appendChild(element('b', null, (row.ratio == null ? '' : change(row.ratio) + ' ') + row.verdict));
-    if (row.interval) {
+    figures.appendChild(element('b', null, (row.ratio == null && !row.zero_base ? '' : changeOf(row) + ' ') +
+      row.verdict));
+    if (row.interval || row.change_ns_interval) {
       figures.appendChild(document.createTextNode(DOT + interval(row)));
     }
     line.appendChild(figures);
@@ -153,8 +179,9 @@
       [median(r.base), median(r.new)].forEach(function (v) {
         scale = v != null && v > scale ? v : scale;
       });
-      if (r.interval && r.interval[1] != null && median(r.base) != null) {
-        scale = Math.max(scale, r.interval[1] * median(r.base));
+      var bounds = newInterval(r);
+      if (bounds) {
+        scale = Math.max(scale, bounds[1]);
       }
     });
     var box = element('div', 'chart');
@@ -195,9 +222,9 @@
       tr.appendChild(name);
       var judged = data.separated && r.against_common ? r.against_common : r;
       var cells = [[(r.base ? r.base.count : '-') + ' / ' + (r.new ? r.new.count : '-')],
-        [us(median(r.base)), spread(r.base)], [us(median(r.new)), spread(r.new)], [change(r.ratio)]];
+        [us(median(r.base)), spread(r.base)], [us(median(r.new)), spread(r.new)], [changeOf(r)]];
       if (data.separated) {
-        cells.push([r.against_common ? change(r.against_common.ratio) : '-']);
+        cells.push([r.zero_base ? changeOf(r) : r.against_common ? change(r.against_common.ratio) : '-']);
       }
       cells.concat([[interval(judged)], [pvalue(r.p_holm), pvalue(r.rank_p)]]).forEach(function (lines) {
         var td = element('td', null, String(lines[0]));
@@ -284,6 +311,18 @@
           runs.join('; '));
       }
     });
+    var zero = data.kernels.concat(data.total ? [data.total] : [], data.scopes).filter(function (r) {
+      return r.zero_base;
+    });
+    if (zero.length) {
+      lines.push('Base median 0 ns: no ratio can be told for ' + zero.map(function (r) {
+        return (r === data.total ? 'total (per iteration)' : shown(r.name)) + ' (the base below ' +
+          (r.base_below_ns > 0 ? r.base_below_ns + ' ns' : 'what its timer can tell, not known') + ')';
+      }).join(', ') + ': their change is the new median less the base\'s, in us, with its interval; slower where ' +
+        'that interval lies above the base\'s bound and the change above the bound by more than ' +
+        data.threshold_pct + '%, never faster' + (data.fail_if_slower_pct == null ? '.' : '; the gate fails where ' +
+        'the interval lies above the bound by more than ' + data.fail_if_slower_pct + '%.'));
+    }
     lines.push(plural(data.rows_tested, 'row') + ' tested; p-values corrected by Holm\'s method.');
     lines.forEach(function (l) {
       section.appendChild(element('p', l.indexOf('Warning') === 0 ? 'note' : null, l));
