@@ -12,6 +12,8 @@
  *   about as rarely as it should, where one run a side would cry wolf most of the time; each
  *   resample's median is moved from the side's by exactly sqrt(k / (k - 1)) for k runs;
  * - a million samples, in one iteration or in a thousand, are compared;
+ * - Holm's correction on p-values between 0.05 / m and 0.05, by hand and deciding a verdict: a
+ *   kernel slower alone, no change beside three scopes that did not change;
  * - the verdict's rule at its edges, and over a base median of 0 (a change in ns against what the
  *   base can have been), with that change's interval and p-value;
  * - the reader refuses what it cannot read, naming the file and the place; it counts the most
@@ -622,6 +624,129 @@ static void test_absolute_rule(void)
     diff_samples_free(&one);
 }
 
+static char g_empty[] = "";
+static char g_kernel[] = "k";
+static char g_scopes[3][4] = {"s0", "s1", "s2"};
+
+/* Samples of the `n` values at v in 10 iterations, each times `factor`. */
+static diff_samples scaled(const double *v, size_t n, double factor)
+{
+    diff_raw *raw = malloc(n * sizeof *raw);
+    for (size_t i = 0; i < n; i++) {
+        raw[i] = (diff_raw){(long long)(i % 10), v[i] * factor, 0};
+    }
+    diff_samples s;
+    CHECK(diff_samples_build(raw, n, &s));
+    free(raw);
+    return s;
+}
+
+/* A report of one kernel, "k", its `n` samples k[] times `factor`, and `scopes` scopes (at most
+ * 3), each of the `n` samples at scope[]. */
+static diff_profile report_of(const double *k, double factor, size_t scopes, const double *scope, size_t n)
+{
+    diff_profile p;
+    memset(&p, 0, sizeof p);
+    p.file = p.version = p.adapter = p.driver = p.backend = p.implementation = p.strategy = p.shader_checks =
+        g_empty;
+    p.runs = 1;
+    p.period_ns = 1;
+    p.iterations = 10;
+    p.kernels = calloc(1, sizeof *p.kernels);
+    p.kernel_count = 1;
+    p.kernels[0].name = g_kernel;
+    p.kernels[0].samples = scaled(k, n, factor);
+    p.scopes = calloc(3, sizeof *p.scopes);
+    p.scope_count = scopes;
+    for (size_t i = 0; i < scopes; i++) {
+        p.scopes[i].name = g_scopes[i];
+        p.scopes[i].samples = scaled(scope, n, 1);
+    }
+    return p;
+}
+
+static void free_report(diff_profile *p)
+{
+    diff_samples_free(&p->kernels[0].samples);
+    for (size_t i = 0; i < p->scope_count; i++) {
+        diff_samples_free(&p->scopes[i].samples);
+    }
+    free(p->kernels);
+    free(p->scopes);
+}
+
+/* Holm's correction, by hand; then deciding a verdict: a kernel whose p-value lies between
+ * 0.05 / 4 and 0.05 is slower compared alone (one row tested: its corrected p-value is its own)
+ * and no change beside three scopes that did not change (four rows tested: 4p is 0.05 or more),
+ * its own figures the same both times; decided on raw p-values, it would be slower both times.
+ * Its change is found by stepping the new side's factor up until the kernel alone is slower with
+ * such a p-value. */
+static void test_holm_decides(void)
+{
+    /* By hand first: of 4 tested, 0.011 x 4 = 0.044 stays below 0.05; 0.02 x 3 and 0.04 x 2,
+     * each below 0.05 alone, do not; the last keeps its own. Then a larger p-value whose product
+     * falls below an earlier one's keeps the earlier (0.03 x 2 = 0.06 over 0.031 x 1). */
+    const double p[] = {0.04, 0.011, NAN, 0.02, 0.9}, want[] = {0.08, 0.044, NAN, 0.06, 0.9};
+    double adjusted[5];
+    diff_holm(p, 5, adjusted);
+    for (size_t i = 0; i < 5; i++) {
+        CHECK_MSG(isnan(want[i]) ? isnan(adjusted[i]) : fabs(adjusted[i] - want[i]) < 1e-12,
+                  "p-value %zu of 4 tested, %g: corrected %g, want %g", i, p[i], adjusted[i], want[i]);
+    }
+    const double close[] = {0.031, 0.03};
+    diff_holm(close, 2, adjusted);
+    CHECK_MSG(fabs(adjusted[0] - 0.06) < 1e-12 && fabs(adjusted[1] - 0.06) < 1e-12, "0.031 and 0.03: %g and %g",
+              adjusted[0], adjusted[1]);
+    enum { N = 40 };
+    double base[N], next_[N], scope[N], drift[10];
+    for (size_t it = 0; it < 10; it++) {
+        drift[it] = duration(1.0, 0.04);
+    }
+    for (size_t i = 0; i < N; i++) {
+        base[i] = duration(1000, 0.05) * drift[i % 10];
+        next_[i] = duration(1000, 0.05) * duration(1.0, 0.04);
+        scope[i] = duration(3000, 0.05);
+    }
+    diff_options o;
+    diff_default_options(&o);
+    const double alpha = 1 - o.confidence;
+    bool found = false;
+    for (double factor = 1.0; !found && factor < 1.5; factor += 0.0025) {
+        diff_profile b = report_of(base, 1, 0, scope, N), n = report_of(next_, factor, 0, scope, N);
+        diff_result alone;
+        CHECK(diff_compare(&b, &n, &o, &alone) == DIFF_OK);
+        const diff_row *k = &alone.rows[0];
+        found = alone.tested == 1 && k->verdict == DIFF_SLOWER && k->p > alpha / 4 && k->p < alpha;
+        if (found) {
+            diff_profile bs = report_of(base, 1, 3, scope, N), ns = report_of(next_, factor, 3, scope, N);
+            diff_result beside;
+            CHECK(diff_compare(&bs, &ns, &o, &beside) == DIFF_OK);
+            const diff_row *h = &beside.rows[0];
+            CHECK_MSG(beside.tested == 4 && strcmp(h->name, "k") == 0 && h->p == k->p && h->iv.lo == k->iv.lo &&
+                          h->iv.lo > 1 && h->iv.ratio > 1 + o.threshold && h->p_holm >= alpha &&
+                          h->verdict == DIFF_NO_CHANGE,
+                      "x%.4f: alone %s, p %.4f; beside 3 scopes (%zu rows tested) %s: %.3f [%.3f, %.3f], p %.4f, "
+                      "corrected %.4f",
+                      factor, diff_verdict_str(k->verdict), k->p, beside.tested, diff_verdict_str(h->verdict),
+                      h->iv.ratio, h->iv.lo, h->iv.hi, h->p, h->p_holm);
+            for (size_t i = 1; i < beside.row_count; i++) {
+                CHECK_MSG(beside.rows[i].kind != DIFF_SCOPE || beside.rows[i].verdict == DIFF_NO_CHANGE,
+                          "scope %s: %s", beside.rows[i].name, diff_verdict_str(beside.rows[i].verdict));
+            }
+            printf("Holm's correction: x%.4f, p %.4f: %s alone, %s beside 3 scopes (corrected %.4f)\n", factor, k->p,
+                   diff_verdict_str(k->verdict), diff_verdict_str(h->verdict), h->p_holm);
+            diff_result_free(&beside);
+            free_report(&bs);
+            free_report(&ns);
+        }
+        diff_result_free(&alone);
+        free_report(&b);
+        free_report(&n);
+    }
+    CHECK_MSG(found, "no factor up to 1.5 made the kernel alone slower with a p-value between %g and %g",
+              alpha / 4, alpha);
+}
+
 /* The reader: each bad report refused with its file and place. */
 static void test_reader(void)
 {
@@ -775,6 +900,7 @@ int main(void)
     test_large();
     test_verdict_rule();
     test_absolute_rule();
+    test_holm_decides();
     test_reader();
     test_total_readings();
     test_merge_runs();
