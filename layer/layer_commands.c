@@ -10,11 +10,14 @@
  * labels become scopes of the rows recorded inside them. None of these commands may be recorded
  * inside a render pass, so neither is a timestamp of the layer's.
  */
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include "internal.h"
 #include "layer_lib.h"
+#include "record.h"
 
 static uint64_t handle_key(uint64_t h) { return h; }
 #define KEY(h) handle_key((uint64_t)(uintptr_t)(h))
@@ -76,6 +79,35 @@ static wgprof_layer_pipeline *describe(const VkPipelineShaderStageCreateInfo *st
     return p;
 }
 
+/* What record's preload library, where it is loaded beside the layer, says of the pipelines its
+ * thread makes (record.h): found once. */
+static const char *(*g_pipeline_name)(void);
+static unsigned (*g_pipelines_pending)(void);
+static pthread_once_t g_preload_once = PTHREAD_ONCE_INIT;
+
+static void find_preload(void)
+{
+    *(void **)&g_pipeline_name = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_PIPELINE_NAME);
+    *(void **)&g_pipelines_pending = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_PIPELINES_PENDING);
+}
+
+/* Who made the pipeline: on a device left to the layer by record's preload library, the name
+ * it gives the program's pipeline being made on this thread; no name while none of the
+ * program's is pending elsewhere, the implementation's own. */
+static void whose(const wgprof_layer_device *d, wgprof_layer_pipeline *p)
+{
+    pthread_once(&g_preload_once, find_preload);
+    if (!g_pipeline_name || !d->info.implementation || strcmp(d->info.implementation, RECORD_LAYER_WITH_LABELS) != 0) {
+        return;
+    }
+    const char *given = g_pipeline_name();
+    if (given) {
+        snprintf(p->given, sizeof p->given, "%s", given);
+    } else {
+        p->own = !g_pipelines_pending || g_pipelines_pending() == 0;
+    }
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateComputePipelines(VkDevice device, VkPipelineCache cache,
                                                                    uint32_t count,
                                                                    const VkComputePipelineCreateInfo *infos,
@@ -92,6 +124,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateComputePipelines(VkDevice devi
         if (!p) {
             continue;
         }
+        whose(d, p);
         wgprof_layer_lock();
         bool kept = wgprof_layer_map_put(&wgprof_layer_pipelines, KEY(pipelines[i]), p);
         wgprof_layer_unlock();
@@ -203,6 +236,8 @@ void wgprof_layer_cb_release(wgprof_layer_cb *cb)
     cb->mark_count = 0;
     cb->label_len = 0;
     cb->label_depth = 0;
+    cb->unnamed_depth = 0;
+    cb->unnamed_levels = 0;
     cb->labels_lost = false;
 }
 
@@ -454,8 +489,22 @@ WGPROF_LAYER_WORK_COMMANDS(WORK_HOOK)
 /* A label's begin (`name`) or end (NULL) among the recording's rows. */
 static void label_mark(wgprof_layer_cb *cb, const char *name)
 {
-    if (cb->untimed || cb->labels_lost || (!name && !cb->label_depth)) {
+    if (cb->untimed || cb->labels_lost || (!name && !cb->label_depth && !cb->unnamed_depth)) {
         return;
+    }
+    /* Levels of labels open, named or not (beyond 64, every deeper one counts as named). */
+    uint32_t level = cb->label_depth + cb->unnamed_depth;
+    if (name && !name[0]) {
+        if (level < 64) {
+            cb->unnamed_levels |= 1ull << level;
+            cb->unnamed_depth++;
+        }
+        return; /* an unnamed label: no scope */
+    }
+    if (!name && level > 0 && level - 1 < 64 && (cb->unnamed_levels >> (level - 1) & 1u)) {
+        cb->unnamed_levels &= ~(1ull << (level - 1));
+        cb->unnamed_depth--;
+        return; /* the end of an unnamed one */
     }
     if (cb->work_kinds) {
         close_work(cb); /* a run of work lies in one scope: the next begins anew */
@@ -526,11 +575,16 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer
 static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, bool indirect, wgprof_site *out)
 {
     const wgprof_layer_pipeline *p = cb->bound;
-    char name[2 * WGPROF_LAYER_NAME_CAP + 32];
+    char name[4 * WGPROF_LAYER_NAME_CAP + 64];
     /* Dawn names every entry point of its SPIR-V so: it tells nothing, and is left out. */
     const char *entry = p && p->entry[0] && strcmp(p->entry, "dawn_entry_point") != 0 ? p->entry : "";
     const char *who = !p ? "unknown" : p->label[0] ? p->label : p->module_label[0] ? p->module_label : p->code;
-    snprintf(name, sizeof name, "%s%s%s%s", who, entry[0] ? ":" : "", entry, indirect ? " (indirect)" : "");
+    if (p && p->given[0]) { /* the program's, named as the webgpu.h way names it */
+        snprintf(name, sizeof name, "%s%s", p->given, indirect ? " (indirect)" : "");
+    } else {
+        snprintf(name, sizeof name, "%s%s%s%s%s", p && p->own ? "(implementation) " : "", who, entry[0] ? ":" : "",
+                 entry, indirect ? " (indirect)" : "");
+    }
     wgprof_dispatch_desc desc = {.kernel = name};
     if (p) {
         desc.workgroup_size[0] = p->local_size[0];

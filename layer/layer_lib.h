@@ -267,6 +267,8 @@ extern wgprof_layer_map wgprof_layer_pools;     /* VkCommandPool -> queue family
 /* ---- layer_commands.c ---- */
 
 typedef struct wgprof_layer_pipeline {
+    char given[2 * WGPROF_LAYER_NAME_CAP]; /* the name record's preload library gave it (record.h), "" where none */
+    bool own;                              /* made by the implementation for its own work (record.h) */
     char entry[WGPROF_LAYER_NAME_CAP];
     char code[CODE_HASH_NAME_CAP];             /* the module's hash */
     char module_label[WGPROF_LAYER_NAME_CAP];
@@ -313,6 +315,10 @@ struct wgprof_layer_cb {
     char *label_text;
     size_t label_len, label_cap;
     uint32_t label_depth;
+    /* Labels with no name (an unlabelled pass, to some implementations) are no scope: the open
+     * ones' count and, per level below 64, whether it is such a label, so that its end is too. */
+    uint32_t unnamed_depth;
+    uint64_t unnamed_levels;
     bool labels_lost;
     /* The last dispatch's site, for the next of the same pipeline and counts (most are). */
     const wgprof_layer_pipeline *cached_pipeline;

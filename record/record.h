@@ -53,6 +53,18 @@
  * (found in the layer's library, RECORD_ENV_LAYER, opened with RTLD_NOLOAD) before an exec
  * replaces the image, where no exit handler runs. */
 #define RECORD_SYMBOL_LAYER_END_IMAGE "wgprof_layer_end_image"
+/* The name of the compute pipeline the calling thread is making through webgpu.h right now, as
+ * this library names a pipeline's dispatches ("label:entry", record's rules), NULL where it makes
+ * none: a function `const char *NAME(void)` the preload library exports. The layer asks it in
+ * vkCreateComputePipelines, on the thread the implementation makes the Vulkan pipeline on: a
+ * name is the program's pipeline's, passed down without asking the implementation to change
+ * what it makes; no name, on a device left to the layer while no asynchronous creation is
+ * pending (the count below), is a pipeline the implementation made for its own work (Dawn's
+ * timestamp conversion, say). */
+#define RECORD_SYMBOL_PIPELINE_NAME "wgprof_record_pipeline_name"
+/* How many of the program's asynchronous pipeline creations are pending: `unsigned NAME(void)`.
+ * While any is, a pipeline made on another thread may be the program's. */
+#define RECORD_SYMBOL_PIPELINES_PENDING "wgprof_record_pipelines_pending"
 /* What the layer's reports name as their "implementation" for such a device: times taken by the
  * layer, kernel names from the labels the program gave through webgpu.h (where the
  * implementation passed them down; else the layer's own SPIR-V names). */

@@ -356,40 +356,25 @@ static bool named_for_layer(WGPUDevice device)
     return wgprof_rec_settings_get()->layer[0] && !wgprof_rec_session_get(device);
 }
 
-/* An unlabelled pipeline's descriptor, copied into `copy` with the first part of its name as its
- * label (wgpu-native names the Vulkan pipeline after its label; the layer adds the entry point
- * it reads from the pipeline); `d` itself where it has a label of its own. */
-static WGPUComputePipelineDescriptor const *labelled_for_layer(WGPUComputePipelineDescriptor const *d,
-                                                                const pipeline_info *info,
-                                                                WGPUComputePipelineDescriptor *copy)
-{
-    if (view_length(d->label) || !info) {
-        return d;
-    }
-    *copy = *d;
-    copy->label = (WGPUStringView){info->name, info->first_len};
-    return copy;
-}
+/* The pipeline the calling thread is making for a device left to the layer (record.h,
+ * RECORD_SYMBOL_PIPELINE_NAME): its name, for the layer to ask while the implementation makes
+ * the Vulkan pipeline on this thread. Nothing of the program's descriptor changes. */
+static _Thread_local const pipeline_info *t_making;
+static atomic_uint g_pending_async;
 
-/* Made with the name passed down for the layer. Dawn names no Vulkan pipeline, only the shader
- * module it compiles for each pipeline as it makes it, after the WebGPU module's label then (and
- * its SPIR-V calls every entry point "dawn_entry_point", which the layer leaves out): the module
- * carries the whole name while the pipeline is made, and its own label again after. */
+WGPROF_REC_EXPORT const char *wgprof_record_pipeline_name(void);
+WGPROF_REC_EXPORT const char *wgprof_record_pipeline_name(void) { return t_making ? t_making->name : NULL; }
+WGPROF_REC_EXPORT unsigned wgprof_record_pipelines_pending(void);
+WGPROF_REC_EXPORT unsigned wgprof_record_pipelines_pending(void) { return atomic_load(&g_pending_async); }
+
+/* Made with its name told to the layer, as the implementation makes it on this thread. */
 static WGPUComputePipeline create_named(WGPUDevice device, WGPUComputePipelineDescriptor const *d,
                                         const pipeline_info *info)
 {
-    const wgprof__webgpu_procs *real = wgprof_rec_real();
-    if (wgprof__ext_get()->kind != WGPROF__IMPL_DAWN) {
-        WGPUComputePipelineDescriptor copy;
-        return real->wgpuDeviceCreateComputePipeline(device, labelled_for_layer(d, info, &copy));
-    }
-    const module_info *m = d->compute.module ? wgprof_rec_module_get(d->compute.module) : NULL;
-    if (!m || !real->wgpuShaderModuleSetLabel) {
-        return real->wgpuDeviceCreateComputePipeline(device, d);
-    }
-    real->wgpuShaderModuleSetLabel(d->compute.module, (WGPUStringView){info->name, WGPU_STRLEN});
-    WGPUComputePipeline p = real->wgpuDeviceCreateComputePipeline(device, d);
-    real->wgpuShaderModuleSetLabel(d->compute.module, (WGPUStringView){m->label, WGPU_STRLEN});
+    const pipeline_info *outer = t_making; /* a callback of the program's inside the call may make another */
+    t_making = info;
+    WGPUComputePipeline p = wgprof_rec_real()->wgpuDeviceCreateComputePipeline(device, d);
+    t_making = outer;
     return p;
 }
 
@@ -413,6 +398,7 @@ WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice
 typedef struct pipeline_request {
     WGPUCreateComputePipelineAsyncCallbackInfo theirs;
     pipeline_info *info;
+    bool counted; /* in g_pending_async until its callback */
 } pipeline_request;
 
 static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipeline pipeline, WGPUStringView message,
@@ -420,6 +406,9 @@ static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipelin
 {
     (void)userdata2;
     pipeline_request *req = userdata1;
+    if (req->counted) {
+        atomic_fetch_sub(&g_pending_async, 1);
+    }
     if (status == WGPUCreatePipelineAsyncStatus_Success && pipeline) {
         pipeline = proxy_for(pipeline, req->info);
     } else {
@@ -450,13 +439,19 @@ static WGPUFuture create_pipeline_async(WGPUDevice device, WGPUComputePipelineDe
     ours.callback = on_pipeline;
     ours.userdata1 = req;
     ours.userdata2 = NULL;
-    /* The label for the layer, where it goes with the descriptor (wgpu-native); Dawn's module
-     * label cannot be lent to a pipeline made later, on another thread. */
-    WGPUComputePipelineDescriptor copy;
-    if (named_for_layer(device) && wgprof__ext_get()->kind != WGPROF__IMPL_DAWN) {
-        descriptor = labelled_for_layer(descriptor, req->info, &copy);
+    /* Its name for the layer where the implementation makes the pipeline within the call, on
+     * this thread (wgpu-native); while it is pending, a pipeline made on another thread may be
+     * it (Dawn may make it later on a thread of its own). */
+    if (!named_for_layer(device)) {
+        return create(device, descriptor, ours);
     }
-    return create(device, descriptor, ours);
+    req->counted = true;
+    atomic_fetch_add(&g_pending_async, 1);
+    const pipeline_info *outer = t_making;
+    t_making = req->info;
+    WGPUFuture future = create(device, descriptor, ours);
+    t_making = outer;
+    return future;
 }
 
 WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice device,

@@ -154,6 +154,33 @@ else:
         sys.exit(f"per kernel: want {dict(want)}, got {got}")
 PY
 done
+# The default way on a program that resolves timestamp queries of its own: its kernels named as the
+# webgpu.h way names them (told to the layer by the preload library as each pipeline is made, the
+# implementation asked for nothing), every one of them in the manifest; a pipeline the
+# implementation makes for its own work (Dawn's conversion of the program's timestamps) is the
+# implementation's row, "(implementation) ...", not a kernel of the program's.
+"$app" own-timestamps >own.plain.out 2>own.plain.err
+"$wgprof" record --json own.json -- "$app" own-timestamps >own.out 2>own.err
+status=$?
+# (its own timestamps, which it prints, differ from run to run)
+[ "$status" -eq 0 ] && diff <(grep -v '^own timestamps:' own.plain.out) <(grep -v '^own timestamps:' own.out) >own.diff && ok \
+  || bad "own-timestamps under the default: exit $status, output $(cat own.diff): $(tail -n 5 own.err)"
+python3 - "$impl" own.plain.out own.json <<'PY' >own.check 2>&1 && ok || bad "own-timestamps under the default: $(cat own.check)"
+import fnmatch, glob, json, os, sys
+impl, manifest, path = sys.argv[1:]
+found = [path] if os.path.exists(path) else sorted(glob.glob(path[:-5] + ".[0-9]*.[0-9]*.json"))
+if len(found) != 1:
+    sys.exit(f"want one report, found {found}")
+r = json.load(open(found[0]))
+want = [l[len("manifest "):].rsplit(" ", 1)[0] for l in open(manifest) if l.startswith("manifest ")]
+kernels = [k["name"] for k in r["kernels"] if not k["name"].startswith("(")]
+strays = [n for n in kernels if not any(fnmatch.fnmatchcase(n, w) for w in want)]
+if strays:
+    sys.exit(f"kernels the program did not make: {strays} (its manifest: {want})")
+own = [k["name"] for k in r["kernels"] if k["name"].startswith("(implementation) ")]
+if impl == "dawn" and not own:
+    sys.exit(f"no row of Dawn's own dispatch (its timestamp conversion): {[k['name'] for k in r['kernels']]}")
+PY
 # The preload library told of the layer (record.h) in a program the loader did not load it into
 # (set by hand, as the CLI would, less the layer's enabling): it times every dispatch itself.
 layer_lib="$(dirname "$(dirname "$wgprof")")/layer/libwgprof_layer.so"
