@@ -344,6 +344,26 @@ static int check_outputs(const record_options *o)
     return rc;
 }
 
+/* A program that runs set-user-ID or set-group-ID as another user or group runs in the
+ * system's secure mode, where the dynamic linker ignores LD_PRELOAD and the Vulkan loader the
+ * environment's layers: nothing of it can be timed. Said before it runs. */
+static void warn_secure(const char *name)
+{
+    char file[PATH_MAX + 1];
+    struct stat st;
+    if (!program_file(name, file, sizeof file) || stat(file, &st) != 0) {
+        return;
+    }
+    bool uid = (st.st_mode & S_ISUID) && st.st_uid != geteuid();
+    bool gid = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid();
+    if (uid || gid) {
+        cli_error("wgprof record: %s is set-%s-ID: it runs in the system's secure mode, where the dynamic linker "
+                  "ignores LD_PRELOAD and the Vulkan loader ignores the environment's layers: nothing of it can be "
+                  "timed (run a copy without the bit)",
+                  file, uid ? "user" : "group");
+    }
+}
+
 /* libwgprof_record.so: in the build tree beside this program, or installed in its lib folder. */
 static bool find_preload(char *out, size_t cap)
 {
@@ -440,6 +460,13 @@ static bool add_to_env(const char *name, const char *value, char separator, bool
 static bool enable_layer(const char *folder)
 {
     if (!add_to_env("VK_ADD_LAYER_PATH", folder, ':', true)) {
+        return false;
+    }
+    /* The user's own VK_LAYER_PATH replaces the loader's search, VK_ADD_LAYER_PATH included:
+     * the layer's folder goes after theirs there too. */
+    const char *layer_path = getenv("VK_LAYER_PATH");
+    if (layer_path && *layer_path && !list_holds(layer_path, ":", folder) &&
+        !add_to_env("VK_LAYER_PATH", folder, ':', false)) {
         return false;
     }
     const char *instance_layers = getenv("VK_INSTANCE_LAYERS");
@@ -1098,6 +1125,7 @@ int cmd_record(int argc, char **argv, const char *webgpu)
     if (rc != CLI_OK) {
         return rc;
     }
+    warn_secure(o.program[0]);
     char preload[4096] = "", layer_folder[PATH_MAX] = "";
     if (o.via == VIA_AUTO) {
         /* The layer where it is there and usable, else the preload library alone. */

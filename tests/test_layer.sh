@@ -180,6 +180,27 @@ if [ -f names.plain.out ] && grep -q '^checksum ' names.plain.out; then
   fi
 fi
 
+# ---- the user's loader settings kept, wgprof's layer added; what cannot be timed, said ----
+# A VK_LAYER_PATH of the user's replaces the loader's search (VK_ADD_LAYER_PATH too): the layer's
+# folder goes after theirs, and the layer times the program.
+VK_LAYER_PATH=/nowhere "$wgprof" record --via vulkan -- env >lp-env.out 2>lp-env.err
+grep -qx "VK_LAYER_PATH=/nowhere:$layer_dir" lp-env.out && ok \
+  || bad "VK_LAYER_PATH is not the user's then the layer's folder: $(grep VK_LAYER_PATH lp-env.out)"
+VK_LAYER_PATH=/nowhere "$wgprof" record --via vulkan --json lp.json -- "$app" basic "$steps" >lp.out 2>lp.err
+check exact lp.out -- "$(report_of lp.json)" --stderr lp.err >lp.check 2>&1 && ok \
+  || bad "vk_compute under a VK_LAYER_PATH of the user's: $(cat lp.check)"
+# A set-user-ID program as another user runs in secure mode, where neither the preload library nor
+# the layer is loaded: said before it runs (root only: the copy is given to another user).
+if [ "$(id -u)" -eq 0 ]; then
+  cp "$(type -P true)" suid-true && chown 65534 suid-true && chmod 4755 suid-true
+  "$wgprof" record -- ./suid-true >suid.out 2>suid.err
+  status=$?
+  [ "$status" -eq 0 ] && grep -q "suid-true is set-user-ID: .*nothing of it can be timed" suid.err && ok \
+    || bad "a set-user-ID program: exit $status, not named: $(cat suid.err)"
+else
+  echo "note: the set-user-ID case skipped: it needs root to give a copy to another user"
+fi
+
 # ---- every dispatch once, charged to itself ----
 # mixed: a dispatch recorded just before vkCmdExecuteCommands ends there, and the secondary's own
 # dispatch is timed inside it: no record's time holds another's (the dispatch before the execute

@@ -22,9 +22,9 @@
  *   work       basic, with the program's own transfer work between the dispatches and debug
  *              labels around some (needs VK_EXT_debug_utils: else exit 77); each step's buffer:
  *                fill a spare buffer            at the buffer's start
- *                scale
+ *                begin "" (no name), scale, end
  *                copy the data into the spare
- *                begin "block", begin "fold", fold, end, end
+ *                begin "block", begin "", begin "fold", fold, end, end, end
  *                begin "tail", update the spare (but the last: left open at the buffer's end)
  *              with --split-labels, each buffer but the first ends "tail" after its fill: an
  *              end begun in the buffer before, as Vulkan allows on one queue (Mesa 22's lavapipe
@@ -453,16 +453,20 @@ static void record_work_step(const app *a, VkCommandBuffer cb, unsigned s, unsig
     }
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
     barrier_all(cb);
+    label(a, cb, ""); /* as an implementation may wrap an unlabelled pass: no scope of the program's */
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->scale);
     vkCmdDispatch(cb, scale_groups[0], scale_groups[1], scale_groups[2]);
+    a->end_label(cb);
     barrier_all(cb);
     VkBufferCopy region = {.size = ELEMENTS * sizeof(uint32_t)};
     vkCmdCopyBuffer(cb, a->data, a->spare, 1, &region);
     barrier_all(cb);
     label(a, cb, "block");
+    label(a, cb, "");
     label(a, cb, "fold");
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->fold);
     vkCmdDispatch(cb, fold_groups[0], fold_groups[1], fold_groups[2]);
+    a->end_label(cb);
     a->end_label(cb);
     a->end_label(cb);
     barrier(cb, a->data, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
