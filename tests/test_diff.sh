@@ -8,7 +8,9 @@
 # with --gate-both-ways the gate failing read the other way. Timings read through a timer of
 # 65,536 ns that reads the base's dispatches as 0: no ratio (null), the change in us against what
 # the base can have been, slower and failing the gate at 1 ms, no change at the base's own time
-# or one tick, beside other kernels too; no output holds NaN or infinity. A real run of a spec
+# or one tick, beside other kernels too; no output holds NaN or infinity. Against the common
+# change, the fma made slower reads above 1 and +%, made quicker below 1 and -%, in the JSON, the
+# table and the Markdown alike. A real run of a spec
 # with a kernel added and one removed lists them so. The table, JSON, Markdown and HTML come out
 # whole and agree; the same seed gives the same figures. Reports it cannot read exit 2 with a
 # message naming the file and the place. --baseline on run, demo and record prints the same
@@ -355,6 +357,36 @@ page, d = open(sys.argv[1], encoding="utf-8").read(), json.load(open(sys.argv[2]
 m = re.search(r'<script type="application/json" id="wgprof-diff-data">\n(.*?)</script>', page, re.S)
 assert m and json.loads(m.group(1)) == d
 assert "http://" not in page and "https://" not in page and "<link" not in page
+PY
+
+# ---- against_common's direction: a row's change over the common change (docs/reports.md), so
+# a kernel slower than the common one reads above 1 and +%, one faster below 1 and -%; the
+# table's vs_common and the Markdown's "vs common" say the same. a1 to s1: the fma 1.5x as long;
+# s1 to a1: the fma 1.5x as quick; the copy, unchanged, is the common change both ways. ----
+"$wgprof" diff --seed 7 --json fast.json --markdown fast.md s1.json a1.json >fast.txt 2>fast.err
+python3 - out.json out.txt out.md fast.json fast.txt fast.md <<'PY' && ok || bad "against_common's sign: $(cat out.txt fast.txt fast.err)"
+import json, sys
+for slower, (j, txt, md) in zip((True, False), (sys.argv[1:4], sys.argv[4:7])):
+    d = json.load(open(j))
+    rows = {r["name"]: r for r in d["kernels"]}
+    fma, copy = rows["fma"], rows["copy"]
+    assert d["separated"] and copy["in_common"] and not fma["in_common"], (j, fma, copy)
+    a = fma["against_common"]
+    lo, hi = a["interval"]
+    assert lo <= a["ratio"] <= hi and abs(a["change_pct"] - (a["ratio"] - 1) * 100) < 1e-9, (j, a)
+    if slower:
+        assert 1.3 < a["ratio"] < 1.7 and lo > 1.1 and a["change_pct"] > 30 and fma["verdict"] == "slower", (j, a)
+    else:
+        assert 1 / 1.7 < a["ratio"] < 1 / 1.3 and hi < 1 / 1.1 and a["change_pct"] < -20, (j, a)
+        assert fma["verdict"] == "faster", (j, fma)
+    assert abs(copy["against_common"]["ratio"] - 1) < 0.05, (j, copy)  # the common kernel against itself
+    shown = "%+.1f%%" % a["change_pct"]
+    cells = [l.split() for l in open(txt) if l.startswith("fma ")][0]
+    assert cells[8] == shown, (txt, cells, shown)  # name, 2 counts, 4 figures, measured, vs_common
+    lines = open(md, encoding="utf-8").read().splitlines()
+    columns = [c.strip() for c in [l for l in lines if l.startswith("| kernel |")][0].strip("|").split("|")]
+    cells = [c.strip() for c in [l for l in lines if l.startswith("| fma |")][0].strip("|").split("|")]
+    assert cells[columns.index("vs common")] == shown, (md, cells, shown)
 PY
 
 # ---- a setting longer than the comparison keeps, cut inside a character: the JSON and the HTML
