@@ -346,8 +346,8 @@ typedef struct diff_result {
     /* The change common to the kernels (diff_common.c): separated where two kernels or more are
      * compared; then every row's iv is against it, and `common` holds it as measured. */
     bool separated;
-    size_t compared;        /* the kernels compared (present on both sides, enough samples, a base
-                               median above 0) */
+    size_t compared;        /* the kernels compared (present on both sides, enough samples, a
+                               typical base median above 0: the median of its base runs' medians) */
     size_t common_kernels;  /* of which set the common change */
     bool common_guessed;    /* another group of as many kernels moved against them: which group
                                changed is a guess (two kernels, one changed) */

@@ -9,7 +9,9 @@
  *    move it much; with two kernels, their mean). Where the kernels share their iterations (each
  *    runs in every iteration), each iteration gets its factor the same way, from the kernels'
  *    medians in that iteration: a machine's load comes in bursts shorter than a run, and the
- *    kernels of one iteration run within the same burst.
+ *    kernels of one iteration run within the same burst. A kernel whose typical base median is 0
+ *    (most of its base runs read 0 at their median) has no speed to give: it sets none, and is in
+ *    no group of 3. below.
  * 2. Each row's samples divided by their iteration's factor (their run's, for a row whose
  *    iterations are not the kernels'), and the ratio of the medians of those
  *    bootstrapped as any row's (whole runs, then iterations, diff_stats.c): a change against the
@@ -98,6 +100,8 @@ typedef struct row_work {
     const diff_series *base, *new_;
     bool tested;                    /* its ratio bootstrapped */
     bool absolute;                  /* a base median of 0: its change in ns bootstrapped instead */
+    bool scaled;                    /* a kernel tested whose typical base median is above 0: it
+                                       sets the speeds and may set the common change */
     diff_samples adj_base, adj_new; /* samples over their iteration's (or run's) speed */
     double adj_ratio;               /* the ratio of the adjusted medians */
     double *ratios;                 /* its bootstrap ratios, sorted (adjusted where separated) */
@@ -185,7 +189,7 @@ static bool block_speeds(const diff_result *r, const row_work *work, bool new_si
 {
     const diff_samples *shape = NULL;
     for (size_t i = 0; i < r->row_count; i++) {
-        if (r->rows[i].kind == DIFF_KERNEL && work[i].tested) {
+        if (work[i].scaled) {
             const diff_samples *s = &(new_side ? work[i].new_ : work[i].base)->samples;
             if (shape && !same_shape(s, shape)) {
                 return true; /* the kernels' iterations differ: runs' speeds only */
@@ -206,7 +210,7 @@ static bool block_speeds(const diff_result *r, const row_work *work, bool new_si
     }
     fill_nan(ratios, blocks * n);
     for (size_t i = 0; i < r->row_count && k < n; i++) {
-        if (r->rows[i].kind == DIFF_KERNEL && work[i].tested) {
+        if (work[i].scaled) {
             diff_block_medians(&(new_side ? work[i].new_ : work[i].base)->samples, medians);
             for (size_t b = 0; b < blocks; b++) {
                 ratios[b * n + k] = typical[i] > 0 ? medians[b] / typical[i] : NAN;
@@ -237,7 +241,7 @@ static bool run_speeds(const diff_result *r, const row_work *work, bool new_side
     bool ok = true;
     fill_nan(ratios, (n ? n : 1) * runs);
     for (size_t i = 0; ok && i < r->row_count && k < n; i++) {
-        if (r->rows[i].kind != DIFF_KERNEL || !work[i].tested) {
+        if (!work[i].scaled) {
             continue;
         }
         ok = medians_by_run(&(new_side ? work[i].new_ : work[i].base)->samples, by_run, runs);
@@ -415,7 +419,7 @@ static bool choose_common(diff_result *r, const row_work *work, double *common)
     }
     for (size_t i = 0; i < r->row_count && k < n; i++) {
         double ratio = work[i].adj_ratio;
-        if (r->rows[i].kind == DIFF_KERNEL && work[i].tested && ratio > 0 && isfinite(ratio)) {
+        if (work[i].scaled && ratio > 0 && isfinite(ratio)) {
             x[k] = ratio;
             const diff_samples *b = &work[i].base->samples, *q = &work[i].new_->samples;
             quiet[k] = quiet_ratio(diff_quantile(b->sorted, b->count, QUIET_QUANTILE),
@@ -600,11 +604,12 @@ static bool bootstrap_rows(diff_result *r, row_work *work, const side_speed *bas
         }
         double mb = diff_median(b->sorted, b->count), mn = diff_median(n->sorted, n->count);
         w->adj_ratio = mb > 0 ? mn / mb : (mn > 0 ? INFINITY : 1.0);
-        if (base_speed && r->rows[i].kind == DIFF_KERNEL && !shape_base) {
+        if (base_speed && w->scaled && !shape_base) {
             shape_base = &w->base->samples;
             shape_new = &w->new_->samples;
         }
-        bool joint = base_speed && r->rows[i].kind == DIFF_KERNEL && same_shape(&w->base->samples, shape_base) &&
+        bool joint = base_speed && shape_base && r->rows[i].kind == DIFF_KERNEL &&
+                     same_shape(&w->base->samples, shape_base) &&
                      same_shape(&w->new_->samples, shape_new);
         if (joint) {
             w->draws = malloc((size_t)o->resamples * sizeof *w->draws);
@@ -695,7 +700,6 @@ bool diff_common_apply(diff_result *r, const diff_pair *pairs)
          * typical base time to take a speed from or to scale), and sets no speed. */
         work[i].tested = pair && !row->zero_base;
         work[i].absolute = pair && row->zero_base;
-        r->compared += row->kind == DIFF_KERNEL && work[i].tested;
     }
     /* The measured changes first: every row shows them. */
     ok = ok && bootstrap_rows(r, work, NULL, NULL);
@@ -713,19 +717,27 @@ bool diff_common_apply(diff_result *r, const diff_pair *pairs)
             row->rank_p = rank_p(&work[i].base->samples, &work[i].new_->samples, 1.0, &row->rank_floor);
         }
     }
+    /* Each kernel's typical base median (1. above). One whose typical median is 0 (most of its
+     * base runs read 0 at their median: a timer too coarse for it there, though not for the
+     * pooled median) has no speed to give and no scale for the common row: it sets neither,
+     * and is read against the others' common change as a scope is. */
+    double *by_run = ok ? malloc(r->base->runs * sizeof *by_run) : NULL;
+    ok = ok && by_run;
+    r->compared = 0;
+    for (size_t i = 0; ok && i < r->row_count; i++) {
+        if (r->rows[i].kind == DIFF_KERNEL && work[i].tested) {
+            ok = medians_by_run(&work[i].base->samples, by_run, r->base->runs);
+            typical[i] = median_of(by_run, r->base->runs);
+            work[i].scaled = typical[i] > 0;
+            r->compared += work[i].scaled;
+        }
+    }
+    free(by_run);
     r->separated = ok && r->compared >= 2;
     if (ok && r->separated) {
         r->base_speed = malloc(r->base->runs * sizeof *r->base_speed);
         r->new_speed = malloc(r->new_->runs * sizeof *r->new_speed);
-        double *by_run = malloc(r->base->runs * sizeof *by_run);
-        ok = r->base_speed && r->new_speed && by_run;
-        for (size_t i = 0; ok && i < r->row_count; i++) {
-            if (r->rows[i].kind == DIFF_KERNEL && work[i].tested) {
-                ok = medians_by_run(&work[i].base->samples, by_run, r->base->runs);
-                typical[i] = median_of(by_run, r->base->runs);
-            }
-        }
-        free(by_run);
+        ok = r->base_speed && r->new_speed;
         ok = ok && run_speeds(r, work, false, typical, r->base_speed) && run_speeds(r, work, true, typical, r->new_speed);
         side_speed base_speed = {r->base_speed, NULL, NULL}, new_speed = {r->new_speed, NULL, NULL};
         ok = ok && block_speeds(r, work, false, typical, &base_speed) && block_speeds(r, work, true, typical, &new_speed);

@@ -19,6 +19,9 @@
  *   never gated nor in the geometric mean;
  * - two kernels, one 1.5x slower, the other's quickest dispatches reading 0 on the base side:
  *   which moved is read from that kernel's change as measured, in either order of the rows;
+ * - a kernel whose base runs' medians are mostly 0 (a timer too coarse for it in most runs)
+ *   beside three read well, one 1.3x slower: it sets neither the speeds nor the common change,
+ *   whose figures, and the others', stay numbers;
  * - one kernel: the common change is not separated, the change is as measured;
  * - four runs a side that overlap: the bootstrap alone would say slower, the runs' rank test
  *   does not, and the verdict waits for both;
@@ -538,6 +541,76 @@ static void test_quiet_unreadable(void)
     }
 }
 
+/* `s` (3 runs of ITERATIONS iterations of PER_ITERATION dispatches) made a kernel shorter than
+ * one tick of a timer of 1000 ns at its first two runs, where it reads 0 in 3 of every 5
+ * dispatches and 1000 otherwise, and one tick long at its third: its pooled median is 1000 ns, the
+ * median of its runs' medians 0. */
+static void tick_runs(diff_samples *s)
+{
+    size_t n = 3 * ITERATIONS * PER_ITERATION, at = 0;
+    diff_raw *raw = malloc(n * sizeof *raw);
+    for (size_t r = 0; r < 3; r++) {
+        for (size_t it = 0; it < ITERATIONS; it++) {
+            for (size_t d = 0; d < PER_ITERATION; d++, at++) {
+                raw[at] = (diff_raw){(long long)it, r < 2 && at % 5 < 3 ? 0 : 1000, (uint32_t)r};
+            }
+        }
+    }
+    diff_samples_free(s);
+    CHECK(diff_samples_build(raw, n, s));
+    free(raw);
+}
+
+/* A kernel whose typical base time (the median of its base runs' medians) reads 0, beside three
+ * that a timer reads well, one of them 1.3x slower: it has no typical time to take a speed from,
+ * so it sets neither the runs' speeds nor the common change, which two of the others set; its
+ * own change is read against theirs. Every figure of the others, the speeds and the common
+ * change is a number. */
+static void test_typical_zero(void)
+{
+    g_state = SEED;
+    const char *names[] = {"u", "v", "work", "tick"};
+    const double centers[] = {20000, 30000, 40000, 1000}, same[] = {1, 1, 1, 1}, slower[] = {1, 1, 1.3, 1};
+    const load quiet = {3, 0.01, false, NULL};
+    diff_profile base = make_side(4, names, centers, same, &quiet);
+    diff_profile slow = make_side(4, names, centers, slower, &quiet);
+    tick_runs(&base.kernels[3].samples);
+    tick_runs(&slow.kernels[3].samples);
+    diff_options o;
+    diff_default_options(&o);
+    diff_result r;
+    CHECK(diff_compare(&base, &slow, &o, &r) == DIFF_OK);
+    const diff_row *work = row_named(&r, "work"), *tick = row_named(&r, "tick");
+    CHECK_MSG(r.separated && r.compared == 3 && r.common_kernels == 2 && !tick->in_common && !tick->zero_base &&
+                  !work->in_common && row_named(&r, "u")->in_common && row_named(&r, "v")->in_common,
+              "compared %zu, common %zu: tick %s, work %s", r.compared, r.common_kernels,
+              tick->in_common ? "common" : "not common", work->in_common ? "common" : "not common");
+    CHECK_MSG(isfinite(r.common.iv.ratio) && isfinite(r.common.iv.lo) && isfinite(r.common.iv.hi) &&
+                  fabs(r.common.iv.ratio - 1) < 0.05,
+              "the common change: %g [%g, %g]", r.common.iv.ratio, r.common.iv.lo, r.common.iv.hi);
+    CHECK_MSG(work->verdict == DIFF_SLOWER && work->iv.lo < 1.3 && 1.3 < work->iv.hi, "work: %s, %.3f [%.3f, %.3f]",
+              diff_verdict_str(work->verdict), work->iv.ratio, work->iv.lo, work->iv.hi);
+    for (size_t i = 0; i < r.row_count; i++) {
+        const diff_row *row = &r.rows[i];
+        if (row->kind == DIFF_KERNEL && row != tick) {
+            CHECK_MSG(isfinite(row->iv.ratio) && isfinite(row->iv.lo) && isfinite(row->iv.hi) && isfinite(row->p),
+                      "%s: %g [%g, %g], p %g", row->name, row->iv.ratio, row->iv.lo, row->iv.hi, row->p);
+        }
+    }
+    /* Its own resamples draw runs whose median reads 0 as often as not: its interval may run from
+     * 0 to no bound (null in the JSON), and tells no change. */
+    CHECK_MSG(tick->verdict == DIFF_NO_CHANGE && isfinite(tick->iv.ratio) && tick->p >= 0.05,
+              "tick: %s, %.3f [%.3f, %.3f], p %g", diff_verdict_str(tick->verdict), tick->iv.ratio, tick->iv.lo,
+              tick->iv.hi, tick->p);
+    for (size_t run = 0; run < 3; run++) {
+        CHECK_MSG(isfinite(r.base_speed[run]) && isfinite(r.new_speed[run]), "run %zu's speeds: %g, %g", run,
+                  r.base_speed[run], r.new_speed[run]);
+    }
+    diff_result_free(&r);
+    free_side(&base);
+    free_side(&slow);
+}
+
 /* One kernel, `runs` runs of 20 iterations of 4 dispatches each, run r's about medians[r] us
  * (within 0.2%). */
 static diff_profile runs_at(const double *medians, size_t runs)
@@ -622,6 +695,7 @@ int main(void)
     test_common_change();
     test_bursty_load();
     test_quiet_unreadable();
+    test_typical_zero();
     test_reference_settles();
     test_reference_against_all();
     test_whole_runs();
