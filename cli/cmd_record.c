@@ -5,10 +5,10 @@
  * Vulkan, named after the labels the preload library has the implementation pass down, and the
  * preload library times the WebGPU devices on any other back end (record.h, RECORD_ENV_LAYER).
  * Each device's results go into a private folder; when the program ends, prints the per-kernel
- * tables, each under a line saying how its times were taken, copies the reports
- * asked for to their paths (with .PID.N before the extension where several processes or
- * devices made results) and exits with the program's own status (128 + N for signal N, as a
- * shell does).
+ * tables, each under a line saying how its times were taken, writes the reports asked for
+ * to their paths (where several processes or devices made results, each report holds every
+ * result set: record_sets.c) and exits with the program's own status (128 + N for signal N, as
+ * a shell does).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "layer.h"
 #include "record.h"
+#include "record_sets.h"
 #include "common.h"
 
 /* The layer's name as the loader knows it, and its manifest's file name: what the layer's own
@@ -69,8 +70,10 @@ static const char record_usage[] =
     "                       'wgprof diff FILE' would; printed after its table\n"
     "  -h, --help           this help\n"
     "\n"
-    "Where several processes or devices make results, FILE gets .PID.N before its extension,\n"
-    "one file each (a process that execs: each image's). The implementation is the one PROGRAM\n"
+    "Where several processes or devices make results (a process that execs: each image's), each\n"
+    "FILE holds them all: the JSON report a list of result sets, each a report as one device's\n"
+    "alone; the trace each set's processes; the CSV a first column `set`; the HTML page each\n"
+    "set's page (docs/reports.md). The implementation is the one PROGRAM\n"
     "links or loads; --webgpu names it for programs that load it by path (wgpu-py:\n"
     "WGPU_LIB_PATH; wgpu-py needs wgpu-native). A FILE that is PROGRAM, a file its ARGS name, or\n"
     "another FILE is refused before PROGRAM runs.\n"
@@ -562,11 +565,17 @@ static int run_program(char **program, bool *started)
 
 typedef struct result_set {
     char id[64]; /* "PID.N" */
+    unsigned long pid, device;
 } result_set;
 
+/* By process, then device: the order they were made in (PIDs rising). */
 static int compare_sets(const void *a, const void *b)
 {
-    return strcmp(((const result_set *)a)->id, ((const result_set *)b)->id);
+    const result_set *x = a, *y = b;
+    if (x->pid != y->pid) {
+        return x->pid < y->pid ? -1 : 1;
+    }
+    return x->device < y->device ? -1 : x->device > y->device;
 }
 
 /* The results folder: made private in TMPDIR, which someone else may be able to write to, and
@@ -633,6 +642,8 @@ static result_set *list_sets(const results_folder *r, size_t *count)
                 sets = more;
             }
             snprintf(sets[*count].id, sizeof sets[*count].id, "%lu.%lu", pid, dev);
+            sets[*count].pid = pid;
+            sets[*count].device = dev;
             (*count)++;
         }
     }
@@ -769,14 +780,24 @@ static void print_notes(const results_folder *r, const char *base)
 
 typedef struct copy_job {
     const results_folder *r;
-    const char *from;
+    const record_sets *sets; /* one set: its file copied as it is; several: one file of them all */
+    wgprof_format format;
 } copy_job;
+
+static FILE *open_set_file(void *user, const char *file) { return open_result(user, file); }
 
 static bool copy_content(FILE *out, void *user, char *error, size_t cap)
 {
     const copy_job *job = user;
     errno = 0;
-    FILE *in = open_result(job->r, job->from);
+    if (job->sets->count > 1) {
+        if (!record_sets_write(job->sets, job->format, out)) {
+            snprintf(error, cap, "cannot put the result sets together: %s", errno ? strerror(errno) : "a set unreadable");
+            return false;
+        }
+        return true;
+    }
+    FILE *in = open_result(job->r, job->sets->sets[0].file);
     if (!in) {
         snprintf(error, cap, "cannot read the results: %s", errno ? strerror(errno) : "not a regular file");
         return false;
@@ -790,18 +811,6 @@ static bool copy_content(FILE *out, void *user, char *error, size_t cap)
     ok = ok && !ferror(in);
     fclose(in);
     return ok;
-}
-
-/* `path` with ".ID" before its extension (the last '.' of its last component), into `out`. */
-static void numbered_path(const char *path, const char *id, char *out, size_t cap)
-{
-    const char *slash = strrchr(path, '/');
-    const char *dot = strrchr(slash ? slash + 1 : path, '.');
-    if (!dot || dot == (slash ? slash + 1 : path)) {
-        snprintf(out, cap, "%s.%s", path, id);
-    } else {
-        snprintf(out, cap, "%.*s.%s%s", (int)(dot - path), path, id, dot);
-    }
 }
 
 /* The formats a result set holds besides its table, as the preload library writes them
@@ -937,42 +946,60 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
             fprintf(stderr, "wgprof record: %s: the program ended before wgprof could finish: these are the results "
                             "collected until then\n", sets[i].id);
         }
-        char missing[8192] = "";
+        char missing[512] = "";
         for (int f = 0; f < WGPROF_FORMAT_COUNT; f++) {
-            const char *suffix = wgprof_format_suffix((wgprof_format)f);
-            if (!o->files[f] || !record_writes(f)) {
-                continue;
-            }
-            char from[4600], to[8192], why[4096];
-            snprintf(from, sizeof from, "%s.%s", base, suffix);
-            if (count > 1) {
-                numbered_path(o->files[f], sets[i].id, to, sizeof to);
-            } else {
-                snprintf(to, sizeof to, "%s", o->files[f]);
-            }
-            if (!exists(r, from)) {
+            char from[4600];
+            snprintf(from, sizeof from, "%s.%s", base, wgprof_format_suffix((wgprof_format)f));
+            if (o->files[f] && record_writes(f) && !exists(r, from)) {
                 size_t used = strlen(missing);
-                snprintf(missing + used, sizeof missing - used, "%s--%s %s", used ? ", " : "",
-                         wgprof_format_name((wgprof_format)f), to);
-                continue;
-            }
-            copy_job job = {r, from};
-            if (!out_write(to, copy_content, &job, why, sizeof why)) {
-                cli_error("wgprof record: %s", why);
-                ok = false;
+                snprintf(missing + used, sizeof missing - used, "%s--%s", used ? ", " : "",
+                         wgprof_format_name((wgprof_format)f));
             }
         }
         if (missing[0] && complete) {
-            cli_error("wgprof record: %s not written: the results folder could not take it (the reason is above)",
-                      missing);
+            cli_error("wgprof record: %s: %s not written: the results folder could not take it (the reason is above)",
+                      sets[i].id, missing);
             ok = false;
         } else if (missing[0]) {
             fprintf(stderr,
-                    "wgprof record: %s not written: the program ended before wgprof could write its final results; "
-                    "the JSON report and the table hold the dispatches read until then\n",
-                    missing);
+                    "wgprof record: %s: %s not written: the program ended before wgprof could write its final "
+                    "results; the JSON report and the table hold the dispatches read until then\n",
+                    sets[i].id, missing);
         }
     }
+    /* Each report asked for: one set's as it is, several sets' in one file (record_sets.c), of
+     * those that have it (the others said above). */
+    record_set_file *files = calloc(count, sizeof *files);
+    char (*names)[96] = calloc(count, sizeof *names);
+    for (int f = 0; files && names && f < WGPROF_FORMAT_COUNT; f++) {
+        if (!o->files[f] || !record_writes(f)) {
+            continue;
+        }
+        size_t n = 0;
+        for (size_t i = 0; i < count; i++) {
+            snprintf(names[n], sizeof names[n], "%s.%s", sets[i].id, wgprof_format_suffix((wgprof_format)f));
+            if (exists(r, names[n])) {
+                files[n] = (record_set_file){sets[i].id, sets[i].pid, sets[i].device, names[n]};
+                n++;
+            }
+        }
+        if (!n) {
+            continue;
+        }
+        record_sets group = {files, n, open_set_file, (void *)r};
+        copy_job job = {r, &group, (wgprof_format)f};
+        char why[4096];
+        if (!out_write(o->files[f], copy_content, &job, why, sizeof why)) {
+            cli_error("wgprof record: %s", why);
+            ok = false;
+        }
+    }
+    if (!files || !names) {
+        cli_error("wgprof record: out of memory writing the reports");
+        ok = false;
+    }
+    free(files);
+    free(names);
     free(sets);
     return ok;
 }

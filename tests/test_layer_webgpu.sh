@@ -181,6 +181,13 @@ own = [k["name"] for k in r["kernels"] if k["name"].startswith("(implementation)
 if impl == "dawn" and not own:
     sys.exit(f"no row of Dawn's own dispatch (its timestamp conversion): {[k['name'] for k in r['kernels']]}")
 PY
+# Two devices under the default way: one file of each format, holding both result sets.
+"$wgprof" record --json two.json --trace two.trace.json --csv two.csv --html two.html -- "$app" two-devices \
+  >two.out 2>two.err
+status=$?
+[ "$status" -eq 0 ] && ok || bad "two-devices under the default: exit $status: $(tail -n 5 two.err)"
+python3 "$(dirname "$0")/record/check_sets.py" 2 two.json --trace two.trace.json --csv two.csv --html two.html \
+  >two.check 2>&1 && ok || bad "two-devices under the default: $(cat two.check)"
 # The preload library told of the layer (record.h) in a program the loader did not load it into
 # (set by hand, as the CLI would, less the layer's enabling): it times every dispatch itself.
 layer_lib="$(dirname "$(dirname "$wgprof")")/layer/libwgprof_layer.so"

@@ -21,6 +21,10 @@ case "$impl" in
 esac
 record() { "$wgprof" --webgpu "$impl" record --via webgpu "$@"; }
 check() { python3 "$src/check_record.py" "$@"; }
+# sets_of FILE -> "PID DEVICE" for each result set of a report of several (nothing for one).
+sets_of() {
+  python3 -c 'import json,sys; [print(s["process"], s["device"]) for s in json.load(open(sys.argv[1])).get("result_sets", [])]' "$1"
+}
 # Shows a failed command's stderr, less the lines the implementation prints whatever happens.
 tail_of() { without_implementation_lines < "$1" | grep -v 'XDG_RUNTIME_DIR' | tail -n 15; }
 
@@ -35,13 +39,9 @@ if [ "$status" -ne 0 ]; then
 fi
 ok
 
-# A report is written under the name given, or as NAME.PID.N.EXT, one per process and device,
-# where there are several: these single-device programs make one, found either way.
-report_of() { # report_of FILE -> the one report written for it
-  local found=""
-  [ -f "$1" ] || found="$(ls "${1%.*}".[0-9]*.[0-9]*."${1##*.}" 2>/dev/null)"
-  echo "${found:-$1}" # where there is none, the name given: its reader says it is missing
-}
+# The report of a single-device program: the file named (several devices or processes would make
+# it a report of result sets, which the checks here refuse).
+report_of() { echo "$1"; }
 
 # ---- 1. a wgpu-py script: results unchanged, every dispatch timed ----
 python="$root/.deps/wgpu-py/bin/python"
@@ -337,18 +337,28 @@ fi
 
 # ---- two instances, a device on each: a result set per device, each complete ----
 mkdir two && cd two || exit 1
-if ! record --json t.json -- "$app" two-devices >two.out 2>two.err; then
+if ! record --json t.json --trace t.trace.json --csv t.csv --html t.html -- "$app" two-devices >two.out 2>two.err; then
   bad "$impl_kind two-devices: failed under record: $(tail_of two.err)"
 else
-  shopt -s nullglob
-  reports=(t.[0-9]*.[0-9]*.json)
-  shopt -u nullglob
-  [ "${#reports[@]}" -eq 2 ] && [ -f "${reports[0]%.0.json}.1.json" ] && ok \
-    || bad "$impl_kind two-devices: reports [${reports[*]}] (want t.PID.0.json and t.PID.1.json)"
-  # Devices are numbered in the order the program made them.
+  # One report, t.json, its result sets the devices of one process in the order it made them.
+  [ "$(sets_of t.json)" = "$(sets_of t.json | head -n 1 | cut -d' ' -f1) 0
+$(sets_of t.json | head -n 1 | cut -d' ' -f1) 1" ] && [ -z "$(ls t.*.*.json 2>/dev/null)" ] && ok \
+    || bad "$impl_kind two-devices: result sets [$(sets_of t.json | tr '\n' ';')] in $(echo t*.json) (want t.json, one process, devices 0 and 1)"
+  # Every format holds both sets.
+  python3 "$src/check_sets.py" 2 t.json --trace t.trace.json --csv t.csv --html t.html >sets.check 2>&1 && ok \
+    || bad "$impl_kind two-devices: $(cat sets.check)"
+  # wgprof diff compares such a report one set at a time, and says so where none is chosen.
+  "$wgprof" diff t.json t.json >sets-diff.out 2>sets-diff.err
+  status=$?
+  [ "$status" -eq 2 ] && grep -q 'holds 2 result sets .*wgprof diff --set K' sets-diff.err && ok \
+    || bad "$impl_kind two-devices: diff of two reports of sets without --set: exit $status: $(cat sets-diff.err)"
+  "$wgprof" diff --set 2 t.json t.json >sets-diff2.out 2>sets-diff2.err
+  status=$?
+  [ "$status" -eq 0 ] && grep -q '^base: t.json (result set 2) ' sets-diff2.out && ok \
+    || bad "$impl_kind two-devices: diff --set 2: exit $status: $(head -n 2 sets-diff2.out) $(cat sets-diff2.err)"
   for n in 0 1; do
     sed -n "s/^device $n: //p" two.out >"two.$n.out"
-    check exact "two.$n.out" -- t.[0-9]*."$n".json --stderr two.err >"two.$n.check" 2>&1 && ok \
+    check exact "two.$n.out" -- "t.json#$((n + 1))" --stderr two.err >"two.$n.check" 2>&1 && ok \
       || bad "$impl_kind two-devices, device $n: $(cat "two.$n.check")"
   done
 fi
@@ -379,15 +389,11 @@ mkdir exec && cd exec || exit 1
 if ! record --json x.json -- "$app" exec >x.out 2>x.err; then
   bad "$impl_kind exec: failed under record: $(tail_of x.err)"
 else
-  shopt -s nullglob
-  reports=(x.[0-9]*.[0-9]*.json)
-  shopt -u nullglob
-  pids="$(printf '%s\n' "${reports[@]}" | cut -d. -f2 | sort -u | grep -c .)"
-  # One process (one PID), two images: two result sets, x.PID.0.json and x.PID.1.json.
-  [ "${#reports[@]}" -eq 2 ] && [ "$pids" -eq 1 ] && [ ! -e x.json ] && ok \
-    || bad "$impl_kind exec: reports [$(echo x*.json)] (want x.PID.0.json and x.PID.1.json, one PID)"
+  # One process (one PID), two images: two result sets in x.json, devices 0 and 1.
+  [ "$(sets_of x.json | cut -d' ' -f1 | sort -u | grep -c .)" -eq 1 ] && [ "$(sets_of x.json | cut -d' ' -f2 | tr '\n' ' ')" = "0 1 " ] && ok \
+    || bad "$impl_kind exec: result sets [$(sets_of x.json | tr '\n' ';')] (want one PID, devices 0 and 1)"
   # Both images' dispatches (12 + 20), the first image's written in full before its exec.
-  check exact x.out -- "${reports[@]}" >x.check 2>&1 && ok || bad "$impl_kind exec: $(cat x.check)"
+  check exact x.out -- x.json >x.check 2>&1 && ok || bad "$impl_kind exec: $(cat x.check)"
   ! grep -q 'ended before' x.err && ok || bad "$impl_kind exec: a result set called unfinished: $(tail_of x.err)"
 fi
 cd "$tmp" || exit 1
@@ -410,13 +416,9 @@ mkdir multi && cd multi || exit 1
 if ! record --json m.json -- sh -c '"$1" basic >a.out && "$1" indirect >b.out' - "$app" >multi.out 2>multi.err; then
   bad "$impl_kind: two processes under record failed: $(tail_of multi.err)"
 else
-  shopt -s nullglob
-  reports=(m.[0-9]*.[0-9]*.json)
-  shopt -u nullglob
-  pids="$(printf '%s\n' "${reports[@]}" | cut -d. -f2 | sort -u | grep -c .)"
-  [ "${#reports[@]}" -eq 2 ] && [ "$pids" -eq 2 ] && ok \
-    || bad "$impl_kind: two processes wrote reports [${reports[*]}] (want m.PID.N.json for two PIDs)"
-  check exact a.out b.out -- "${reports[@]}" >multi.check 2>&1 && ok || bad "$impl_kind: two processes: $(cat multi.check)"
+  [ "$(sets_of m.json | cut -d' ' -f1 | sort -u | grep -c .)" -eq 2 ] && ok \
+    || bad "$impl_kind: two processes: result sets [$(sets_of m.json | tr '\n' ';')] in m.json (want two PIDs)"
+  check exact a.out b.out -- m.json >multi.check 2>&1 && ok || bad "$impl_kind: two processes: $(cat multi.check)"
 fi
 cd "$tmp" || exit 1
 

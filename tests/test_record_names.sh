@@ -21,11 +21,9 @@ case "$impl" in
 esac
 record() { "$wgprof" --webgpu "$impl" record --via webgpu "$@"; }
 tail_of() { without_implementation_lines < "$1" | grep -v 'XDG_RUNTIME_DIR' | tail -n 15; }
-report_of() { # the one report written for FILE (NAME.PID.N.EXT where there were several)
-  local found=""
-  [ -f "$1" ] || found="$(ls "${1%.*}".[0-9]*.[0-9]*."${1##*.}" 2>/dev/null)"
-  echo "${found:-$1}"
-}
+# The report of a single-device program: the file named (several devices or processes would make
+# it a report of result sets, which the checks here refuse).
+report_of() { echo "$1"; }
 # Each kernel of a report and its count of dispatches, "NAME COUNT" a line, sorted; the work
 # between dispatches ("(copy)", "(query resolve)") left out.
 kernels() {

@@ -15,6 +15,8 @@ The encoder's own GPU work between its compute passes is in the manifest by the 
 profiler gives it, "(copy, clear)" and the like, with no workgroups.
 A manifest name may hold `*` for the part the profiler chooses (the hash of the code of a
 pipeline with neither label nor module label); each such name must match one name in the reports.
+A REPORT that holds several result sets (`result_sets`: a run of several devices or processes)
+stands for each of its sets' reports; REPORT#N for its Nth set alone (from 1).
 Exits 0 where all holds, 1 with the differences on stderr.
 """
 import collections
@@ -66,6 +68,30 @@ def resolve_names(manifest, reported):
     return mapping, problems
 
 
+def load_reports(paths, problems):
+    """(name, report) for each report the paths stand for: a file's sets each, or FILE#N's one."""
+    for spec in paths:
+        path, _, index = spec.partition("#")
+        try:
+            report = json.load(open(path))
+        except (OSError, ValueError) as e:
+            problems.append(f"cannot read the report {path}: {e}")
+            continue
+        sets = report.get("result_sets") if isinstance(report, dict) else None
+        if sets is None:
+            if index:
+                problems.append(f"{path} holds one report, not result sets: {spec}")
+            else:
+                yield path, report
+            continue
+        chosen = range(len(sets)) if not index else [int(index) - 1]
+        for i in chosen:
+            if not 0 <= i < len(sets):
+                problems.append(f"{path} holds {len(sets)} result sets: no set {i + 1}")
+                continue
+            yield f"{path}#{i + 1}", sets[i]["report"]
+
+
 def main(argv):
     if len(argv) < 4 or argv[1] not in ("exact", "partial") or "--" not in argv:
         print(__doc__, file=sys.stderr)
@@ -85,12 +111,7 @@ def main(argv):
 
     records = []
     mapping = {}
-    for path in rest:
-        try:
-            report = json.load(open(path))
-        except (OSError, ValueError) as e:
-            problems.append(f"cannot read the report {path}: {e}")
-            continue
+    for path, report in load_reports(rest, problems):
         if not isinstance(report.get("dispatches"), list) or not isinstance(report.get("kernels"), list):
             problems.append(f"{path}: no 'dispatches' or 'kernels' list")
             continue
