@@ -150,6 +150,7 @@ typedef struct cli_diff_options {
     const char *json, *markdown, *html; /* NULL: not asked for */
     bool quiet;                   /* no table on stdout */
     bool allow_partial;           /* --allow-partial: compare a partial report, flagged */
+    size_t set;                   /* --set K: each report's result set K (from 1); 0: the one there is */
     bool gate_common;             /* --gate-common: --fail-if-slower gates the common change too */
     bool gate_both_ways;          /* --gate-both-ways: where which of two groups changed is too close
                                      to call, --fail-if-slower reads it both ways */

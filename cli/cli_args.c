@@ -377,6 +377,9 @@ const char cli_diff_usage[] =
     "  --allow-partial        compare a partial report (one whose program ended before its\n"
     "                         results were final: \"partial\": true), flagged in every output;\n"
     "                         without it such a report is refused (exit 2)\n"
+    "  --set K                of reports holding several result sets (wgprof record of several\n"
+    "                         devices or processes), compare each one's Kth set (from 1); without\n"
+    "                         it such a report is refused, its sets named (exit 2)\n"
     "\n";
 
 const char cli_diff_usage_method[] =
@@ -442,8 +445,8 @@ cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_optio
     if (cap) {
         error[0] = '\0';
     }
-    static const char *const valued[] = {"--threshold", "--fail-if-slower", "--json", "--markdown",
-                                         "--html",      "--seed",           "--resamples"};
+    static const char *const valued[] = {"--threshold", "--fail-if-slower", "--json",  "--markdown",
+                                         "--html",      "--seed",           "--resamples", "--set"};
     bool vs = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -505,6 +508,11 @@ cli_parse_result cli_parse_diff_args(int argc, char *const *argv, cli_diff_optio
             if (!parse_whole(v, 0, 0x7fffffffffffffffull, &o->seed)) {
                 return usage_error(error, cap, "--seed %s: expected a whole number from 0 to 2^63 - 1", v);
             }
+        } else if (strcmp(a, "--set") == 0) {
+            if (!parse_whole(v, 1, 1000000, &whole)) {
+                return usage_error(error, cap, "--set %s: expected a whole number from 1 (a result set of a report)", v);
+            }
+            o->set = (size_t)whole;
         } else if (strcmp(a, "--resamples") == 0) {
             if (!parse_whole(v, MIN_RESAMPLES, MAX_RESAMPLES, &whole)) {
                 return usage_error(error, cap, "--resamples %s: expected a whole number from %d to %d", v,

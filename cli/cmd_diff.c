@@ -35,11 +35,11 @@ static bool write_job(FILE *f, void *user, char *error, size_t cap)
 }
 
 /* Loads `path` into `p`; prints why and returns the exit code where it cannot. */
-static int load(const char *command, const char *path, diff_profile *p, out_input *input)
+static int load(const char *command, const char *path, size_t set, diff_profile *p, out_input *input)
 {
     char error[4096];
     uint64_t dev = 0, ino = 0;
-    diff_status s = diff_load_file(path, p, &dev, &ino, error, sizeof error);
+    diff_status s = diff_load_file_set(path, set, p, &dev, &ino, error, sizeof error);
     if (s != DIFF_OK) {
         cli_error("wgprof %s: %s", command, error);
         return s == DIFF_FAILED ? CLI_FAILED : CLI_USAGE;
@@ -73,13 +73,13 @@ static bool same_file(const out_input *a, const out_input *b)
  * identities to inputs[*input_count ...] and ids[*input_count ...]; prints why and returns the
  * exit code where it cannot. The same file twice on one side would count one run as two:
  * refused. */
-static int load_side(const char *const *paths, size_t n, diff_profile *p, out_input *inputs, out_input *ids,
-                     size_t *input_count)
+static int load_side(const char *const *paths, size_t n, size_t set, diff_profile *p, out_input *inputs,
+                     out_input *ids, size_t *input_count)
 {
     diff_profile runs[DIFF_MAX_RUNS];
     out_input *mine = inputs + *input_count, *my_ids = ids + *input_count;
     for (size_t i = 0; i < n; i++) {
-        int code = load("diff", paths[i], &runs[i], &mine[i]);
+        int code = load("diff", paths[i], set, &runs[i], &mine[i]);
         if (code == CLI_OK) {
             my_ids[i] = identity(&mine[i]);
         }
@@ -237,11 +237,11 @@ int cmd_diff(int argc, char **argv)
     diff_profile base, next;
     out_input inputs[2 * DIFF_MAX_RUNS], ids[2 * DIFF_MAX_RUNS];
     size_t input_count = 0;
-    int code = load_side(o.base, o.base_count, &base, inputs, ids, &input_count);
+    int code = load_side(o.base, o.base_count, o.set, &base, inputs, ids, &input_count);
     if (code != CLI_OK) {
         return code;
     }
-    code = load_side(o.new_, o.new_count, &next, inputs, ids, &input_count);
+    code = load_side(o.new_, o.new_count, o.set, &next, inputs, ids, &input_count);
     /* A run on both sides pulls several runs a side toward "no change" (one report against
      * itself stays allowed: a check of the method). */
     for (size_t i = 0; code == CLI_OK && input_count > 2 && i < o.base_count; i++) {
@@ -302,7 +302,7 @@ int cmd_diff(int argc, char **argv)
 
 int cli_baseline_load(const char *command, const char *path, diff_profile *baseline, out_input *input)
 {
-    return load(command, path, baseline, input);
+    return load(command, path, 0, baseline, input);
 }
 
 /* Compares `run` with the baseline and prints the table on `out`. */

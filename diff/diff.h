@@ -115,6 +115,14 @@ diff_status diff_load_file(const char *path, diff_profile *out, uint64_t *dev, u
 /* The same from `size` bytes at `data`, named `name` in messages. */
 diff_status diff_load_buffer(const char *name, const char *data, size_t size, diff_profile *out, char *error,
                              size_t error_cap);
+/* The same, of a report of several result sets (`wgprof record` of several devices or
+ * processes: "result_sets", docs/reports.md): `set` 0 reads a report alone or the one set of
+ * such a report, and refuses one of several, naming them; `set` K (from 1) reads its Kth set (a
+ * report alone counts as one set). */
+diff_status diff_load_file_set(const char *path, size_t set, diff_profile *out, uint64_t *dev, uint64_t *ino,
+                               char *error, size_t error_cap);
+diff_status diff_load_buffer_set(const char *name, const char *data, size_t size, size_t set, diff_profile *out,
+                                 char *error, size_t error_cap);
 void diff_profile_free(diff_profile *p);
 /* A copy of `s` (malloc), NULL when out of memory. */
 char *diff_copy_text(const char *s);

@@ -497,8 +497,48 @@ static bool take_scopes(reader *r, const json_t *root, diff_profile *p)
     return ok;
 }
 
+/* The report of set `set` (0: the one there is) of a report of result sets, in *root; a report
+ * alone is set 1. False with the message where there is no such set or several to choose from. */
+static bool choose_set(reader *r, const json_t **root, size_t set)
+{
+    const json_t *sets = json_is_object(*root) ? json_object_get(*root, "result_sets") : NULL;
+    if (!sets) {
+        return set <= 1 || failf(r, "$", "holds one report, not result sets: there is no set %zu", set);
+    }
+    if (!json_is_array(sets) || !json_array_size(sets)) {
+        return fail_kind(r, "$.result_sets", sets, "a list of result sets");
+    }
+    size_t n = json_array_size(sets);
+    if (set == 0 && n > 1) {
+        char list[512] = "";
+        for (size_t i = 0; i < n && strlen(list) < sizeof list - 64; i++) {
+            const json_t *s = json_array_get(sets, i);
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%zu: process %lld device %lld", i ? ", " : "", i + 1,
+                     (long long)json_integer_value(json_object_get(s, "process")),
+                     (long long)json_integer_value(json_object_get(s, "device")));
+        }
+        return failf(r, "$.result_sets",
+                     "holds %zu result sets (a run of several devices or processes: %s): compare them one at a "
+                     "time (wgprof diff --set K)",
+                     n, list);
+    }
+    if (set > n) {
+        return failf(r, "$.result_sets", "holds %zu result sets: there is no set %zu", n, set);
+    }
+    size_t at = set ? set - 1 : 0;
+    const json_t *report = json_object_get(json_array_get(sets, at), "report");
+    if (!json_is_object(report)) {
+        char where[64];
+        snprintf(where, sizeof where, "$.result_sets[%zu].report", at);
+        return fail_kind(r, where, report, "a wgprof report");
+    }
+    *root = report;
+    return true;
+}
+
 static diff_status from_json(json_t *root, const json_error_t *jerr, bool allocation_failed, const char *name,
-                             size_t size, diff_profile *out, char *error, size_t cap)
+                             size_t size, size_t set, diff_profile *out, char *error, size_t cap)
 {
     memset(out, 0, sizeof *out);
     out->period_ns = NAN;
@@ -524,8 +564,21 @@ static diff_status from_json(json_t *root, const json_error_t *jerr, bool alloca
     if (ok && !json_is_object(root)) {
         ok = failf(&r, "$", "a wgprof report is a JSON object, not %s", json_kind(root));
     }
-    ok = ok && check_version(&r, root) && take_settings(&r, root, out) && take_dispatches(&r, root, out) &&
-         take_scopes(&r, root, out);
+    const json_t *report = root;
+    ok = ok && check_version(&r, root) && choose_set(&r, &report, set);
+    char named[600];
+    if (ok && report != root) { /* messages about the set's report say which set (its paths are its own) */
+        snprintf(named, sizeof named, "%s (result set %zu)", name, set ? set : 1);
+        r.file = named;
+        char *copy = diff_copy_text(named);
+        ok = copy ? true : out_of_memory(&r);
+        if (copy) {
+            free(out->file);
+            out->file = copy;
+        }
+    }
+    ok = ok && check_version(&r, report) && take_settings(&r, report, out) && take_dispatches(&r, report, out) &&
+         take_scopes(&r, report, out);
     if (!ok) {
         diff_profile_free(out);
         return r.status;
@@ -561,6 +614,12 @@ static void *watched_malloc(size_t size)
 diff_status diff_load_buffer(const char *name, const char *data, size_t size, diff_profile *out, char *error,
                              size_t error_cap)
 {
+    return diff_load_buffer_set(name, data, size, 0, out, error, error_cap);
+}
+
+diff_status diff_load_buffer_set(const char *name, const char *data, size_t size, size_t set, diff_profile *out,
+                                 char *error, size_t error_cap)
+{
     json_free_t jansson_free;
     json_get_alloc_funcs(&jansson_malloc, &jansson_free);
     json_set_alloc_funcs(watched_malloc, jansson_free);
@@ -568,7 +627,7 @@ diff_status diff_load_buffer(const char *name, const char *data, size_t size, di
     json_error_t jerr;
     json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &jerr);
     json_set_alloc_funcs(jansson_malloc, jansson_free);
-    diff_status s = from_json(root, &jerr, allocation_failed, name, size, out, error, error_cap);
+    diff_status s = from_json(root, &jerr, allocation_failed, name, size, set, out, error, error_cap);
     json_decref(root);
     return s;
 }
@@ -626,6 +685,12 @@ static char *read_all(int fd, uint64_t expected, uint64_t max, size_t *length, c
 diff_status diff_load_file(const char *path, diff_profile *out, uint64_t *dev, uint64_t *ino, char *error,
                            size_t error_cap)
 {
+    return diff_load_file_set(path, 0, out, dev, ino, error, error_cap);
+}
+
+diff_status diff_load_file_set(const char *path, size_t set, diff_profile *out, uint64_t *dev, uint64_t *ino,
+                               char *error, size_t error_cap)
+{
     memset(out, 0, sizeof *out);
     char why[256];
     uint64_t size = 0, d = 0, i = 0;
@@ -657,7 +722,7 @@ diff_status diff_load_file(const char *path, diff_profile *out, uint64_t *dev, u
     if (ino) {
         *ino = i;
     }
-    diff_status s = diff_load_buffer(name, text, length, out, error, error_cap);
+    diff_status s = diff_load_buffer_set(name, text, length, set, out, error, error_cap);
     free(text);
     return s;
 }

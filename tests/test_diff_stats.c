@@ -883,6 +883,48 @@ static void test_merge_runs(void)
     CHECK_MSG(strncmp(error, "r2.json: no kernel 'c?[2J', which r1.json has", 45) == 0, "%s", error);
 }
 
+/* A report of several result sets (wgprof record of several devices or processes): without a
+ * set chosen, refused with each set named; set K read as that set's report alone (and named so
+ * in messages); a report alone is set 1 and has no set 2; a set of one is read without a choice. */
+static void test_result_sets(void)
+{
+    const char *sets = "{\"format_version\": 1, \"result_sets\": ["
+                       "{\"process\": 10, \"device\": 0, \"report\": {\"format_version\": 1, \"dispatches\": ["
+                       "{\"kernel\": \"a\", \"iteration\": 0, \"duration_ns\": 5}]}},"
+                       "{\"process\": 10, \"device\": 1, \"report\": {\"format_version\": 1, \"dispatches\": ["
+                       "{\"kernel\": \"b\", \"iteration\": 0, \"duration_ns\": 7},"
+                       "{\"kernel\": \"b\", \"iteration\": 1, \"duration_ns\": 8}]}}]}";
+    diff_profile p;
+    char error[512] = "";
+    CHECK(diff_load_buffer("s.json", sets, strlen(sets), &p, error, sizeof error) == DIFF_BAD_INPUT);
+    CHECK_MSG(strstr(error, "holds 2 result sets") && strstr(error, "1: process 10 device 0") &&
+                  strstr(error, "2: process 10 device 1") && strstr(error, "--set"),
+              "%s", error);
+    CHECK(diff_load_buffer_set("s.json", sets, strlen(sets), 2, &p, error, sizeof error) == DIFF_OK);
+    CHECK(p.kernel_count == 1 && strcmp(p.kernels[0].name, "b") == 0 && p.kernels[0].samples.count == 2);
+    CHECK_MSG(strcmp(p.file, "s.json (result set 2)") == 0, "%s", p.file);
+    diff_profile_free(&p);
+    CHECK(diff_load_buffer_set("s.json", sets, strlen(sets), 1, &p, error, sizeof error) == DIFF_OK);
+    CHECK(p.kernel_count == 1 && strcmp(p.kernels[0].name, "a") == 0);
+    diff_profile_free(&p);
+    CHECK(diff_load_buffer_set("s.json", sets, strlen(sets), 3, &p, error, sizeof error) == DIFF_BAD_INPUT);
+    CHECK_MSG(strstr(error, "holds 2 result sets: there is no set 3"), "%s", error);
+    const char *alone = "{\"format_version\": 1, \"dispatches\": [{\"kernel\": \"a\", \"iteration\": 0, \"duration_ns\": 5}]}";
+    CHECK(diff_load_buffer_set("r.json", alone, strlen(alone), 1, &p, error, sizeof error) == DIFF_OK);
+    diff_profile_free(&p);
+    CHECK(diff_load_buffer_set("r.json", alone, strlen(alone), 2, &p, error, sizeof error) == DIFF_BAD_INPUT);
+    CHECK_MSG(strstr(error, "holds one report, not result sets"), "%s", error);
+    const char *one = "{\"format_version\": 1, \"result_sets\": [{\"process\": 3, \"device\": 0, \"report\": "
+                      "{\"format_version\": 1, \"dispatches\": [{\"kernel\": \"c\", \"iteration\": 0, "
+                      "\"duration_ns\": 5}]}}]}";
+    CHECK(diff_load_buffer("o.json", one, strlen(one), &p, error, sizeof error) == DIFF_OK);
+    CHECK(p.kernel_count == 1 && strcmp(p.kernels[0].name, "c") == 0);
+    diff_profile_free(&p);
+    const char *broken = "{\"format_version\": 1, \"result_sets\": [{\"process\": 3, \"report\": 4}]}";
+    CHECK(diff_load_buffer("b.json", broken, strlen(broken), &p, error, sizeof error) == DIFF_BAD_INPUT);
+    CHECK_MSG(strstr(error, "$.result_sets[0].report"), "%s", error);
+}
+
 int main(void)
 {
     test_resample_median_odd();
@@ -903,6 +945,7 @@ int main(void)
     test_holm_decides();
     test_reader();
     test_total_readings();
+    test_result_sets();
     test_merge_runs();
     return check_summary();
 }
