@@ -2,7 +2,7 @@
  * The program's exec functions. exec replaces the process's image without exit: no exit
  * handler runs, so the results of the image that ends are written here first, for good, as at
  * exit (wgprof_rec_finish_all), and so are those of wgprof's Vulkan layer where it is loaded
- * beside this library (wgprof_rec_layer_end_image); the new image keeps the PID and numbers its own result sets
+ * beside this library (layer_end_image); the new image keeps the PID and numbers its own result sets
  * after these (wgprof_rec_output_claim). Then the C library's function does the rest.
  *
  * Each of the C library's exec functions is interposed, since they call the kernel directly,
@@ -19,13 +19,31 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "record.h"
 #include "record_lib.h"
+
+/* Has wgprof's Vulkan layer, where it is loaded beside this library, write its devices' results
+ * for good (record.h, RECORD_SYMBOL_LAYER_END_IMAGE). */
+static void layer_end_image(void)
+{
+    const char *path = wgprof_rec_settings_get()->layer;
+    void *h = path[0] ? wgprof_rec_system_dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    if (!h) {
+        return;
+    }
+    void (*end)(void) = NULL;
+    *(void **)&end = wgprof_rec_system_dlsym(h, RECORD_SYMBOL_LAYER_END_IMAGE);
+    if (end) {
+        end();
+    }
+    dlclose(h);
+}
 
 /* The image's results written for good: this library's sessions, then the Vulkan layer's devices. */
 static void end_image(void)
 {
     wgprof_rec_finish_all();
-    wgprof_rec_layer_end_image();
+    layer_end_image();
 }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);

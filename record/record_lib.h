@@ -113,9 +113,7 @@ void *wgprof_rec_system_dlsym(void *handle, const char *name);
 /* Whether wgprof's Vulkan layer was enabled beside this library and is loaded in the process now
  * (the Vulkan loader loaded it for an instance): looked up by its path, loading nothing. */
 bool wgprof_rec_layer_loaded(void);
-/* Has wgprof's Vulkan layer, where it is loaded beside this library, write its devices' results
- * for good (record.h, RECORD_SYMBOL_LAYER_END_IMAGE): before an exec. */
-void wgprof_rec_layer_end_image(void);
+
 
 /* ---- record_abi.c: which ABI the implementation has, and bridging the ones wgprof knows ---- */
 

@@ -125,21 +125,6 @@ bool wgprof_rec_layer_loaded(void)
     return h != NULL;
 }
 
-void wgprof_rec_layer_end_image(void)
-{
-    const char *path = wgprof_rec_settings_get()->layer;
-    void *h = path[0] ? system_dlopen()(path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
-    if (!h) {
-        return;
-    }
-    void (*end)(void) = NULL;
-    *(void **)&end = wgprof_rec_system_dlsym(h, RECORD_SYMBOL_LAYER_END_IMAGE);
-    if (end) {
-        end();
-    }
-    dlclose(h);
-}
-
 /* The implementation the program is linked to or named: NULL when none is known yet. */
 static void *find_implementation(void)
 {
