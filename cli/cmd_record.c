@@ -78,11 +78,11 @@ static const char record_usage[] =
     "WGPU_LIB_PATH; wgpu-py needs wgpu-native). A FILE that is PROGRAM, a file its ARGS name, or\n"
     "another FILE is refused before PROGRAM runs.\n"
     "\n"
-    "--via auto and --via vulkan add the layer's folder to VK_ADD_LAYER_PATH and its name to\n"
-    "VK_INSTANCE_LAYERS\n"
-    "(and to VK_LOADER_LAYERS_ENABLE where a loader filter is set), after the layers already\n"
-    "named there, which stay enabled; where VK_INSTANCE_LAYERS names it already, it is left as it\n"
-    "is.\n"
+    "--via auto and --via vulkan add the layer's folder to VK_ADD_LAYER_PATH (and after yours to\n"
+    "VK_LAYER_PATH, where you set it) and its name to VK_INSTANCE_LAYERS (and to\n"
+    "VK_LOADER_LAYERS_ENABLE where a loader filter is set), before the layers already named\n"
+    "there, which stay enabled below it: they see the program's calls as wgprof passes them on;\n"
+    "where VK_INSTANCE_LAYERS names it already, it is left as it is.\n"
     "\n"
     "exit status: PROGRAM's own (128 + N when signal N ended it); 2 bad usage (also a program that\n"
     "needs wgpu-native given Dawn, stopped before it starts its work); 127 PROGRAM not found, 126\n"
@@ -456,7 +456,9 @@ static bool add_to_env(const char *name, const char *value, char separator, bool
 }
 
 /* The Vulkan loader's environment that enables wgprof's layer in the program, beside the
- * user's own layers: its folder searched first, its name enabled after theirs. Where
+ * user's own layers: its folder searched first, its name enabled before theirs (the first is
+ * the program's side: their layers below wgprof's see what it passes on, debug information
+ * the preload library had the implementation add taken out, record.h). Where
  * VK_INSTANCE_LAYERS names it already, the user chose its place in the list: left as it is.
  * A loader filter (VK_LOADER_LAYERS_DISABLE, e.g. ~all~) disables even the layers
  * VK_INSTANCE_LAYERS names unless VK_LOADER_LAYERS_ENABLE names them too. */
@@ -474,7 +476,7 @@ static bool enable_layer(const char *folder)
     }
     const char *instance_layers = getenv("VK_INSTANCE_LAYERS");
     if (!(instance_layers && list_holds(instance_layers, ":", WGPROF_LAYER_NAME)) &&
-        !add_to_env("VK_INSTANCE_LAYERS", WGPROF_LAYER_NAME, ':', false)) {
+        !add_to_env("VK_INSTANCE_LAYERS", WGPROF_LAYER_NAME, ':', true)) {
         return false;
     }
     const char *enable = getenv("VK_LOADER_LAYERS_ENABLE"), *disable = getenv("VK_LOADER_LAYERS_DISABLE");

@@ -24,22 +24,37 @@ static uint64_t handle_key(uint64_t h) { return h; }
 
 /* ---- shader modules and pipelines ---- */
 
+static bool debug_info_added(const wgprof_layer_device *d);
+
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo *info,
                                                                const VkAllocationCallbacks *alloc,
                                                                VkShaderModule *module)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
+    /* Debug information the implementation added only because record's preload library asked
+     * it to pass labels down: taken out, so that the layers below and the driver see the code
+     * the program's would be without wgprof. */
+    uint32_t *stripped = info && info->pCode && debug_info_added(d) ? wgprof__alloc(info->codeSize) : NULL;
+    size_t kept = stripped ? wgprof_layer_spirv_strip_debug(info->pCode, info->codeSize, stripped) : 0;
+    VkShaderModuleCreateInfo copy;
+    if (kept) {
+        copy = *info;
+        copy.pCode = stripped;
+        copy.codeSize = kept;
+        info = &copy;
+    }
     VkResult r = d->CreateShaderModule(device, info, alloc, module);
     wgprof_layer_module *m = r == VK_SUCCESS ? wgprof__calloc(1, sizeof *m) : NULL;
     if (m) {
         wgprof_layer_spirv_read(info->pCode, info->codeSize, m);
         wgprof_layer_lock();
-        bool kept = wgprof_layer_map_put(&wgprof_layer_modules, KEY(*module), m);
+        bool put = wgprof_layer_map_put(&wgprof_layer_modules, KEY(*module), m);
         wgprof_layer_unlock();
-        if (!kept) {
+        if (!put) {
             wgprof__free(m);
         }
     }
+    wgprof__free(stripped);
     return r;
 }
 
@@ -83,12 +98,26 @@ static wgprof_layer_pipeline *describe(const VkPipelineShaderStageCreateInfo *st
  * thread makes (record.h): found once. */
 static const char *(*g_pipeline_name)(void);
 static unsigned (*g_pipelines_pending)(void);
+static int (*g_debug_info_added)(void);
 static pthread_once_t g_preload_once = PTHREAD_ONCE_INIT;
 
 static void find_preload(void)
 {
     *(void **)&g_pipeline_name = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_PIPELINE_NAME);
     *(void **)&g_pipelines_pending = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_PIPELINES_PENDING);
+    *(void **)&g_debug_info_added = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_DEBUG_INFO_ADDED);
+}
+
+/* A device left to the layer by record's preload library (its names from webgpu.h labels). */
+static bool left_by_preload(const wgprof_layer_device *d)
+{
+    return d->info.implementation && strcmp(d->info.implementation, RECORD_LAYER_WITH_LABELS) == 0;
+}
+
+static bool debug_info_added(const wgprof_layer_device *d)
+{
+    pthread_once(&g_preload_once, find_preload);
+    return g_debug_info_added && left_by_preload(d) && g_debug_info_added();
 }
 
 /* Who made the pipeline: on a device left to the layer by record's preload library, the name
@@ -97,7 +126,7 @@ static void find_preload(void)
 static void whose(const wgprof_layer_device *d, wgprof_layer_pipeline *p)
 {
     pthread_once(&g_preload_once, find_preload);
-    if (!g_pipeline_name || !d->info.implementation || strcmp(d->info.implementation, RECORD_LAYER_WITH_LABELS) != 0) {
+    if (!g_pipeline_name || !left_by_preload(d)) {
         return;
     }
     const char *given = g_pipeline_name();

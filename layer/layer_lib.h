@@ -82,6 +82,9 @@ typedef struct wgprof_layer_module {
 
 void wgprof_layer_spirv_read(const uint32_t *code, size_t bytes, wgprof_layer_module *out);
 const wgprof_layer_entry *wgprof_layer_spirv_entry(const wgprof_layer_module *m, const char *name);
+/* `code` without its debug instructions (names, source, strings, lines, processes), into `out`
+ * (room for `bytes`); its size in bytes, 0 where `code` is not SPIR-V as the spec has it. */
+size_t wgprof_layer_spirv_strip_debug(const uint32_t *code, size_t bytes, uint32_t *out);
 
 /* ---- layer_registry.c (types), layer_dispatch.c (hooks): instances and devices ---- */
 

@@ -62,6 +62,13 @@
  * pending (the count below), is a pipeline the implementation made for its own work (Dawn's
  * timestamp conversion, say). */
 #define RECORD_SYMBOL_PIPELINE_NAME "wgprof_record_pipeline_name"
+/* Whether this library turned on an implementation's debug flag the program had not asked for
+ * (wgpu-native's WGPUInstanceFlag_Debug, for the labels it passes down): `int NAME(void)`,
+ * nonzero where it did. That flag also has the implementation's shader compiler add debug
+ * information to the SPIR-V (names, source, lines) that the program's would not hold: the
+ * layer takes it out of the shader modules of the devices left to it before any layer below
+ * it or the driver sees them. */
+#define RECORD_SYMBOL_DEBUG_INFO_ADDED "wgprof_record_debug_info_added"
 /* How many of the program's asynchronous pipeline creations are pending: `unsigned NAME(void)`.
  * While any is, a pipeline made on another thread may be the program's. */
 #define RECORD_SYMBOL_PIPELINES_PENDING "wgprof_record_pipelines_pending"

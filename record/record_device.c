@@ -69,6 +69,13 @@ WGPROF_REC_EXPORT unsigned wgprof_record_left_to_layer(void) { return atomic_loa
 
 static bool beside_layer(void) { return wgprof_rec_settings_get()->layer[0] != '\0'; }
 
+/* Set where an instance of the program's got wgpu-native's debug flag from this library alone
+ * (record.h, RECORD_SYMBOL_DEBUG_INFO_ADDED). */
+static atomic_bool g_debug_added;
+
+WGPROF_REC_EXPORT int wgprof_record_debug_info_added(void);
+WGPROF_REC_EXPORT int wgprof_record_debug_info_added(void) { return atomic_load(&g_debug_added); }
+
 /* Whether the layer times the devices of `adapter`: it is enabled beside this library and loaded
  * (the Vulkan loader loads it with the instance, before any adapter), and the adapter is on
  * Vulkan. Elsewhere (OpenGL, no Vulkan loader, the layer left out) this library times. */
@@ -136,6 +143,9 @@ WGPROF_REC_EXPORT WGPUInstance wgpuCreateInstance(WGPU_NULLABLE WGPUInstanceDesc
             extras.chain.next = (WGPUChainedStruct *)first;
         } else {
             return real->wgpuCreateInstance(descriptor); /* theirs further down: as it is */
+        }
+        if (!(extras.flags & WGPUInstanceFlag_Debug)) {
+            atomic_store(&g_debug_added, true);
         }
         extras.flags |= WGPUInstanceFlag_Debug;
         copy.nextInChain = &extras.chain;

@@ -99,13 +99,13 @@ if [ ! -f "$layer_dir/libwgprof_layer.so" ] || [ ! -f "$layer_dir/VkLayer_wgprof
 fi
 layer_dir="$(cd "$layer_dir" && pwd -P)"
 
-# ---- the loader's environment: the layer's folder first, its name after the user's layers ----
+# ---- the loader's environment: the layer's folder first, its name before the user's layers ----
 VK_ADD_LAYER_PATH=/nowhere VK_INSTANCE_LAYERS=VK_LAYER_users_own VK_LOADER_LAYERS_DISABLE='~all~' \
   "$wgprof" record --via vulkan -- env >env.out 2>env.err
 grep -qx "VK_ADD_LAYER_PATH=$layer_dir:/nowhere" env.out && ok \
   || bad "VK_ADD_LAYER_PATH is not the layer's folder then the user's: $(grep VK_ADD_LAYER_PATH env.out)"
-grep -qx "VK_INSTANCE_LAYERS=VK_LAYER_users_own:$layer_name" env.out && ok \
-  || bad "VK_INSTANCE_LAYERS is not the user's layers then wgprof's: $(grep VK_INSTANCE_LAYERS env.out)"
+grep -qx "VK_INSTANCE_LAYERS=$layer_name:VK_LAYER_users_own" env.out && ok \
+  || bad "VK_INSTANCE_LAYERS is not wgprof's layer then the user's: $(grep VK_INSTANCE_LAYERS env.out)"
 grep -qx "VK_LOADER_LAYERS_ENABLE=$layer_name" env.out && ok \
   || bad "a loader filter is set but VK_LOADER_LAYERS_ENABLE does not name the layer: $(grep VK_LOADER env.out)"
 grep -q '^LD_PRELOAD=.*libwgprof_record' env.out && bad "--via vulkan preloads record's library: $(grep LD_PRELOAD env.out)" || ok

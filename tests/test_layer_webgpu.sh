@@ -181,6 +181,35 @@ own = [k["name"] for k in r["kernels"] if k["name"].startswith("(implementation)
 if impl == "dawn" and not own:
     sys.exit(f"no row of Dawn's own dispatch (its timestamp conversion): {[k['name'] for k in r['kernels']]}")
 PY
+# The user's own validation layer under the default way finds nothing it does not find without
+# wgprof: the debug information wgpu-native's debug flag (set for the labels) has naga add to the
+# SPIR-V is taken out by wgprof's layer, which sits above the user's layers.
+if VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$app" basic >val.plain.out 2>val.plain.err \
+  && grep -q 'Inserted device layer "VK_LAYER_KHRONOS_validation"' val.plain.err; then
+  VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$app" basic >val.plain.out 2>val.plain.err
+  VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$wgprof" record --json val.json -- "$app" basic >val.out 2>val.err
+  status=$?
+  # Each error by its ID and text, the objects it names left out (Dawn names them after a toggle).
+  errors() { grep -h 'Validation Error: \[' "$@" | sed -E 's/.*\[ ([^ ]+) \].*\| ([^|]*)$/\1 \2/; s/0x[0-9a-fA-F]+/0x/g' | sort -u; }
+  added="$(comm -13 <(errors val.plain.out val.plain.err) <(errors val.out val.err))"
+  [ "$status" -eq 0 ] && [ -z "$added" ] && ok \
+    || bad "validation under the default way: exit $status, errors only with wgprof: $added"
+  # A wgpu-py script (wgpu-py ships wgpu-native): its WGSL modules are where naga adds the
+  # debug information the user's validation layer rejects ("Invalid source language operand").
+  python="$(cd "$(dirname "$0")/.." && pwd)/.deps/wgpu-py/bin/python"
+  if [ "$impl" = wgpu-native ] && [ -x "$python" ]; then
+    script="$(cd "$(dirname "$0")" && pwd)/record/compute.py"
+    VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$python" "$script" >pyval.plain.out 2>pyval.plain.err
+    VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$wgprof" record --json pyval.json -- "$python" "$script" \
+      >pyval.out 2>pyval.err
+    status=$?
+    added="$(comm -13 <(errors pyval.plain.out pyval.plain.err) <(errors pyval.out pyval.err))"
+    [ "$status" -eq 0 ] && [ -z "$added" ] && cmp -s pyval.plain.out pyval.out && ok \
+      || bad "a wgpu-py script under validation and the default way: exit $status, errors only with wgprof: $added"
+  fi
+else
+  echo "note: validation skipped: no VK_LAYER_KHRONOS_validation here (Debian: vulkan-validationlayers)"
+fi
 # Two devices under the default way: one file of each format, holding both result sets.
 "$wgprof" record --json two.json --trace two.trace.json --csv two.csv --html two.html -- "$app" two-devices \
   >two.out 2>two.err
