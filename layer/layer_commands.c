@@ -34,7 +34,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShaderModule(VkDevice device, 
     /* Debug information the implementation added only because record's preload library asked
      * it to pass labels down: taken out, so that the layers below and the driver see the code
      * the program's would be without wgprof. */
-    uint32_t *stripped = info && info->pCode && debug_info_added(d) ? wgprof__alloc(info->codeSize) : NULL;
+    uint32_t *stripped = info->pCode && debug_info_added(d) ? wgprof__alloc(info->codeSize) : NULL;
     size_t kept = stripped ? wgprof_layer_spirv_strip_debug(info->pCode, info->codeSize, stripped) : 0;
     VkShaderModuleCreateInfo copy;
     if (kept) {
