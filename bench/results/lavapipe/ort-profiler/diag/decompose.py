@@ -1,7 +1,7 @@
 """Diagnostic (not in the tree): ORT's raw timestamp queries (read by a logging layer below wgprof's
 at each vkQueueSubmit) against wgprof's layer timestamps of the same record."""
 import json,re,sys,statistics
-log, rep, ortf, K = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+log, rep, ortf, K, RUNS = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 groups=[];cur={}
 for l in open(log):
     m=re.match(r'QRES \S+ pool=(\S+) q=(\d+) t=(\d+)',l)
@@ -18,9 +18,9 @@ for d in sorted(r['dispatches'],key=lambda d:d['index']):
 kits=[v for k,v in sorted(its.items()) if sum(1 for x in v if not x['kernel'].startswith('('))==K]
 ev=[e for e in json.load(open(ortf)) if e.get('cat')=='Api']
 ev.sort(key=lambda e:e['ts'])
-n=min(len(groups),len(kits),len(ev)//K)
+n=min(len(groups),len(kits),len(ev)//K,RUNS)
 groups,kits,ev=groups[-n:],kits[-n:],ev[-n*K:]
-print(f"{n} runs with all {2*K} of ONNX Runtime's queries read and {K} layer rows")
+print(f"the last {n} runs, each with all {2*K} of ONNX Runtime's queries read and {K} layer rows")
 rows={};durok=0;durall=0
 for r_,(g,rw) in enumerate(zip(groups,kits)):
     ks=[d for d in rw if not d['kernel'].startswith('(')]
