@@ -69,8 +69,23 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyShaderModule(VkDevice device, VkS
     d->DestroyShaderModule(device, module, alloc);
 }
 
-/* What names the pipeline's dispatches: the stage's entry point, its module's hash and label,
- * and its workgroup size, copied now (the module may be destroyed while the pipeline lives). */
+/* The SPIR-V a stage carries itself, in place of a module (VK_KHR_maintenance5: a
+ * VkShaderModuleCreateInfo in its chain), read into `out`; false where it has none. */
+static bool inline_module(const VkPipelineShaderStageCreateInfo *stage, wgprof_layer_module *out)
+{
+    for (const VkBaseInStructure *s = stage->pNext; s; s = s->pNext) {
+        if (s->sType == VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO) {
+            const VkShaderModuleCreateInfo *info = (const VkShaderModuleCreateInfo *)s;
+            wgprof_layer_spirv_read(info->pCode, info->codeSize, out);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* What names the pipeline's dispatches: the stage's entry point, its module's hash and label
+ * (or the hash of the code the stage carries itself), and its workgroup size, copied now (the
+ * module may be destroyed while the pipeline lives). */
 static wgprof_layer_pipeline *describe(const VkPipelineShaderStageCreateInfo *stage)
 {
     wgprof_layer_pipeline *p = wgprof__calloc(1, sizeof *p);
@@ -78,6 +93,15 @@ static wgprof_layer_pipeline *describe(const VkPipelineShaderStageCreateInfo *st
         return NULL;
     }
     snprintf(p->entry, sizeof p->entry, "%s", stage->pName ? stage->pName : "");
+    wgprof_layer_module carried;
+    if (stage->module == VK_NULL_HANDLE && inline_module(stage, &carried)) {
+        snprintf(p->code, sizeof p->code, "%s", carried.hash);
+        const wgprof_layer_entry *e = wgprof_layer_spirv_entry(&carried, stage->pName);
+        if (e) {
+            memcpy(p->local_size, e->local_size, sizeof p->local_size);
+        }
+        return p;
+    }
     wgprof_layer_lock();
     const wgprof_layer_module *m = wgprof_layer_map_get(&wgprof_layer_modules, KEY(stage->module));
     if (m) {

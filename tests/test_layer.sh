@@ -223,6 +223,28 @@ else
   bad "vk_compute long fails under record --via vulkan: $(tail_of long.err)"
 fi
 
+# inline: pipelines made from SPIR-V their stage carries (VK_KHR_maintenance5), no module: each
+# named by its own code's hash, with its workgroup size read from that code (they all read
+# `spirv:ENTRY`, their sizes unknown).
+"$app" inline "$steps" >inline.plain.out 2>inline.plain.err
+status=$?
+if [ "$status" -eq 77 ]; then
+  echo "note: inline skipped: $(tail -n 1 inline.plain.err)"
+elif "$wgprof" record --via vulkan --json inline.json -- "$app" inline "$steps" >inline.out 2>inline.err; then
+  check exact inline.out -- inline.json --stderr inline.err >inline.check 2>&1 && ok \
+    || bad "vk_compute inline: $(cat inline.check)"
+  python3 - inline.json <<'PY' >inline.names 2>&1 && ok || bad "vk_compute inline: $(cat inline.names)"
+import json, re, sys
+sizes = {"scale": [64, 1, 1], "fold": [32, 1, 1]}
+for d in json.load(open(sys.argv[1]))["dispatches"]:
+    m = re.fullmatch(r"spirv-[0-9a-f]{8}:(scale|fold)", d["kernel"])
+    if not m or d["local_size"] != sizes[m.group(1)]:
+        sys.exit(f"{d['kernel']} with workgroup size {d['local_size']}: want spirv-HASH:entry, the size of its code")
+PY
+else
+  bad "vk_compute inline fails under record --via vulkan: $(tail_of inline.err)"
+fi
+
 # ---- the default way: every report, nothing lost, nothing falsely partial ----
 # complete JSON FILE: the report is not marked partial.
 complete() {

@@ -19,6 +19,8 @@
  *              dispatches in one buffer (more than a block of queries from 32 steps on)
  *   mixed      scale dispatched in a primary command buffer recorded per step, fold in a
  *              secondary one recorded once, executed right after it
+ *   inline     basic, its pipelines made from SPIR-V their stage carries itself, no shader
+ *              module (VK_KHR_maintenance5, on a Vulkan 1.3 instance: else exit 77)
  *   work       basic, with the program's own transfer work between the dispatches and debug
  *              labels around some (needs VK_EXT_debug_utils: else exit 77); each step's buffer:
  *                fill a spare buffer            at the buffer's start
@@ -83,10 +85,21 @@ typedef enum mode {
     MODE_WORK,
     MODE_BASE,
     MODE_LONG,
-    MODE_MIXED
+    MODE_MIXED,
+    MODE_INLINE
 } mode;
-static const char *const mode_names[] = {"basic",    "names", "reuse", "secondary", "indirect",
-                                         "work",     "base",  "long",  "mixed"};
+static const char *const mode_names[] = {"basic", "names", "reuse", "secondary", "indirect",
+                                         "work",  "base",  "long",  "mixed",     "inline"};
+
+/* VK_KHR_maintenance5's feature, declared here (Vulkan headers older than 1.3.260 lack it). */
+#define MAINTENANCE5_EXTENSION "VK_KHR_maintenance5"
+#define MAINTENANCE5_FEATURES_STYPE ((VkStructureType)1000470000)
+typedef struct maintenance5_features {
+    VkStructureType sType;
+    void *pNext;
+    VkBool32 maintenance5;
+} maintenance5_features;
+static bool g_inline;
 typedef enum end_how { END_USUAL, END_KEEP, END_ABORT, END_FORK, END_EXEC } end_how;
 static const char *const end_names[] = {"usual", "keep", "abort", "fork", "exec"};
 
@@ -187,7 +200,7 @@ static void create_instance(app *a, bool debug_utils)
 {
     VkApplicationInfo info = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                               .pApplicationName = "vk_compute",
-                              .apiVersion = VK_API_VERSION_1_1};
+                              .apiVersion = g_inline ? VK_API_VERSION_1_3 : VK_API_VERSION_1_1};
     const char *extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
     VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
                                .pApplicationInfo = &info,
@@ -261,6 +274,32 @@ static void create_device(app *a)
                                   .queueCount = 1,
                                   .pQueuePriorities = &priority};
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &qi};
+    maintenance5_features m5 = {.sType = MAINTENANCE5_FEATURES_STYPE, .maintenance5 = VK_TRUE};
+    const char *m5_name = MAINTENANCE5_EXTENSION;
+    if (g_inline) {
+        VkPhysicalDeviceProperties props;
+        vkGetPhysicalDeviceProperties(a->physical, &props);
+        uint32_t count = 0;
+        VK_CHECK(vkEnumerateDeviceExtensionProperties(a->physical, NULL, &count, NULL));
+        VkExtensionProperties *ext = calloc(count ? count : 1, sizeof *ext);
+        if (!ext) {
+            die("out of memory");
+        }
+        VK_CHECK(vkEnumerateDeviceExtensionProperties(a->physical, NULL, &count, ext));
+        bool found = false;
+        for (uint32_t i = 0; i < count && !found; i++) {
+            found = strcmp(ext[i].extensionName, m5_name) == 0;
+        }
+        free(ext);
+        if (!found || props.apiVersion < VK_API_VERSION_1_3) {
+            fprintf(stderr, "vk_compute: skipped: inline needs Vulkan 1.3 and %s, which this device does not offer\n",
+                    m5_name);
+            exit(77);
+        }
+        ci.pNext = &m5;
+        ci.enabledExtensionCount = 1;
+        ci.ppEnabledExtensionNames = &m5_name;
+    }
     VK_CHECK(vkCreateDevice(a->physical, &ci, NULL, &a->device));
     vkGetDeviceQueue(a->device, a->family, 0, &a->queue);
 }
@@ -347,10 +386,14 @@ static VkPipeline create_pipeline(app *a, VkShaderModule *module, const uint32_t
                                   const char *entry, const char *name)
 {
     VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
-    VK_CHECK(vkCreateShaderModule(a->device, &mi, NULL, module));
+    *module = VK_NULL_HANDLE;
+    if (!g_inline) {
+        VK_CHECK(vkCreateShaderModule(a->device, &mi, NULL, module));
+    }
     VkComputePipelineCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .pNext = g_inline ? &mi : NULL, /* the code carried by the stage itself */
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = *module,
                   .pName = entry},
@@ -629,7 +672,7 @@ static void destroy(app *a)
 
 static int usage(void)
 {
-    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed [STEPS] [--debug-utils] "
+    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|inline [STEPS] [--debug-utils] "
           "[--split-labels] [--end keep|abort|fork|exec] [--close-fds DIR]\n",
           stderr);
     return 2;
@@ -651,6 +694,7 @@ int main(int argc, char **argv)
         return usage();
     }
     unsigned steps = 5;
+    g_inline = m == MODE_INLINE;
     end_how how = END_USUAL;
     const char *close_fds = NULL;
     bool want_debug_utils = m == MODE_NAMES || m == MODE_WORK;
