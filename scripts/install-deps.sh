@@ -3,9 +3,10 @@
 # group: nothing builds or runs without it) and, for the groups that run the tests, Dawn,
 # Mesa 25's lavapipe (the GPU tests run on both implementations; Dawn needs Mesa >= 25 there,
 # unpacked under .deps/mesa/ beside the system's Mesa, which stays as it is), wgpu-py in a venv
-# (the tests of `wgprof record` profile a Python program with it) and ONNX Runtime's WebGPU
-# provider in another (the Vulkan layer's test of a program with Dawn compiled in). Safe to run
-# again: it installs and fetches nothing present.
+# (the tests of `wgprof record` profile a Python program with it), ONNX Runtime's WebGPU
+# provider in another (the Vulkan layer's test of a program with Dawn compiled in) and tinygrad in
+# a third (a real program on dawn-python's Dawn). Safe to run again: it installs and fetches
+# nothing present.
 #   build  the compiler, CMake, pkg-config and jansson; the Vulkan loader and Mesa's lavapipe (a
 #          real Vulkan driver on the CPU, with timestamp queries) that the built tool and demo run
 #          on; the Vulkan headers and glslangValidator, for wgprof's Vulkan layer and the plain
@@ -14,8 +15,8 @@
 #   test   build + python3, python3-venv, chromium and the Khronos validation layer: the tests read
 #          reports with Python, load the HTML one in headless Chromium, profile a wgpu-py script
 #          from a venv and run a Vulkan program under validation with and without wgprof's layer;
-#          Dawn, Mesa 25, wgpu-py in .deps/wgpu-py, dawn-python and onnxruntime-webgpu in
-#          .deps/onnxruntime (x86_64 only)                                             (make test)
+#          Dawn, Mesa 25, wgpu-py in .deps/wgpu-py, dawn-python, onnxruntime-webgpu in
+#          .deps/onnxruntime and tinygrad in .deps/tinygrad (x86_64 only)              (make test)
 #   lint   build + cppcheck and clang-tidy                                             (make lint)
 #   fuzz   build + clang with its libFuzzer/sanitizer runtimes, and python3 (seeds) (make fuzz)
 #   check  all of the above + valgrind                                                (make check)
@@ -72,7 +73,8 @@ if $tests; then
     "$root/scripts/fetch-wgpu-py.sh"
     "$root/scripts/fetch-onnxruntime.sh"
     "$root/scripts/fetch-dawn-python.sh"
+    "$root/scripts/fetch-tinygrad.sh"
   else
-    echo "install-deps: no pinned Dawn, Mesa, wgpu-py, onnxruntime or dawn-python for $(uname -m); the GPU tests run on wgpu-native only"
+    echo "install-deps: no pinned Dawn, Mesa, wgpu-py, onnxruntime, dawn-python or tinygrad for $(uname -m); the GPU tests run on wgpu-native only"
   fi
 fi
