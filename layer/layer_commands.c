@@ -69,6 +69,16 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyShaderModule(VkDevice device, VkS
     d->DestroyShaderModule(device, module, alloc);
 }
 
+/* What the code read in `m` tells of the entry point `entry`: its hash, its workgroup size. */
+static void describe_code(wgprof_layer_pipeline *p, const wgprof_layer_module *m, const char *entry)
+{
+    snprintf(p->code, sizeof p->code, "%s", m->hash);
+    const wgprof_layer_entry *e = wgprof_layer_spirv_entry(m, entry);
+    if (e) {
+        memcpy(p->local_size, e->local_size, sizeof p->local_size);
+    }
+}
+
 /* The SPIR-V a stage carries itself, in place of a module (VK_KHR_maintenance5: a
  * VkShaderModuleCreateInfo in its chain), read into `out`; false where it has none. */
 static bool inline_module(const VkPipelineShaderStageCreateInfo *stage, wgprof_layer_module *out)
@@ -95,11 +105,7 @@ static wgprof_layer_pipeline *describe(const VkPipelineShaderStageCreateInfo *st
     snprintf(p->entry, sizeof p->entry, "%s", stage->pName ? stage->pName : "");
     wgprof_layer_module carried;
     if (stage->module == VK_NULL_HANDLE && inline_module(stage, &carried)) {
-        snprintf(p->code, sizeof p->code, "%s", carried.hash);
-        const wgprof_layer_entry *e = wgprof_layer_spirv_entry(&carried, stage->pName);
-        if (e) {
-            memcpy(p->local_size, e->local_size, sizeof p->local_size);
-        }
+        describe_code(p, &carried, stage->pName);
         return p;
     }
     wgprof_layer_lock();
@@ -201,6 +207,56 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyPipeline(VkDevice device, VkPipel
     d->DestroyPipeline(device, pipeline, alloc);
 }
 
+/* ---- shader objects (VK_EXT_shader_object): a compute shader bound names the dispatches after
+ * it, as a pipeline bound does ---- */
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShadersEXT(VkDevice device, uint32_t count,
+                                                             const VkShaderCreateInfoEXT *infos,
+                                                             const VkAllocationCallbacks *alloc, VkShaderEXT *shaders)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    VkResult r = d->CreateShadersEXT(device, count, infos, alloc, shaders);
+    for (uint32_t i = 0; i < count; i++) {
+        /* One that failed is VK_NULL_HANDLE (the others were made). */
+        if (shaders[i] == VK_NULL_HANDLE || infos[i].stage != VK_SHADER_STAGE_COMPUTE_BIT) {
+            continue;
+        }
+        wgprof_layer_pipeline *p = wgprof__calloc(1, sizeof *p);
+        wgprof_layer_module *m = p ? wgprof__calloc(1, sizeof *m) : NULL;
+        if (!m) {
+            wgprof__free(p);
+            continue;
+        }
+        snprintf(p->entry, sizeof p->entry, "%s", infos[i].pName ? infos[i].pName : "");
+        /* A binary is the driver's own: hashed, nothing read from it. */
+        bool spirv = infos[i].codeType == VK_SHADER_CODE_TYPE_SPIRV_EXT;
+        wgprof_layer_spirv_read(spirv ? infos[i].pCode : NULL, spirv ? infos[i].codeSize : 0, m);
+        if (!spirv) {
+            code_hash_name(m->hash, "shader", code_hash_fnv1a(CODE_HASH_OFFSET, infos[i].pCode, infos[i].codeSize));
+        }
+        describe_code(p, m, infos[i].pName);
+        wgprof__free(m);
+        wgprof_layer_lock();
+        bool put = wgprof_layer_map_put(&wgprof_layer_shaders, KEY(shaders[i]), p);
+        wgprof_layer_unlock();
+        if (!put) {
+            wgprof__free(p);
+        }
+    }
+    return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyShaderEXT(VkDevice device, VkShaderEXT shader,
+                                                         const VkAllocationCallbacks *alloc)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    wgprof_layer_lock();
+    wgprof_layer_pipeline *p = wgprof_layer_map_take(&wgprof_layer_shaders, KEY(shader));
+    wgprof_layer_unlock();
+    wgprof__free(p);
+    d->DestroyShaderEXT(device, shader, alloc);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_SetDebugUtilsObjectNameEXT(VkDevice device,
                                                                        const VkDebugUtilsObjectNameInfoEXT *info)
 {
@@ -209,6 +265,11 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_SetDebugUtilsObjectNameEXT(VkDevice 
         wgprof_layer_lock();
         if (info->objectType == VK_OBJECT_TYPE_PIPELINE) {
             wgprof_layer_pipeline *p = wgprof_layer_map_get(&wgprof_layer_pipelines, info->objectHandle);
+            if (p) {
+                snprintf(p->label, sizeof p->label, "%s", info->pObjectName);
+            }
+        } else if (info->objectType == VK_OBJECT_TYPE_SHADER_EXT) {
+            wgprof_layer_pipeline *p = wgprof_layer_map_get(&wgprof_layer_shaders, info->objectHandle);
             if (p) {
                 snprintf(p->label, sizeof p->label, "%s", info->pObjectName);
             }
@@ -704,6 +765,23 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindPipeline(VkCommandBuffer handle, 
         }
     }
     d->CmdBindPipeline(handle, point, pipeline);
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindShadersEXT(VkCommandBuffer handle, uint32_t count,
+                                                          const VkShaderStageFlagBits *stages, const VkShaderEXT *shaders)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(handle);
+    wgprof_layer_cb *cb = cb_of(handle);
+    for (uint32_t i = 0; cb && i < count; i++) {
+        if (stages[i] == VK_SHADER_STAGE_COMPUTE_BIT) {
+            /* NULL shaders, or a null one: the stage unbound. */
+            VkShaderEXT shader = shaders ? shaders[i] : VK_NULL_HANDLE;
+            wgprof_layer_lock();
+            cb->bound = shader ? wgprof_layer_map_get(&wgprof_layer_shaders, KEY(shader)) : NULL;
+            wgprof_layer_unlock();
+        }
+    }
+    d->CmdBindShadersEXT(handle, count, stages, shaders);
 }
 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatch(VkCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z)

@@ -256,6 +256,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     NEXT(d, CmdDispatchBase);
     NEXT(d, CmdDispatchIndirect);
     NEXT(d, CmdBindPipeline);
+    NEXT(d, CreateShadersEXT);
+    NEXT(d, DestroyShaderEXT);
+    NEXT(d, CmdBindShadersEXT);
     NEXT(d, CmdExecuteCommands);
     NEXT(d, CmdBeginDebugUtilsLabelEXT);
     NEXT(d, CmdEndDebugUtilsLabelEXT);
@@ -435,6 +438,9 @@ static const hook DEVICE_HOOKS[] = {
     HOOK("vkDestroyShaderModule", wgprof_layer_DestroyShaderModule),
     HOOK("vkCreateComputePipelines", wgprof_layer_CreateComputePipelines),
     HOOK("vkDestroyPipeline", wgprof_layer_DestroyPipeline),
+    HOOK("vkCreateShadersEXT", wgprof_layer_CreateShadersEXT),
+    HOOK("vkDestroyShaderEXT", wgprof_layer_DestroyShaderEXT),
+    HOOK("vkCmdBindShadersEXT", wgprof_layer_CmdBindShadersEXT),
     HOOK("vkSetDebugUtilsObjectNameEXT", layer_SetDebugUtilsObjectNameEXT),
     HOOK("vkCreateCommandPool", wgprof_layer_CreateCommandPool),
     HOOK("vkDestroyCommandPool", wgprof_layer_DestroyCommandPool),

@@ -47,6 +47,35 @@
 
 #define WGPROF_LAYER_EXPORT __attribute__((visibility("default")))
 
+/* VK_EXT_shader_object, declared here as the registry has it where the Vulkan headers predate it
+ * (1.3.246): what the layer reads of a compute shader object. */
+#ifndef VK_EXT_shader_object
+VK_DEFINE_NON_DISPATCHABLE_HANDLE(VkShaderEXT)
+typedef struct VkShaderCreateInfoEXT {
+    VkStructureType sType;
+    const void *pNext;
+    VkFlags flags;
+    VkShaderStageFlagBits stage;
+    VkShaderStageFlags nextStage;
+    int codeType; /* VkShaderCodeTypeEXT */
+    size_t codeSize;
+    const void *pCode;
+    const char *pName;
+    uint32_t setLayoutCount;
+    const VkDescriptorSetLayout *pSetLayouts;
+    uint32_t pushConstantRangeCount;
+    const VkPushConstantRange *pPushConstantRanges;
+    const VkSpecializationInfo *pSpecializationInfo;
+} VkShaderCreateInfoEXT;
+typedef VkResult(VKAPI_PTR *PFN_vkCreateShadersEXT)(VkDevice device, uint32_t count, const VkShaderCreateInfoEXT *infos,
+                                                     const VkAllocationCallbacks *alloc, VkShaderEXT *shaders);
+typedef void(VKAPI_PTR *PFN_vkDestroyShaderEXT)(VkDevice device, VkShaderEXT shader, const VkAllocationCallbacks *alloc);
+typedef void(VKAPI_PTR *PFN_vkCmdBindShadersEXT)(VkCommandBuffer cb, uint32_t count, const VkShaderStageFlagBits *stages,
+                                                  const VkShaderEXT *shaders);
+#define VK_SHADER_CODE_TYPE_SPIRV_EXT 1
+#define VK_OBJECT_TYPE_SHADER_EXT ((VkObjectType)1000482000)
+#endif
+
 /* ---- layer_map.c ---- */
 
 typedef struct wgprof_layer_map {
@@ -180,6 +209,9 @@ typedef struct wgprof_layer_device {
     PFN_vkCmdDispatchBase CmdDispatchBase;
     PFN_vkCmdDispatchIndirect CmdDispatchIndirect;
     PFN_vkCmdBindPipeline CmdBindPipeline;
+    PFN_vkCreateShadersEXT CreateShadersEXT;
+    PFN_vkDestroyShaderEXT DestroyShaderEXT;
+    PFN_vkCmdBindShadersEXT CmdBindShadersEXT;
     PFN_vkCmdExecuteCommands CmdExecuteCommands;
     PFN_vkCmdBeginDebugUtilsLabelEXT CmdBeginDebugUtilsLabelEXT;
     PFN_vkCmdEndDebugUtilsLabelEXT CmdEndDebugUtilsLabelEXT;
@@ -264,6 +296,7 @@ void wgprof_layer_lock(void);
 void wgprof_layer_unlock(void);
 extern wgprof_layer_map wgprof_layer_cbs;       /* VkCommandBuffer -> wgprof_layer_cb */
 extern wgprof_layer_map wgprof_layer_pipelines; /* VkPipeline -> wgprof_layer_pipeline */
+extern wgprof_layer_map wgprof_layer_shaders;   /* VkShaderEXT (compute) -> wgprof_layer_pipeline */
 extern wgprof_layer_map wgprof_layer_modules;   /* VkShaderModule -> wgprof_layer_module */
 extern wgprof_layer_map wgprof_layer_pools;     /* VkCommandPool -> queue family + 1 */
 
@@ -358,6 +391,13 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateComputePipelines(VkDevice devi
                                                                    VkPipeline *pipelines);
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyPipeline(VkDevice device, VkPipeline pipeline,
                                                         const VkAllocationCallbacks *alloc);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShadersEXT(VkDevice device, uint32_t count,
+                                                             const VkShaderCreateInfoEXT *infos,
+                                                             const VkAllocationCallbacks *alloc, VkShaderEXT *shaders);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyShaderEXT(VkDevice device, VkShaderEXT shader,
+                                                         const VkAllocationCallbacks *alloc);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindShadersEXT(VkCommandBuffer cb, uint32_t count,
+                                                          const VkShaderStageFlagBits *stages, const VkShaderEXT *shaders);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_SetDebugUtilsObjectNameEXT(VkDevice device,
                                                                        const VkDebugUtilsObjectNameInfoEXT *info);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *info,

@@ -13,7 +13,8 @@
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static wgprof_layer_map g_devices, g_instances;
-wgprof_layer_map wgprof_layer_cbs, wgprof_layer_pipelines, wgprof_layer_modules, wgprof_layer_pools;
+wgprof_layer_map wgprof_layer_cbs, wgprof_layer_pipelines, wgprof_layer_shaders, wgprof_layer_modules,
+    wgprof_layer_pools;
 
 void wgprof_layer_lock(void) { pthread_mutex_lock(&g_lock); }
 void wgprof_layer_unlock(void) { pthread_mutex_unlock(&g_lock); }

@@ -223,17 +223,20 @@ else
   bad "vk_compute long fails under record --via vulkan: $(tail_of long.err)"
 fi
 
-# inline: pipelines made from SPIR-V their stage carries (VK_KHR_maintenance5), no module: each
-# named by its own code's hash, with its workgroup size read from that code (they all read
-# `spirv:ENTRY`, their sizes unknown).
-"$app" inline "$steps" >inline.plain.out 2>inline.plain.err
-status=$?
-if [ "$status" -eq 77 ]; then
-  echo "note: inline skipped: $(tail -n 1 inline.plain.err)"
-elif "$wgprof" record --via vulkan --json inline.json -- "$app" inline "$steps" >inline.out 2>inline.err; then
-  check exact inline.out -- inline.json --stderr inline.err >inline.check 2>&1 && ok \
-    || bad "vk_compute inline: $(cat inline.check)"
-  python3 - inline.json <<'PY' >inline.names 2>&1 && ok || bad "vk_compute inline: $(cat inline.names)"
+# inline: pipelines made from SPIR-V their stage carries (VK_KHR_maintenance5), no module; objects:
+# compute shader objects bound instead of pipelines (VK_EXT_shader_object). Each dispatch named by
+# its own code's hash and entry point, with its workgroup size read from that code (inline ones
+# all read `spirv:ENTRY`, their sizes unknown; shader objects' were charged to the pipeline bound
+# last, or to none).
+for mode in inline objects; do
+  "$app" "$mode" "$steps" >"$mode.plain.out" 2>"$mode.plain.err"
+  status=$?
+  if [ "$status" -eq 77 ]; then
+    echo "note: $mode skipped: $(tail -n 1 "$mode.plain.err")"
+  elif "$wgprof" record --via vulkan --json "$mode.json" -- "$app" "$mode" "$steps" >"$mode.out" 2>"$mode.err"; then
+    check exact "$mode.out" -- "$mode.json" --stderr "$mode.err" >"$mode.check" 2>&1 && ok \
+      || bad "vk_compute $mode: $(cat "$mode.check")"
+    python3 - "$mode.json" <<'PY' >"$mode.names" 2>&1 && ok || bad "vk_compute $mode: $(cat "$mode.names")"
 import json, re, sys
 sizes = {"scale": [64, 1, 1], "fold": [32, 1, 1]}
 for d in json.load(open(sys.argv[1]))["dispatches"]:
@@ -241,9 +244,10 @@ for d in json.load(open(sys.argv[1]))["dispatches"]:
     if not m or d["local_size"] != sizes[m.group(1)]:
         sys.exit(f"{d['kernel']} with workgroup size {d['local_size']}: want spirv-HASH:entry, the size of its code")
 PY
-else
-  bad "vk_compute inline fails under record --via vulkan: $(tail_of inline.err)"
-fi
+  else
+    bad "vk_compute $mode fails under record --via vulkan: $(tail_of "$mode.err")"
+  fi
+done
 
 # ---- the default way: every report, nothing lost, nothing falsely partial ----
 # complete JSON FILE: the report is not marked partial.

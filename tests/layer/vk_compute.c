@@ -21,6 +21,8 @@
  *              secondary one recorded once, executed right after it
  *   inline     basic, its pipelines made from SPIR-V their stage carries itself, no shader
  *              module (VK_KHR_maintenance5, on a Vulkan 1.3 instance: else exit 77)
+ *   objects    basic with compute shader objects bound instead of pipelines
+ *              (VK_EXT_shader_object, on a Vulkan 1.3 instance: else exit 77)
  *   work       basic, with the program's own transfer work between the dispatches and debug
  *              labels around some (needs VK_EXT_debug_utils: else exit 77); each step's buffer:
  *                fill a spare buffer            at the buffer's start
@@ -86,10 +88,11 @@ typedef enum mode {
     MODE_BASE,
     MODE_LONG,
     MODE_MIXED,
-    MODE_INLINE
+    MODE_INLINE,
+    MODE_OBJECTS
 } mode;
-static const char *const mode_names[] = {"basic", "names", "reuse", "secondary", "indirect",
-                                         "work",  "base",  "long",  "mixed",     "inline"};
+static const char *const mode_names[] = {"basic", "names", "reuse", "secondary", "indirect", "work",
+                                         "base",  "long",  "mixed", "inline",    "objects"};
 
 /* VK_KHR_maintenance5's feature, declared here (Vulkan headers older than 1.3.260 lack it). */
 #define MAINTENANCE5_EXTENSION "VK_KHR_maintenance5"
@@ -100,6 +103,39 @@ typedef struct maintenance5_features {
     VkBool32 maintenance5;
 } maintenance5_features;
 static bool g_inline;
+
+/* VK_EXT_shader_object, declared here as the registry has it (Vulkan headers before 1.3.246). */
+#define SHADER_OBJECT_EXTENSION "VK_EXT_shader_object"
+#define SHADER_OBJECT_FEATURES_STYPE ((VkStructureType)1000482000)
+#define SHADER_CREATE_INFO_STYPE ((VkStructureType)1000482002)
+typedef struct shader_object_features {
+    VkStructureType sType;
+    void *pNext;
+    VkBool32 shaderObject;
+} shader_object_features;
+typedef uint64_t shader_object; /* VkShaderEXT */
+typedef struct shader_create_info {
+    VkStructureType sType;
+    const void *pNext;
+    VkFlags flags;
+    VkShaderStageFlagBits stage;
+    VkShaderStageFlags nextStage;
+    int codeType; /* 1: SPIR-V */
+    size_t codeSize;
+    const void *pCode;
+    const char *pName;
+    uint32_t setLayoutCount;
+    const VkDescriptorSetLayout *pSetLayouts;
+    uint32_t pushConstantRangeCount;
+    const VkPushConstantRange *pPushConstantRanges;
+    const VkSpecializationInfo *pSpecializationInfo;
+} shader_create_info;
+typedef VkResult(VKAPI_PTR *create_shaders_fn)(VkDevice, uint32_t, const shader_create_info *,
+                                              const VkAllocationCallbacks *, shader_object *);
+typedef void(VKAPI_PTR *destroy_shader_fn)(VkDevice, shader_object, const VkAllocationCallbacks *);
+typedef void(VKAPI_PTR *bind_shaders_fn)(VkCommandBuffer, uint32_t, const VkShaderStageFlagBits *,
+                                         const shader_object *);
+static bool g_objects;
 typedef enum end_how { END_USUAL, END_KEEP, END_ABORT, END_FORK, END_EXEC } end_how;
 static const char *const end_names[] = {"usual", "keep", "abort", "fork", "exec"};
 
@@ -163,6 +199,9 @@ typedef struct app {
     VkPipelineLayout layout;
     VkShaderModule modules[2];
     VkPipeline scale, fold;
+    shader_object shaders[2]; /* objects: scale's and fold's */
+    bind_shaders_fn bind_shaders;
+    destroy_shader_fn destroy_shader;
     VkCommandPool pool;
     VkFence fence;
 } app;
@@ -200,7 +239,7 @@ static void create_instance(app *a, bool debug_utils)
 {
     VkApplicationInfo info = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                               .pApplicationName = "vk_compute",
-                              .apiVersion = g_inline ? VK_API_VERSION_1_3 : VK_API_VERSION_1_1};
+                              .apiVersion = g_inline || g_objects ? VK_API_VERSION_1_3 : VK_API_VERSION_1_1};
     const char *extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
     VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
                                .pApplicationInfo = &info,
@@ -275,8 +314,9 @@ static void create_device(app *a)
                                   .pQueuePriorities = &priority};
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &qi};
     maintenance5_features m5 = {.sType = MAINTENANCE5_FEATURES_STYPE, .maintenance5 = VK_TRUE};
-    const char *m5_name = MAINTENANCE5_EXTENSION;
-    if (g_inline) {
+    shader_object_features so = {.sType = SHADER_OBJECT_FEATURES_STYPE, .shaderObject = VK_TRUE};
+    const char *m5_name = g_objects ? SHADER_OBJECT_EXTENSION : MAINTENANCE5_EXTENSION;
+    if (g_inline || g_objects) {
         VkPhysicalDeviceProperties props;
         vkGetPhysicalDeviceProperties(a->physical, &props);
         uint32_t count = 0;
@@ -292,11 +332,11 @@ static void create_device(app *a)
         }
         free(ext);
         if (!found || props.apiVersion < VK_API_VERSION_1_3) {
-            fprintf(stderr, "vk_compute: skipped: inline needs Vulkan 1.3 and %s, which this device does not offer\n",
+            fprintf(stderr, "vk_compute: skipped: this mode needs Vulkan 1.3 and %s, which this device does not offer\n",
                     m5_name);
             exit(77);
         }
-        ci.pNext = &m5;
+        ci.pNext = g_objects ? (const void *)&so : (const void *)&m5;
         ci.enabledExtensionCount = 1;
         ci.ppEnabledExtensionNames = &m5_name;
     }
@@ -449,11 +489,22 @@ static void dispatch(const app *a, VkCommandBuffer cb, dispatch_how how, const u
     }
 }
 
+/* Binds kernel `k` (0: scale, 1: fold): its pipeline, or in objects mode its shader object. */
+static void bind_kernel(const app *a, VkCommandBuffer cb, int k)
+{
+    if (g_objects) {
+        const VkShaderStageFlagBits stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        a->bind_shaders(cb, 1, &stage, &a->shaders[k]);
+    } else {
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k ? a->fold : a->scale);
+    }
+}
+
 /* A step's fold, and a barrier to the host's read. */
 static void record_fold(const app *a, VkCommandBuffer cb, dispatch_how how)
 {
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->fold);
+    bind_kernel(a, cb, 1);
     dispatch(a, cb, how, fold_groups, sizeof(VkDispatchIndirectCommand));
     barrier(cb, a->data, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
 }
@@ -462,7 +513,7 @@ static void record_fold(const app *a, VkCommandBuffer cb, dispatch_how how)
 static void record_step(const app *a, VkCommandBuffer cb, dispatch_how how)
 {
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->scale);
+    bind_kernel(a, cb, 0);
     dispatch(a, cb, how, scale_groups, 0);
     barrier(cb, a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     record_fold(a, cb, how);
@@ -644,6 +695,9 @@ static void destroy(app *a)
 {
     vkDestroyFence(a->device, a->fence, NULL);
     vkDestroyCommandPool(a->device, a->pool, NULL);
+    for (int k = 0; g_objects && k < 2; k++) {
+        a->destroy_shader(a->device, a->shaders[k], NULL);
+    }
     vkDestroyPipeline(a->device, a->fold, NULL);
     vkDestroyPipeline(a->device, a->scale, NULL);
     vkDestroyShaderModule(a->device, a->modules[1], NULL);
@@ -672,7 +726,7 @@ static void destroy(app *a)
 
 static int usage(void)
 {
-    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|inline [STEPS] [--debug-utils] "
+    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|inline|objects [STEPS] [--debug-utils] "
           "[--split-labels] [--end keep|abort|fork|exec] [--close-fds DIR]\n",
           stderr);
     return 2;
@@ -695,6 +749,7 @@ int main(int argc, char **argv)
     }
     unsigned steps = 5;
     g_inline = m == MODE_INLINE;
+    g_objects = m == MODE_OBJECTS;
     end_how how = END_USUAL;
     const char *close_fds = NULL;
     bool want_debug_utils = m == MODE_NAMES || m == MODE_WORK;
@@ -775,6 +830,29 @@ int main(int argc, char **argv)
     create_descriptors(&a);
     a.scale = create_pipeline(&a, &a.modules[0], spv_scale, sizeof spv_scale, "scale", m == MODE_NAMES ? "scaler" : NULL);
     a.fold = create_pipeline(&a, &a.modules[1], spv_fold, sizeof spv_fold, "fold", m == MODE_NAMES ? "folder" : NULL);
+    if (g_objects) {
+        create_shaders_fn create = (create_shaders_fn)vkGetDeviceProcAddr(a.device, "vkCreateShadersEXT");
+        a.bind_shaders = (bind_shaders_fn)vkGetDeviceProcAddr(a.device, "vkCmdBindShadersEXT");
+        a.destroy_shader = (destroy_shader_fn)vkGetDeviceProcAddr(a.device, "vkDestroyShaderEXT");
+        if (!create || !a.bind_shaders || !a.destroy_shader) {
+            die("VK_EXT_shader_object enabled, its functions not found");
+        }
+        shader_create_info si[2];
+        const uint32_t *code[2] = {spv_scale, spv_fold};
+        const size_t size[2] = {sizeof spv_scale, sizeof spv_fold};
+        const char *entry[2] = {"scale", "fold"};
+        for (int k = 0; k < 2; k++) {
+            si[k] = (shader_create_info){.sType = SHADER_CREATE_INFO_STYPE,
+                                         .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                                         .codeType = 1,
+                                         .codeSize = size[k],
+                                         .pCode = code[k],
+                                         .pName = entry[k],
+                                         .setLayoutCount = 1,
+                                         .pSetLayouts = &a.set_layout};
+        }
+        VK_CHECK(create(a.device, 2, si, NULL, a.shaders));
+    }
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = a.family};
     VK_CHECK(vkCreateCommandPool(a.device, &pi, NULL, &a.pool));
     VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
