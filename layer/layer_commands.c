@@ -128,6 +128,7 @@ static wgprof_layer_pipeline *describe(const VkPipelineShaderStageCreateInfo *st
  * thread makes (record.h): found once. */
 static const char *(*g_pipeline_name)(void);
 static unsigned (*g_pipelines_pending)(void);
+static int (*g_sole_pending_name)(char *out, size_t cap);
 static int (*g_debug_info_added)(void);
 static pthread_once_t g_preload_once = PTHREAD_ONCE_INIT;
 
@@ -135,6 +136,7 @@ static void find_preload(void)
 {
     *(void **)&g_pipeline_name = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_PIPELINE_NAME);
     *(void **)&g_pipelines_pending = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_PIPELINES_PENDING);
+    *(void **)&g_sole_pending_name = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_SOLE_PENDING_NAME);
     *(void **)&g_debug_info_added = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_DEBUG_INFO_ADDED);
 }
 
@@ -151,8 +153,10 @@ static bool debug_info_added(const wgprof_layer_device *d)
 }
 
 /* Who made the pipeline: on a device left to the layer by record's preload library, the name
- * it gives the program's pipeline being made on this thread; no name while none of the
- * program's is pending elsewhere, the implementation's own. */
+ * it gives the program's pipeline being made on this thread; else, made on another thread than
+ * the one that asked while the program's one asynchronous creation is pending (Dawn's worker),
+ * that one's name; no name while none of the program's is pending, the implementation's own;
+ * several pending, not known (named by its code). */
 static void whose(const wgprof_layer_device *d, wgprof_layer_pipeline *p)
 {
     pthread_once(&g_preload_once, find_preload);
@@ -162,6 +166,8 @@ static void whose(const wgprof_layer_device *d, wgprof_layer_pipeline *p)
     const char *given = g_pipeline_name();
     if (given) {
         snprintf(p->given, sizeof p->given, "%s", given);
+    } else if (g_sole_pending_name && g_sole_pending_name(p->given, sizeof p->given)) {
+        /* the program's one pending request, made by the implementation's worker */
     } else {
         p->own = !g_pipelines_pending || g_pipelines_pending() == 0;
     }

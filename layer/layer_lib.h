@@ -50,7 +50,7 @@
 /* VK_EXT_shader_object, declared here as the registry has it where the Vulkan headers predate it
  * (1.3.246): what the layer reads of a compute shader object. */
 #ifndef VK_EXT_shader_object
-VK_DEFINE_NON_DISPATCHABLE_HANDLE(VkShaderEXT)
+typedef struct VkShaderEXT_T *VkShaderEXT; /* VK_DEFINE_NON_DISPATCHABLE_HANDLE on 64-bit targets */
 typedef struct VkShaderCreateInfoEXT {
     VkStructureType sType;
     const void *pNext;

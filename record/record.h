@@ -72,6 +72,11 @@
 /* How many of the program's asynchronous pipeline creations are pending: `unsigned NAME(void)`.
  * While any is, a pipeline made on another thread may be the program's. */
 #define RECORD_SYMBOL_PIPELINES_PENDING "wgprof_record_pipelines_pending"
+/* The name of the program's one pending asynchronous pipeline creation, where exactly one is
+ * pending and the calling thread is not the one that asked for it (an implementation's worker
+ * making it: Dawn's): `int NAME(char *out, size_t cap)`, nonzero with the name in `out`. With
+ * several pending, which is which cannot be told: none. */
+#define RECORD_SYMBOL_SOLE_PENDING_NAME "wgprof_record_sole_pending_name"
 /* What the layer's reports name as their "implementation" for such a device: times taken by the
  * layer, kernel names from the labels the program gave through webgpu.h (where the
  * implementation passed them down; else the layer's own SPIR-V names). */

@@ -11,6 +11,7 @@
  * used by the one thread recording them (WebGPU's rule), without a lock; so is the lane the
  * encoder holds, between wgprof_rec_lane_enter and _leave (record_device.c).
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,8 +399,52 @@ WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice
 typedef struct pipeline_request {
     WGPUCreateComputePipelineAsyncCallbackInfo theirs;
     pipeline_info *info;
-    bool counted; /* in g_pending_async until its callback */
+    bool counted; /* in g_pending_async and g_pending until its callback */
+    pthread_t asker;
+    struct pipeline_request *next_pending;
 } pipeline_request;
+
+/* The program's asynchronous creations pending for devices left to the layer (record.h). */
+static pthread_mutex_t g_pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static pipeline_request *g_pending;
+
+WGPROF_REC_EXPORT int wgprof_record_sole_pending_name(char *out, size_t cap);
+WGPROF_REC_EXPORT int wgprof_record_sole_pending_name(char *out, size_t cap)
+{
+    int found = 0;
+    pthread_mutex_lock(&g_pending_lock);
+    const pipeline_request *only = g_pending && !g_pending->next_pending ? g_pending : NULL;
+    if (only && only->info && !pthread_equal(only->asker, pthread_self())) {
+        snprintf(out, cap, "%s", only->info->name);
+        found = 1;
+    }
+    pthread_mutex_unlock(&g_pending_lock);
+    return found;
+}
+
+static void pending_add(pipeline_request *req)
+{
+    req->counted = true;
+    req->asker = pthread_self();
+    pthread_mutex_lock(&g_pending_lock);
+    req->next_pending = g_pending;
+    g_pending = req;
+    pthread_mutex_unlock(&g_pending_lock);
+    atomic_fetch_add(&g_pending_async, 1);
+}
+
+static void pending_remove(const pipeline_request *req)
+{
+    pthread_mutex_lock(&g_pending_lock);
+    for (pipeline_request **at = &g_pending; *at; at = &(*at)->next_pending) {
+        if (*at == req) {
+            *at = req->next_pending;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_pending_lock);
+    atomic_fetch_sub(&g_pending_async, 1);
+}
 
 static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipeline pipeline, WGPUStringView message,
                         void *userdata1, void *userdata2)
@@ -407,7 +452,7 @@ static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipelin
     (void)userdata2;
     pipeline_request *req = userdata1;
     if (req->counted) {
-        atomic_fetch_sub(&g_pending_async, 1);
+        pending_remove(req);
     }
     if (status == WGPUCreatePipelineAsyncStatus_Success && pipeline) {
         pipeline = proxy_for(pipeline, req->info);
@@ -445,8 +490,7 @@ static WGPUFuture create_pipeline_async(WGPUDevice device, WGPUComputePipelineDe
     if (!named_for_layer(device)) {
         return create(device, descriptor, ours);
     }
-    req->counted = true;
-    atomic_fetch_add(&g_pending_async, 1);
+    pending_add(req);
     const pipeline_info *outer = t_making;
     t_making = req->info;
     WGPUFuture future = create(device, descriptor, ours);
