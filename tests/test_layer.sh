@@ -249,6 +249,22 @@ PY
   fi
 done
 
+# Dispatches the layer does not time are counted (as recorded) and said, each with its reason: a
+# command buffer recorded for simultaneous use (one query would be written twice), and
+# --sample-every N (one command buffer in N timed: of 5, the 1st, 3rd and 5th).
+"$wgprof" record --via vulkan --json simul.json -- "$app" simultaneous "$steps" >simul.out 2>simul.err
+status=$?
+# (its one recording holds the 2 dispatches, submitted STEPS times)
+[ "$status" -eq 0 ] && grep -q "^2 dispatches not timed: their Vulkan command buffer may run twice at once" simul.err \
+  && python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["dispatches"]))' simul.json && ok \
+  || bad "vk_compute simultaneous: exit $status, want none timed and the reason said: $(grep 'not timed' simul.err)"
+"$wgprof" record --via vulkan --sample-every 2 --json every2.json -- "$app" basic 5 >every2.out 2>every2.err
+status=$?
+[ "$status" -eq 0 ] && grep -q '^4 dispatches not timed: --sample-every 2 skipped their encoders' every2.err \
+  && [ "$(python3 -c 'import json,sys; print(sorted({d["iteration"] for d in json.load(open(sys.argv[1]))["dispatches"] if d["valid"]}))' every2.json)" = "[0, 1, 2]" ] \
+  && [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["dispatches"]))' every2.json)" = 6 ] && ok \
+  || bad "vk_compute basic 5 --sample-every 2: exit $status, want 6 of 10 dispatches timed, 4 said: $(grep 'not timed' every2.err)"
+
 # ---- the default way: every report, nothing lost, nothing falsely partial ----
 # complete JSON FILE: the report is not marked partial.
 complete() {

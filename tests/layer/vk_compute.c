@@ -21,6 +21,7 @@
  *              secondary one recorded once, executed right after it
  *   inline     basic, its pipelines made from SPIR-V their stage carries itself, no shader
  *              module (VK_KHR_maintenance5, on a Vulkan 1.3 instance: else exit 77)
+ *   simultaneous  reuse, its command buffer recorded for simultaneous use
  *   objects    basic with compute shader objects bound instead of pipelines
  *              (VK_EXT_shader_object, on a Vulkan 1.3 instance: else exit 77)
  *   work       basic, with the program's own transfer work between the dispatches and debug
@@ -89,10 +90,11 @@ typedef enum mode {
     MODE_LONG,
     MODE_MIXED,
     MODE_INLINE,
-    MODE_OBJECTS
+    MODE_OBJECTS,
+    MODE_SIMULTANEOUS
 } mode;
-static const char *const mode_names[] = {"basic", "names", "reuse", "secondary", "indirect", "work",
-                                         "base",  "long",  "mixed", "inline",    "objects"};
+static const char *const mode_names[] = {"basic", "names", "reuse",  "secondary", "indirect",    "work",
+                                         "base",  "long",  "mixed", "inline",    "objects", "simultaneous"};
 
 /* VK_KHR_maintenance5's feature, declared here (Vulkan headers older than 1.3.260 lack it). */
 #define MAINTENANCE5_EXTENSION "VK_KHR_maintenance5"
@@ -614,9 +616,9 @@ static void run_steps(const app *a, mode m, unsigned steps)
         vkFreeCommandBuffers(a->device, a->pool, 1, &cb);
         return;
     }
-    if (m == MODE_REUSE) {
+    if (m == MODE_REUSE || m == MODE_SIMULTANEOUS) {
         VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
-        begin(cb, 0, NULL);
+        begin(cb, m == MODE_SIMULTANEOUS ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT : 0, NULL);
         record_step(a, cb, DISPATCH_DIRECT);
         VK_CHECK(vkEndCommandBuffer(cb));
         for (unsigned s = 0; s < steps; s++) {
@@ -726,7 +728,7 @@ static void destroy(app *a)
 
 static int usage(void)
 {
-    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|inline|objects [STEPS] [--debug-utils] "
+    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|inline|objects|simultaneous [STEPS] [--debug-utils] "
           "[--split-labels] [--end keep|abort|fork|exec] [--close-fds DIR]\n",
           stderr);
     return 2;
