@@ -699,11 +699,17 @@ static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, boo
     /* Dawn names every entry point of its SPIR-V so: it tells nothing, and is left out. */
     const char *entry = p && p->entry[0] && strcmp(p->entry, "dawn_entry_point") != 0 ? p->entry : "";
     const char *who = !p ? "unknown" : p->label[0] ? p->label : p->module_label[0] ? p->module_label : p->code;
+    /* Where neither a name nor the entry point tells the code apart (a hash alone), its
+     * workgroup size, as its SPIR-V states it, says a little more: spirv-2a44b44a[64x1x1]. */
+    char size[48] = "";
+    if (p && !entry[0] && who == p->code && p->local_size[0]) {
+        snprintf(size, sizeof size, "[%ux%ux%u]", p->local_size[0], p->local_size[1], p->local_size[2]);
+    }
     if (p && p->given[0]) { /* the program's, named as the webgpu.h way names it */
         snprintf(name, sizeof name, "%s%s", p->given, indirect ? " (indirect)" : "");
     } else {
-        snprintf(name, sizeof name, "%s%s%s%s%s", p && p->own ? "(implementation) " : "", who, entry[0] ? ":" : "",
-                 entry, indirect ? " (indirect)" : "");
+        snprintf(name, sizeof name, "%s%s%s%s%s%s", p && p->own ? "(implementation) " : "", who, size,
+                 entry[0] ? ":" : "", entry, indirect ? " (indirect)" : "");
     }
     wgprof_dispatch_desc desc = {.kernel = name};
     if (p) {
