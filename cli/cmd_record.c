@@ -606,16 +606,24 @@ static FILE *open_result(const results_folder *r, const char *name)
     return f;
 }
 
+/* The results folder's entries, read through a descriptor of its own (closedir closes it);
+ * NULL where it cannot be read. */
+static DIR *open_listing(const results_folder *r)
+{
+    int fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d && fd >= 0) {
+        close(fd);
+    }
+    return d;
+}
+
 /* The result sets in the results folder (every PID.N.json); *count receives how many. */
 static result_set *list_sets(const results_folder *r, size_t *count)
 {
     *count = 0;
-    int fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *d = open_listing(r);
     if (!d) {
-        if (fd >= 0) {
-            close(fd);
-        }
         return NULL;
     }
     size_t cap = 0;
@@ -825,12 +833,8 @@ static bool record_writes(int f)
 /* Prints each PID.why the preload library left (record.h): why a process timed nothing. */
 static size_t print_why(const results_folder *r)
 {
-    int fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *d = open_listing(r);
     if (!d) {
-        if (fd >= 0) {
-            close(fd);
-        }
         return 0;
     }
     size_t said = 0;
@@ -859,12 +863,8 @@ static size_t print_why(const results_folder *r)
 /* How many sets the writers marked unwritten (record.h) hold no JSON report at all. */
 static size_t count_unwritten(const results_folder *r)
 {
-    int fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *d = open_listing(r);
     if (!d) {
-        if (fd >= 0) {
-            close(fd);
-        }
         return 0;
     }
     size_t n = 0;
@@ -1027,8 +1027,7 @@ static bool refused(const results_folder *r)
  * it is still there: a link or a folder put in its place is left alone, and said. */
 static void remove_folder(results_folder *r)
 {
-    int fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *d = open_listing(r);
     if (d) {
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
@@ -1037,8 +1036,6 @@ static void remove_folder(results_folder *r)
             }
         }
         closedir(d);
-    } else if (fd >= 0) {
-        close(fd);
     }
     struct stat st;
     if (fstatat(r->parent, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == r->st.st_dev &&

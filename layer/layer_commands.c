@@ -124,6 +124,26 @@ static wgprof_layer_pipeline *describe(const VkPipelineShaderStageCreateInfo *st
     return p;
 }
 
+/* A pipeline's or shader object's description kept under its handle in `map`, or freed where
+ * there is no room (its dispatches then name nothing); and taken out and freed at its end. */
+static void keep_description(wgprof_layer_map *map, uint64_t handle, wgprof_layer_pipeline *p)
+{
+    wgprof_layer_lock();
+    bool kept = wgprof_layer_map_put(map, handle, p);
+    wgprof_layer_unlock();
+    if (!kept) {
+        wgprof__free(p);
+    }
+}
+
+static void forget_description(wgprof_layer_map *map, uint64_t handle)
+{
+    wgprof_layer_lock();
+    wgprof_layer_pipeline *p = wgprof_layer_map_take(map, handle);
+    wgprof_layer_unlock();
+    wgprof__free(p);
+}
+
 /* What record's preload library, where it is loaded beside the layer, says of the pipelines its
  * thread makes (record.h): found once. */
 static const char *(*g_pipeline_name)(void);
@@ -190,12 +210,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateComputePipelines(VkDevice devi
             continue;
         }
         whose(d, p);
-        wgprof_layer_lock();
-        bool kept = wgprof_layer_map_put(&wgprof_layer_pipelines, KEY(pipelines[i]), p);
-        wgprof_layer_unlock();
-        if (!kept) {
-            wgprof__free(p);
-        }
+        keep_description(&wgprof_layer_pipelines, KEY(pipelines[i]), p);
     }
     return r;
 }
@@ -206,10 +221,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyPipeline(VkDevice device, VkPipel
     wgprof_layer_device *d = wgprof_layer_device_of(device);
     /* Its description stays while a recording names it: kept until the process ends would
      * grow without bound, so it goes now, and a command buffer bound to it keeps its copy. */
-    wgprof_layer_lock();
-    wgprof_layer_pipeline *p = wgprof_layer_map_take(&wgprof_layer_pipelines, KEY(pipeline));
-    wgprof_layer_unlock();
-    wgprof__free(p);
+    forget_description(&wgprof_layer_pipelines, KEY(pipeline));
     d->DestroyPipeline(device, pipeline, alloc);
 }
 
@@ -242,12 +254,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShadersEXT(VkDevice device, ui
         }
         describe_code(p, m, infos[i].pName);
         wgprof__free(m);
-        wgprof_layer_lock();
-        bool put = wgprof_layer_map_put(&wgprof_layer_shaders, KEY(shaders[i]), p);
-        wgprof_layer_unlock();
-        if (!put) {
-            wgprof__free(p);
-        }
+        keep_description(&wgprof_layer_shaders, KEY(shaders[i]), p);
     }
     return r;
 }
@@ -256,10 +263,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyShaderEXT(VkDevice device, VkShad
                                                          const VkAllocationCallbacks *alloc)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
-    wgprof_layer_lock();
-    wgprof_layer_pipeline *p = wgprof_layer_map_take(&wgprof_layer_shaders, KEY(shader));
-    wgprof_layer_unlock();
-    wgprof__free(p);
+    forget_description(&wgprof_layer_shaders, KEY(shader));
     d->DestroyShaderEXT(device, shader, alloc);
 }
 
