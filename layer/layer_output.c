@@ -139,6 +139,7 @@ void wgprof_layer_output_write(wgprof_layer_device *d, const char *partial)
     char base[64], name[96];
     snprintf(base, sizeof base, "%ld.%u", (long)getpid(), d->index);
     const char *asked = wgprof_layer_settings_get()->formats;
+    bool whole = true;
     /* The JSON report and the table always; the other formats asked for, once final. */
     for (int k = 0; k < WGPROF_FORMAT_COUNT; k++) {
         job.format = (wgprof_format)k;
@@ -150,15 +151,22 @@ void wgprof_layer_output_write(wgprof_layer_device *d, const char *partial)
         snprintf(name, sizeof name, "%s.%s", base, wgprof_format_suffix(job.format));
         if (!write_file(dir, name, write_report, &job)) {
             say_unwritten(dir, d, base, name);
+            whole = false;
         }
     }
     meta_job meta = {d};
     snprintf(name, sizeof name, "%s." RECORD_SUFFIX_META, base);
     if (!write_file(dir, name, write_meta, &meta)) {
         say_unwritten(dir, d, base, name);
+        whole = false;
     }
     pthread_mutex_unlock(&d->lock);
     wgprof_summary_destroy(summary);
+    if (!partial && whole) {
+        /* Final and whole: a snapshot that could not be written before is no loss now. */
+        snprintf(name, sizeof name, "%s." RECORD_SUFFIX_UNWRITTEN, base);
+        unlinkat(dir, name, 0);
+    }
     if (!partial) {
         snprintf(name, sizeof name, "%s." RECORD_SUFFIX_DONE, base);
         if (!private_folder_mark(dir, name)) {

@@ -186,6 +186,7 @@ static void write_job(output_job *job)
     report.partial_reason = job->final ? NULL
                                        : "the program ended before wgprof could write its final results (a signal, "
                                          "a crash, abort() or _exit()): the dispatches collected until then";
+    bool whole = true;
     for (int k = 0; k < WGPROF_FORMAT_COUNT; k++) {
         /* The JSON report and the table in every snapshot; the other formats asked for, at the end. */
         wgprof_format format = (wgprof_format)k;
@@ -205,6 +206,7 @@ static void write_job(output_job *job)
             unlinkat(results_folder(), tmp, 0);
         }
         if (!written || !commit(f, tmp, path)) {
+            whole = false;
             err = written ? errno : err;
             wgprof_rec_say("device %u: could not write %s/%s: %s", job->index, settings->dir, path,
                            err ? strerror(err) : "the report could not be made");
@@ -216,6 +218,12 @@ static void write_job(output_job *job)
     char meta[PATH_CAP];
     snprintf(meta, sizeof meta, "%s." RECORD_SUFFIX_META, job->base);
     write_meta(job, meta);
+    if (job->final && whole) {
+        /* Final and whole: a snapshot that could not be written before is no loss now. */
+        char mark[PATH_CAP];
+        snprintf(mark, sizeof mark, "%s." RECORD_SUFFIX_UNWRITTEN, job->base);
+        unlinkat(results_folder(), mark, 0);
+    }
     if (job->final) {
         char done[PATH_CAP];
         snprintf(done, sizeof done, "%s." RECORD_SUFFIX_DONE, job->base);

@@ -20,3 +20,10 @@ finish() {
 without_implementation_lines() {
   grep -Ev '^Warning: maxDynamic(Uniform|Storage)BuffersPerPipelineLayout artificially reduced ' || true
 }
+# full_fs CMD...: CMD run with TMPDIR on a small tmpfs filled up, in a mount namespace of its own
+# (so the mount goes with it); exit 77 where this machine allows neither (not root, no unshare).
+full_fs() {
+  unshare -m bash -c 'fs="$(mktemp -d)" && mount -t tmpfs -o size=64k tmpfs "$fs" || exit 77
+    dd if=/dev/zero of="$fs/fill" bs=4k 2>/dev/null
+    TMPDIR="$fs" "$@"' full_fs "$@"
+}

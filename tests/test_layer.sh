@@ -316,11 +316,6 @@ check exact own.out -- own.json --stderr own.err >own.check 2>&1 && ok || bad "v
 
 # A full filesystem for the results: said, with the system's reason, and record exits non-zero
 # (in a mount namespace of its own, a small tmpfs filled up; skipped where mounting is not allowed).
-full_fs() {
-  unshare -m bash -c 'fs="$(mktemp -d)" && mount -t tmpfs -o size=64k tmpfs "$fs" || exit 77
-    dd if=/dev/zero of="$fs/fill" bs=4k 2>/dev/null
-    TMPDIR="$fs" "$@"' full_fs "$@"
-}
 full_fs "$wgprof" record --json full.json -- "$app" basic 2 >full.out 2>full.err
 status=$?
 if [ "$status" -eq 77 ] || grep -q 'unshare: .*Operation not permitted' full.err; then

@@ -398,6 +398,17 @@ else
 fi
 cd "$tmp" || exit 1
 
+# ---- a full filesystem for the results: said with the system's reason, record exits 1 ----
+full_fs "$wgprof" --webgpu "$impl" record --via webgpu --json "$tmp/full.json" -- "$app" basic >full.out 2>full.err
+status=$?
+if [ "$status" -eq 77 ] || grep -q 'unshare: .*Operation not permitted' full.err; then
+  echo "note: a full filesystem skipped: no mount namespace or tmpfs here"
+else
+  [ "$status" -eq 1 ] && grep -q 'No space left on device' full.err && grep -q 'could not be written' full.err && ok \
+    || bad "$impl_kind: a full results filesystem: exit $status: $(grep wgprof full.err)"
+  grep -q 'created no' full.err && bad "$impl_kind: a full results filesystem: $(grep 'created no' full.err)" || ok
+fi
+
 # ---- exit status: the program's own ----
 record --json three.json -- "$app" basic 3 >three.out 2>three.err
 status=$?
