@@ -24,25 +24,11 @@ static uint64_t handle_key(uint64_t h) { return h; }
 
 /* ---- shader modules and pipelines ---- */
 
-static bool debug_info_added(const wgprof_layer_device *d);
-
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo *info,
                                                                const VkAllocationCallbacks *alloc,
                                                                VkShaderModule *module)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
-    /* Debug information the implementation added only because record's preload library asked
-     * it to pass labels down: taken out, so that the layers below and the driver see the code
-     * the program's would be without wgprof. */
-    uint32_t *stripped = info->pCode && debug_info_added(d) ? wgprof__alloc(info->codeSize) : NULL;
-    size_t kept = stripped ? wgprof_layer_spirv_strip_debug(info->pCode, info->codeSize, stripped) : 0;
-    VkShaderModuleCreateInfo copy;
-    if (kept) {
-        copy = *info;
-        copy.pCode = stripped;
-        copy.codeSize = kept;
-        info = &copy;
-    }
     VkResult r = d->CreateShaderModule(device, info, alloc, module);
     wgprof_layer_module *m = r == VK_SUCCESS ? wgprof__calloc(1, sizeof *m) : NULL;
     if (m) {
@@ -54,7 +40,6 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShaderModule(VkDevice device, 
             wgprof__free(m);
         }
     }
-    wgprof__free(stripped);
     return r;
 }
 
@@ -149,7 +134,7 @@ static void forget_description(wgprof_layer_map *map, uint64_t handle)
 static const char *(*g_pipeline_name)(void);
 static unsigned (*g_pipelines_pending)(void);
 static int (*g_sole_pending_name)(char *out, size_t cap);
-static int (*g_debug_info_added)(void);
+static size_t (*g_dispatch_scopes)(const char **steps, size_t cap);
 static pthread_once_t g_preload_once = PTHREAD_ONCE_INIT;
 
 static void find_preload(void)
@@ -157,7 +142,7 @@ static void find_preload(void)
     *(void **)&g_pipeline_name = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_PIPELINE_NAME);
     *(void **)&g_pipelines_pending = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_PIPELINES_PENDING);
     *(void **)&g_sole_pending_name = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_SOLE_PENDING_NAME);
-    *(void **)&g_debug_info_added = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_DEBUG_INFO_ADDED);
+    *(void **)&g_dispatch_scopes = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_DISPATCH_SCOPES);
 }
 
 /* A device left to the layer by record's preload library (its names from webgpu.h labels). */
@@ -166,10 +151,12 @@ static bool left_by_preload(const wgprof_layer_device *d)
     return d->info.implementation && strcmp(d->info.implementation, RECORD_LAYER_WITH_LABELS) == 0;
 }
 
-static bool debug_info_added(const wgprof_layer_device *d)
+/* Whether the device's scopes come from record's preload library (record.h,
+ * RECORD_SYMBOL_DISPATCH_SCOPES), its command buffers' debug labels then none of them. */
+static bool scopes_from_preload(const wgprof_layer_device *d)
 {
     pthread_once(&g_preload_once, find_preload);
-    return g_debug_info_added && left_by_preload(d) && g_debug_info_added();
+    return g_dispatch_scopes && left_by_preload(d);
 }
 
 /* Who made the pipeline: on a device left to the layer by record's preload library, the name
@@ -271,6 +258,12 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_SetDebugUtilsObjectNameEXT(VkDevice 
                                                                        const VkDebugUtilsObjectNameInfoEXT *info)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
+    wgprof_layer_object_named(info);
+    return d->SetDebugUtilsObjectNameEXT ? d->SetDebugUtilsObjectNameEXT(device, info) : VK_SUCCESS;
+}
+
+void wgprof_layer_object_named(const VkDebugUtilsObjectNameInfoEXT *info)
+{
     if (info && info->pObjectName) {
         wgprof_layer_lock();
         if (info->objectType == VK_OBJECT_TYPE_PIPELINE) {
@@ -291,7 +284,6 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_SetDebugUtilsObjectNameEXT(VkDevice 
         }
         wgprof_layer_unlock();
     }
-    return d->SetDebugUtilsObjectNameEXT ? d->SetDebugUtilsObjectNameEXT(device, info) : VK_SUCCESS;
 }
 
 /* ---- command pools and buffers ---- */
@@ -679,7 +671,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuff
 {
     wgprof_layer_cb *cb = cb_of(handle);
     wgprof_layer_device *d = cb ? cb->device : wgprof_layer_device_of(handle);
-    if (cb) {
+    if (cb && !scopes_from_preload(d)) {
         label_mark(cb, info && info->pLabelName ? info->pLabelName : "");
     }
     d->CmdBeginDebugUtilsLabelEXT(handle, info);
@@ -689,7 +681,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer
 {
     wgprof_layer_cb *cb = cb_of(handle);
     wgprof_layer_device *d = cb ? cb->device : wgprof_layer_device_of(handle);
-    if (cb) {
+    if (cb && !scopes_from_preload(d)) {
         label_mark(cb, NULL);
     }
     d->CmdEndDebugUtilsLabelEXT(handle);
@@ -731,6 +723,22 @@ static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, boo
     return ok;
 }
 
+/* Before a dispatch of the program's on a device whose scopes come from record's preload
+ * library: the scopes that library says begin and end before it (taken whether or not the
+ * recording is timed, so that the next dispatch takes its own). */
+static void take_scopes(wgprof_layer_cb *cb)
+{
+    if (!scopes_from_preload(cb->device) || (cb->bound && cb->bound->own)) {
+        return;
+    }
+    enum { STEPS = 64 };
+    const char *steps[STEPS];
+    size_t n = g_dispatch_scopes(steps, STEPS);
+    for (size_t i = 0; n != SIZE_MAX && i < n; i++) {
+        label_mark(cb, steps[i]);
+    }
+}
+
 /* Before a dispatch: its timestamp, and its record; the device whose driver takes the
  * dispatch (one lookup: the command buffer's state knows its device). */
 static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z, bool indirect)
@@ -741,6 +749,7 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
     }
     wgprof_layer_device *d = cb->device;
     atomic_fetch_add_explicit(&d->dispatches, 1, memory_order_relaxed);
+    take_scopes(cb);
     if (cb->untimed) {
         atomic_fetch_add_explicit(cb->untimed_count, 1, memory_order_relaxed);
         return d;

@@ -159,9 +159,9 @@ static bool plan_host_reset(wgprof_layer_instance *i, VkPhysicalDevice physical,
 
 /* Dawn names a shader module "DawnDbg=ID;Dawn_ShaderModule" and a compute pipeline
  * "DawnDbg=ID;Dawn_ComputePipeline" (ID: its device's, by which it routes a validation layer's
- * messages back), then, with its toggle use_user_defined_labels_in_backend, "_" and the label:
- * the layer names them after that label alone (none where there is none), and passes that on
- * down; the program's own layers, above this one, see Dawn's name whole. */
+ * messages back), then, with its toggle use_user_defined_labels_in_backend (where a program
+ * asks for it), "_" and the label: the layer names them after that label alone (none where there
+ * is none), and passes Dawn's name on down as it is. */
 static VKAPI_ATTR VkResult VKAPI_CALL layer_SetDebugUtilsObjectNameEXT(VkDevice device,
                                                                      const VkDebugUtilsObjectNameInfoEXT *info)
 {
@@ -176,7 +176,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_SetDebugUtilsObjectNameEXT(VkDevice 
     }
     VkDebugUtilsObjectNameInfoEXT plain = *info;
     plain.pObjectName = *rest ? rest + 1 : rest;
-    return wgprof_layer_SetDebugUtilsObjectNameEXT(device, &plain);
+    wgprof_layer_object_named(&plain);
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    return d->SetDebugUtilsObjectNameEXT ? d->SetDebugUtilsObjectNameEXT(device, info) : VK_SUCCESS;
 }
 
 #define NEXT(d, name) (d)->name = (PFN_vk##name)(d)->gdpa((d)->handle, "vk" #name)

@@ -111,9 +111,6 @@ typedef struct wgprof_layer_module {
 
 void wgprof_layer_spirv_read(const uint32_t *code, size_t bytes, wgprof_layer_module *out);
 const wgprof_layer_entry *wgprof_layer_spirv_entry(const wgprof_layer_module *m, const char *name);
-/* `code` without its debug instructions (names, source, strings, lines, processes), into `out`
- * (room for `bytes`); its size in bytes, 0 where `code` is not SPIR-V as the spec has it. */
-size_t wgprof_layer_spirv_strip_debug(const uint32_t *code, size_t bytes, uint32_t *out);
 
 /* ---- layer_registry.c (types), layer_dispatch.c (hooks): instances and devices ---- */
 
@@ -400,6 +397,9 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindShadersEXT(VkCommandBuffer cb, ui
                                                           const VkShaderStageFlagBits *stages, const VkShaderEXT *shaders);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_SetDebugUtilsObjectNameEXT(VkDevice device,
                                                                        const VkDebugUtilsObjectNameInfoEXT *info);
+/* The name a debug-utils call gives a pipeline, shader object or shader module, kept for naming
+ * its dispatches (the call itself is the caller's to pass on). */
+void wgprof_layer_object_named(const VkDebugUtilsObjectNameInfoEXT *info);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *info,
                                                               const VkAllocationCallbacks *alloc, VkCommandPool *pool);
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyCommandPool(VkDevice device, VkCommandPool pool,

@@ -1,9 +1,7 @@
 /*
  * What the layer reads from a shader module's SPIR-V: its compute entry points, each with its
  * workgroup size where a LocalSize execution mode states it (LocalSizeId and specialization
- * leave it unknown: 0), and a hash of the code that names it where nobody did. And the same
- * code without its debug instructions, where record's preload library had the implementation
- * add them (record.h, RECORD_SYMBOL_DEBUG_INFO_ADDED).
+ * leave it unknown: 0), and a hash of the code that names it where nobody did.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,15 +11,6 @@
 
 enum {
     SPIRV_MAGIC = 0x07230203,
-    OP_SOURCE_CONTINUED = 2,
-    OP_SOURCE = 3,
-    OP_SOURCE_EXTENSION = 4,
-    OP_NAME = 5,
-    OP_MEMBER_NAME = 6,
-    OP_STRING = 7,
-    OP_LINE = 8,
-    OP_NO_LINE = 317,
-    OP_MODULE_PROCESSED = 330,
     OP_ENTRY_POINT = 15,
     OP_EXECUTION_MODE = 16,
     MODEL_GL_COMPUTE = 5,
@@ -71,31 +60,4 @@ const wgprof_layer_entry *wgprof_layer_spirv_entry(const wgprof_layer_module *m,
         }
     }
     return NULL;
-}
-
-static bool is_debug(uint32_t op)
-{
-    return op == OP_SOURCE_CONTINUED || op == OP_SOURCE || op == OP_SOURCE_EXTENSION || op == OP_NAME ||
-           op == OP_MEMBER_NAME || op == OP_STRING || op == OP_LINE || op == OP_NO_LINE || op == OP_MODULE_PROCESSED;
-}
-
-size_t wgprof_layer_spirv_strip_debug(const uint32_t *code, size_t bytes, uint32_t *out)
-{
-    size_t words = bytes / 4, kept = 5;
-    if (!code || words < 5 || bytes % 4 || code[0] != SPIRV_MAGIC) {
-        return 0;
-    }
-    memcpy(out, code, 5 * sizeof *code);
-    for (size_t i = 5; i < words;) {
-        uint32_t count = code[i] >> 16, op = code[i] & 0xFFFF;
-        if (count == 0 || i + count > words) {
-            return 0; /* not SPIR-V as the spec has it: passed on as it is */
-        }
-        if (!is_debug(op)) {
-            memcpy(out + kept, code + i, count * sizeof *code);
-            kept += count;
-        }
-        i += count;
-    }
-    return kept * 4;
 }

@@ -62,13 +62,6 @@
  * pending (the count below), is a pipeline the implementation made for its own work (Dawn's
  * timestamp conversion, say). */
 #define RECORD_SYMBOL_PIPELINE_NAME "wgprof_record_pipeline_name"
-/* Whether this library turned on an implementation's debug flag the program had not asked for
- * (wgpu-native's WGPUInstanceFlag_Debug, for the labels it passes down): `int NAME(void)`,
- * nonzero where it did. That flag also has the implementation's shader compiler add debug
- * information to the SPIR-V (names, source, lines) that the program's would not hold: the
- * layer takes it out of the shader modules of the devices left to it before any layer below
- * it or the driver sees them. */
-#define RECORD_SYMBOL_DEBUG_INFO_ADDED "wgprof_record_debug_info_added"
 /* How many of the program's asynchronous pipeline creations are pending: `unsigned NAME(void)`.
  * While any is, a pipeline made on another thread may be the program's. */
 #define RECORD_SYMBOL_PIPELINES_PENDING "wgprof_record_pipelines_pending"
@@ -77,6 +70,17 @@
  * making it: Dawn's): `int NAME(char *out, size_t cap)`, nonzero with the name in `out`. With
  * several pending, which is which cannot be told: none. */
 #define RECORD_SYMBOL_SOLE_PENDING_NAME "wgprof_record_sole_pending_name"
+/* The scopes of the program's next dispatch in the commands the implementation is recording on
+ * the calling thread: `size_t NAME(const char **steps, size_t cap)`. While the program's
+ * wgpuCommandEncoderFinish or wgpuQueueSubmit runs on that thread (wgpu-native records an
+ * encoder's Vulkan commands at its finish, Dawn a submit's at the submit), this library holds
+ * the program's pass labels, debug groups and dispatches as it encoded them; each call hands out
+ * the steps before the program's next dispatch (a scope begun: its name, "" for none; one ended:
+ * NULL), at most `cap`, returns how many, and passes that dispatch. SIZE_MAX where nothing is held
+ * on this thread, all was handed out, or what is held is not whole (out of memory). The layer
+ * asks it at each dispatch of a pipeline of the program's on a device left to it, whose scopes
+ * then come from here alone. */
+#define RECORD_SYMBOL_DISPATCH_SCOPES "wgprof_record_dispatch_scopes"
 /* What the layer's reports name as their "implementation" for such a device: times taken by the
  * layer, kernel names from the labels the program gave through webgpu.h (where the
  * implementation passed them down; else the layer's own SPIR-V names). */

@@ -7,10 +7,9 @@
  * the last second.
  *
  * Beside wgprof's Vulkan layer (record.h, RECORD_ENV_LAYER), a device whose adapter is on Vulkan
- * is the layer's: its request gets nothing of wgprof's timing (no features, no session), only
- * what makes the implementation pass the program's labels down to Vulkan (Dawn's toggle
- * use_user_defined_labels_in_backend on the device; wgpu-native's debug flag on the instance,
- * without which wgpu-hal names no Vulkan object).
+ * is the layer's: its request goes to the implementation as the program made it (no features,
+ * no session); the names of its pipelines and its scopes reach the layer in process
+ * (record_encode.c, record_scopes.c).
  *
  * Each session has a mutex of its own (record_lib.h says what it guards and what may not be
  * done under it): who holds each lane changes under it; the holder works on the lane's pool
@@ -49,18 +48,6 @@ static bool chain_has(const WGPUChainedStruct *chain, WGPUSType type);
 
 /* ---- beside the Vulkan layer ---- */
 
-/* Dawn's values (its generated webgpu.h), declared here rather than taken from its header. */
-static const WGPUSType DAWN_STYPE_TOGGLES_DESCRIPTOR = (WGPUSType)0x0005000A;
-static const char *const DAWN_LABELS_TOGGLE = "use_user_defined_labels_in_backend";
-/* Dawn's DawnTogglesDescriptor, laid out as its header has it. */
-typedef struct dawn_toggles {
-    WGPUChainedStruct chain;
-    size_t enabledToggleCount;
-    const char *const *enabledToggles;
-    size_t disabledToggleCount;
-    const char *const *disabledToggles;
-} dawn_toggles;
-
 static atomic_uint g_left_to_layer;
 
 /* The layer's way to tell a device left to it from another of the process's (record.h). */
@@ -69,12 +56,6 @@ WGPROF_REC_EXPORT unsigned wgprof_record_left_to_layer(void) { return atomic_loa
 
 static bool beside_layer(void) { return wgprof_rec_settings_get()->layer[0] != '\0'; }
 
-/* Set where an instance of the program's got wgpu-native's debug flag from this library alone
- * (record.h, RECORD_SYMBOL_DEBUG_INFO_ADDED). */
-static atomic_bool g_debug_added;
-
-WGPROF_REC_EXPORT int wgprof_record_debug_info_added(void);
-WGPROF_REC_EXPORT int wgprof_record_debug_info_added(void) { return atomic_load(&g_debug_added); }
 
 /* Whether the layer times the devices of `adapter`: it is enabled beside this library and loaded
  * (the Vulkan loader loads it with the instance, before any adapter), and the adapter is on
@@ -94,66 +75,6 @@ static bool layer_times(WGPUAdapter adapter)
     return vulkan;
 }
 
-/* Where the program's chain starts with its own toggles (Dawn takes one such struct), a copy of
- * it with the labels toggle added, in `copy` (its list in `names`, room for `cap`); else ours
- * alone, in front of the program's chain. The toggles struct of the program's found further
- * down the chain is left as it is: its labels stay in Dawn. */
-static WGPUChainedStruct *chain_labels_toggle(WGPUChainedStruct *theirs, dawn_toggles *copy, const char **names,
-                                              size_t cap)
-{
-    if (theirs && theirs->sType == DAWN_STYPE_TOGGLES_DESCRIPTOR) {
-        const dawn_toggles *t = (const dawn_toggles *)theirs;
-        if (t->enabledToggleCount + 1 > cap) {
-            return theirs;
-        }
-        *copy = *t;
-        for (size_t i = 0; i < t->enabledToggleCount; i++) {
-            names[i] = t->enabledToggles[i];
-        }
-        names[t->enabledToggleCount] = DAWN_LABELS_TOGGLE;
-        copy->enabledToggleCount = t->enabledToggleCount + 1;
-        copy->enabledToggles = names;
-        return &copy->chain;
-    }
-    if (chain_has(theirs, DAWN_STYPE_TOGGLES_DESCRIPTOR)) {
-        return theirs;
-    }
-    names[0] = DAWN_LABELS_TOGGLE;
-    *copy = (dawn_toggles){.chain = {.next = theirs, .sType = DAWN_STYPE_TOGGLES_DESCRIPTOR},
-                           .enabledToggleCount = 1,
-                           .enabledToggles = names};
-    return &copy->chain;
-}
-
-/* The program's instance. Beside the layer, on wgpu-native, with the debug flag, by which
- * wgpu-hal enables VK_EXT_debug_utils and names each Vulkan object after its label: added to
- * the program's own instance extras where they come first in its chain, else extras of ours
- * put in front (all back ends, as without any). */
-WGPROF_REC_EXPORT WGPUInstance wgpuCreateInstance(WGPU_NULLABLE WGPUInstanceDescriptor const *descriptor)
-{
-    const wgprof__webgpu_procs *real = wgprof_rec_real();
-#ifdef WGPROF__HAVE_WGPU_H
-    if (beside_layer() && wgprof_rec_active() && wgprof__ext_get()->kind == WGPROF__IMPL_WGPU_NATIVE) {
-        WGPUInstanceDescriptor copy = descriptor ? *descriptor : (WGPUInstanceDescriptor){0};
-        WGPUInstanceExtras extras = {.chain = {.sType = (WGPUSType)WGPUSType_InstanceExtras}};
-        const WGPUChainedStruct *first = copy.nextInChain;
-        if (first && first->sType == (WGPUSType)WGPUSType_InstanceExtras) {
-            extras = *(const WGPUInstanceExtras *)first;
-        } else if (!chain_has(first, (WGPUSType)WGPUSType_InstanceExtras)) {
-            extras.chain.next = (WGPUChainedStruct *)first;
-        } else {
-            return real->wgpuCreateInstance(descriptor); /* theirs further down: as it is */
-        }
-        if (!(extras.flags & WGPUInstanceFlag_Debug)) {
-            atomic_store(&g_debug_added, true);
-        }
-        extras.flags |= WGPUInstanceFlag_Debug;
-        copy.nextInChain = &extras.chain;
-        return real->wgpuCreateInstance(&copy);
-    }
-#endif
-    return real->wgpuCreateInstance(descriptor);
-}
 
 /* ---- instances and adapters ---- */
 
@@ -397,16 +318,10 @@ static WGPUFuture request_device(WGPUAdapter adapter, WGPUDeviceDescriptor const
 {
     const wgprof__webgpu_procs *real = wgprof_rec_real();
     if (wgprof_rec_active() && layer_times(adapter)) {
-        /* The layer's: only the labels passed down (Dawn: a device toggle). */
-        WGPUDeviceDescriptor copy = descriptor ? *descriptor : (WGPUDeviceDescriptor){0};
-        dawn_toggles toggles;
-        const char *names[WGPROF__DAWN_TOGGLES_MAX + 1];
-        if (wgprof__ext_get()->kind == WGPROF__IMPL_DAWN) {
-            copy.nextInChain = chain_labels_toggle((WGPUChainedStruct *)copy.nextInChain, &toggles, names,
-                                                   sizeof names / sizeof names[0]);
-        }
+        /* The layer's, requested as the program asks: the names of its pipelines reach the layer
+         * in process (record_encode.c), with nothing asked of the implementation. */
         atomic_fetch_add(&g_left_to_layer, 1);
-        return request(adapter, &copy, callbackInfo);
+        return request(adapter, descriptor, callbackInfo);
     }
     device_request *req = NULL;
     if (wgprof_rec_active()) {

@@ -609,6 +609,10 @@ WGPROF_REC_EXPORT WGPUCommandEncoder wgpuDeviceCreateCommandEncoder(
         return enc;
     }
     wgprof_rec_session *s = wgprof_rec_session_of(device);
+    if (!s && named_for_layer(device)) {
+        wgprof_rec_scopes_track(enc); /* the layer's: its scopes told to the layer */
+        return enc;
+    }
     encoder_state *e = s ? wgprof__calloc(1, sizeof *e) : NULL;
     if (e) {
         e->session = s;
@@ -678,6 +682,8 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderPushDebugGroup(WGPUCommandEncoder enc, 
     encoder_state *e = hooks_on() ? wgprof_rec_encoder_get(enc) : NULL;
     if (e) {
         debug_group_push(lane_of(enc, e), &e->debug_depth, groupLabel);
+    } else if (hooks_on()) {
+        wgprof_rec_scopes_push(enc, groupLabel);
     }
 }
 
@@ -687,6 +693,8 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderPopDebugGroup(WGPUCommandEncoder enc)
     encoder_state *e = hooks_on() ? wgprof_rec_encoder_get(enc) : NULL;
     if (e) {
         debug_group_pop(e->lane, &e->debug_depth);
+    } else if (hooks_on()) {
+        wgprof_rec_scopes_pop(enc);
     }
 }
 
@@ -733,6 +741,9 @@ WGPROF_REC_EXPORT WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(
     wgprof_rec_lane *held = e ? lane_of(enc, e) : NULL;
     wgprof_rec_lane *lane = wgprof_rec_lane_enter(held);
     WGPUComputePassEncoder pass = begin_pass(enc, descriptor, lane);
+    if (!e && pass) {
+        wgprof_rec_scopes_pass_begin(enc, pass, descriptor ? descriptor->label : (WGPUStringView){NULL, 0});
+    }
     pass_state *p = e && pass ? wgprof__calloc(1, sizeof *p) : NULL;
     if (p) {
         p->encoder = enc;
@@ -770,6 +781,8 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderPushDebugGroup(WGPUComputePassEncod
     pass_state *p = hooks_on() ? wgprof_rec_pass_get(pass) : NULL;
     if (p) {
         debug_group_push(p->lane, &p->debug_depth, groupLabel);
+    } else if (hooks_on()) {
+        wgprof_rec_scopes_pass_push(pass, groupLabel);
     }
 }
 
@@ -779,6 +792,8 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderPopDebugGroup(WGPUComputePassEncode
     pass_state *p = hooks_on() ? wgprof_rec_pass_get(pass) : NULL;
     if (p) {
         debug_group_pop(p->lane, &p->debug_depth);
+    } else if (hooks_on()) {
+        wgprof_rec_scopes_pass_pop(pass);
     }
 }
 
@@ -819,6 +834,9 @@ static void timed_dispatch(WGPUComputePassEncoder pass, const uint32_t workgroup
 {
     pass_state *p = hooks_on() ? wgprof_rec_pass_get(pass) : NULL;
     if (!p) {
+        if (hooks_on()) {
+            wgprof_rec_scopes_dispatch(pass); /* a pass of the layer's device: the layer times it */
+        }
         run(pass, args);
         return;
     }
@@ -908,6 +926,7 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderEnd(WGPUComputePassEncoder pass)
 {
     if (hooks_on()) {
         forget_pass(pass);
+        wgprof_rec_scopes_pass_end(pass);
     }
     wgprof_rec_real()->wgpuComputePassEncoderEnd(pass);
 }
@@ -916,6 +935,7 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderRelease(WGPUComputePassEncoder pass
 {
     if (hooks_on()) {
         forget_pass(pass); /* released without End */
+        wgprof_rec_scopes_forget_pass(pass);
     }
     wgprof_rec_real()->wgpuComputePassEncoderRelease(pass);
 }
@@ -936,7 +956,13 @@ WGPROF_REC_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder 
     if (lane && !wgprof_rec_settings_get()->inside) {
         wgprof_rec_chain_finish(lane, enc);
     }
+    if (!e && hooks_on()) {
+        wgprof_rec_scopes_finishing(enc); /* wgpu-native records the Vulkan commands now */
+    }
     WGPUCommandBuffer cb = wgprof_rec_real()->wgpuCommandEncoderFinish(enc, descriptor);
+    if (!e && hooks_on()) {
+        wgprof_rec_scopes_finished(enc, cb);
+    }
     if (e) {
         e->finished = true;
         for (; lane && e->debug_depth; e->debug_depth--) {
@@ -979,6 +1005,9 @@ static void close_pass_of(wgprof_rec_pass *p, void *user)
 
 WGPROF_REC_EXPORT void wgpuCommandEncoderRelease(WGPUCommandEncoder enc)
 {
+    if (hooks_on()) {
+        wgprof_rec_scopes_forget_encoder(enc); /* released before finish */
+    }
     encoder_state *e = hooks_on() ? wgprof_rec_encoder_take(enc) : NULL;
     if (e) {
         wgprof_rec_lane *lane = wgprof_rec_lane_enter(e->lane);
@@ -1023,6 +1052,9 @@ WGPROF_REC_EXPORT void wgpuCommandBufferRelease(WGPUCommandBuffer buffer)
     if (lane) {
         wgprof_rec_lane_discard(lane); /* released unsubmitted */
         give_back(lane);
+    }
+    if (hooks_on()) {
+        wgprof_rec_scopes_forget_buffer(buffer);
     }
     wgprof_rec_real()->wgpuCommandBufferRelease(buffer);
 }
@@ -1097,10 +1129,15 @@ static WGPUSubmissionIndex submit(WGPUQueue queue, size_t n, WGPUCommandBuffer c
         count = n + rs.count;
     }
     WGPUSubmissionIndex index = 0;
+    void *held = NULL;
+    bool scopes = wgprof_rec_scopes_submitting(n, commands, &held); /* Dawn records them now */
     if (for_index) {
         index = real->wgpuQueueSubmitForIndex(queue, count, list);
     } else {
         real->wgpuQueueSubmit(queue, count, list);
+    }
+    if (scopes) {
+        wgprof_rec_scopes_submitted(held);
     }
     if (rs.count && !all) {
         /* Out of memory for one list: the resolves follow in a submit of their own. */

@@ -429,6 +429,31 @@ struct wgprof_rec_session {
     wgprof_rec_writer writer;  /* the snapshot being written */
 };
 
+/* ---- record_scopes.c: the scopes of the encoders of devices left to the layer ---- */
+
+/* `enc` (of a device left to the layer) has its pass labels, debug groups and dispatches kept,
+ * for the layer to take while the implementation records them (record.h,
+ * RECORD_SYMBOL_DISPATCH_SCOPES). The others do nothing for an encoder not kept. */
+void wgprof_rec_scopes_track(WGPUCommandEncoder enc);
+void wgprof_rec_scopes_push(WGPUCommandEncoder enc, WGPUStringView label);
+void wgprof_rec_scopes_pop(WGPUCommandEncoder enc);
+void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder pass, WGPUStringView label);
+void wgprof_rec_scopes_pass_push(WGPUComputePassEncoder pass, WGPUStringView label);
+void wgprof_rec_scopes_pass_pop(WGPUComputePassEncoder pass);
+void wgprof_rec_scopes_dispatch(WGPUComputePassEncoder pass);
+void wgprof_rec_scopes_pass_end(WGPUComputePassEncoder pass);
+/* Around the implementation's finish of `enc`: its steps held for this thread, then kept with
+ * its command buffer `cb` (NULL: dropped). */
+void wgprof_rec_scopes_finishing(WGPUCommandEncoder enc);
+void wgprof_rec_scopes_finished(WGPUCommandEncoder enc, WGPUCommandBuffer cb);
+/* Around the implementation's submit of `commands`: their steps held for this thread (*held to
+ * give back to _submitted); false where none is kept. */
+bool wgprof_rec_scopes_submitting(size_t n, WGPUCommandBuffer const *commands, void **held);
+void wgprof_rec_scopes_submitted(void *held);
+void wgprof_rec_scopes_forget_encoder(WGPUCommandEncoder enc);
+void wgprof_rec_scopes_forget_pass(WGPUComputePassEncoder pass);
+void wgprof_rec_scopes_forget_buffer(WGPUCommandBuffer cb);
+
 /* Writes every session's results for good, as at exit: the process is about to replace its
  * image (exec), after which nothing of this one runs. Sessions of another process (a forked
  * or vforked child's parent) are left alone. */

@@ -206,10 +206,32 @@ if VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$app" b
     added="$(comm -13 <(errors pyval.plain.out pyval.plain.err) <(errors pyval.out pyval.err))"
     [ "$status" -eq 0 ] && [ -z "$added" ] && cmp -s pyval.plain.out pyval.out && ok \
       || bad "a wgpu-py script under validation and the default way: exit $status, errors only with wgprof: $added"
+    # Nor does the script print anything it does not print without wgprof (a log line of the
+    # loader's, passed on by an instance debug flag): its stderr up to wgprof's own lines.
+    own() { sed -n '/^timed by \|^wgprof\|^$/q;p' "$1" | sort -u; }
+    extra="$(comm -13 <(sort -u pyval.plain.err) <(own pyval.err))"
+    [ -z "$extra" ] && ok || bad "a wgpu-py script under the default way prints what it does not without wgprof: $extra"
   fi
 else
   echo "note: validation skipped: no VK_LAYER_KHRONOS_validation here (Debian: vulkan-validationlayers)"
 fi
+# The default way's scopes are the webgpu.h way's: the program's pass labels and debug groups,
+# told to the layer by the preload library as the implementation records (wgpu-native at the
+# encoder's finish, Dawn at the submit), with nothing asked of the implementation. Compared per
+# scope path (Dawn makes one pipeline of two that differ only in their labels).
+"$wgprof" record --json sc-auto.json -- "$app" basic >sc-auto.out 2>sc-auto.err
+"$wgprof" record --via webgpu --json sc-web.json -- "$app" basic >sc-web.out 2>sc-web.err
+python3 - sc-auto.json sc-web.json <<'PY' >sc.check 2>&1 && ok || bad "scopes under the default way: $(cat sc.check)"
+import collections, json, sys
+def paths(path):
+    r = json.load(open(path))
+    instances = r["scope_instances"]
+    return collections.Counter(instances[d["scope"]]["path"] if d["scope"] >= 0 else ""
+                               for d in r["dispatches"] if not d["kernel"].startswith("("))
+auto, web = paths(sys.argv[1]), paths(sys.argv[2])
+if auto != web or len(web) < 3:
+    sys.exit(f"dispatches per scope path: default way {dict(auto)}, webgpu.h way {dict(web)}")
+PY
 # Two devices under the default way: one file of each format, holding both result sets.
 "$wgprof" record --json two.json --trace two.trace.json --csv two.csv --html two.html -- "$app" two-devices \
   >two.out 2>two.err
