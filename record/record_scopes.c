@@ -58,11 +58,9 @@ static void *get(wgprof_rec_map *map, const void *key)
     return v;
 }
 
+/* Not gated by g_tracked: a pass of an encoder let go of is still to free. */
 static void *take(wgprof_rec_map *map, const void *key)
 {
-    if (!atomic_load(&g_tracked)) {
-        return NULL;
-    }
     pthread_mutex_lock(&g_lock);
     void *v = wgprof_rec_map_take(map, key);
     pthread_mutex_unlock(&g_lock);
@@ -182,7 +180,7 @@ void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder
 void wgprof_rec_scopes_pass_push(WGPUComputePassEncoder pass, WGPUStringView label)
 {
     pass_steps *p = get(&g_passes, pass);
-    if (p) {
+    if (p && p->of) {
         begin_named(p->of, label);
         p->depth++;
     }
@@ -191,7 +189,7 @@ void wgprof_rec_scopes_pass_push(WGPUComputePassEncoder pass, WGPUStringView lab
 void wgprof_rec_scopes_pass_pop(WGPUComputePassEncoder pass)
 {
     pass_steps *p = get(&g_passes, pass);
-    if (p && p->depth) {
+    if (p && p->of && p->depth) {
         add(p->of, NULL, false, false);
         p->depth--;
     }
@@ -200,7 +198,7 @@ void wgprof_rec_scopes_pass_pop(WGPUComputePassEncoder pass)
 void wgprof_rec_scopes_dispatch(WGPUComputePassEncoder pass)
 {
     pass_steps *p = get(&g_passes, pass);
-    if (p) {
+    if (p && p->of) {
         add(p->of, NULL, false, true);
     }
 }
@@ -211,10 +209,10 @@ void wgprof_rec_scopes_pass_end(WGPUComputePassEncoder pass)
     if (!p) {
         return;
     }
-    for (; p->depth; p->depth--) {
+    for (; p->of && p->depth; p->depth--) {
         add(p->of, NULL, false, false);
     }
-    if (p->label) {
+    if (p->of && p->label) {
         add(p->of, NULL, false, false);
     }
     wgprof__free(p);
@@ -229,6 +227,23 @@ void wgprof_rec_scopes_finishing(WGPUCommandEncoder enc)
     t_list = t_at = 0;
 }
 
+/* Passes still open on `s` (an encoder released or finished before their end, which the
+ * program may do) add to it no more. */
+static void detach_pass(void *value, void *user)
+{
+    pass_steps *p = value;
+    if (p->of == user) {
+        p->of = NULL;
+    }
+}
+
+static void detach_passes(const steps *s)
+{
+    pthread_mutex_lock(&g_lock);
+    wgprof_rec_map_each(&g_passes, detach_pass, (void *)s);
+    pthread_mutex_unlock(&g_lock);
+}
+
 void wgprof_rec_scopes_finished(WGPUCommandEncoder enc, WGPUCommandBuffer cb)
 {
     t_lists = NULL;
@@ -237,6 +252,7 @@ void wgprof_rec_scopes_finished(WGPUCommandEncoder enc, WGPUCommandBuffer cb)
     if (!s) {
         return;
     }
+    detach_passes(s);
     for (; s->encoder_depth; s->encoder_depth--) {
         add(s, NULL, false, false);
     }
@@ -245,7 +261,14 @@ void wgprof_rec_scopes_finished(WGPUCommandEncoder enc, WGPUCommandBuffer cb)
     }
 }
 
-void wgprof_rec_scopes_forget_encoder(WGPUCommandEncoder enc) { free_steps(take(&g_encoders, enc)); }
+void wgprof_rec_scopes_forget_encoder(WGPUCommandEncoder enc)
+{
+    steps *s = take(&g_encoders, enc);
+    if (s) {
+        detach_passes(s);
+        free_steps(s);
+    }
+}
 
 void wgprof_rec_scopes_forget_pass(WGPUComputePassEncoder pass) { wgprof__free(take(&g_passes, pass)); }
 
