@@ -10,7 +10,10 @@
  * no timestamp inside a render pass, where none of these commands may be. Debug labels
  * (vkCmdBeginDebugUtilsLabelEXT/End) become the scopes of the rows recorded inside them, within
  * their command buffer: an end the buffer did not begin is left out, one left open closes at
- * the buffer's end. The timestamps are written into query pools the layer owns, reset from the
+ * the buffer's end; a label with no name is no scope. On a device record's preload library
+ * left to the layer, the scopes are the program's pass labels and debug groups that library
+ * tells it dispatch by dispatch (record.h, RECORD_SYMBOL_DISPATCH_SCOPES) instead, and the
+ * pipelines' names those it tells as they are made. The timestamps are written into query pools the layer owns, reset from the
  * host where the device allows it (hostQueryReset, enabled at device creation where the program
  * did not say otherwise), else by one reset in the stream per block of queries. Results are read without waiting (vkGetQueryPoolResults with
  * availability) at the program's next submit, after its waits, when a command buffer is used
