@@ -200,8 +200,9 @@ if VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$app" b
   if [ "$impl" = wgpu-native ] && [ -x "$python" ]; then
     script="$(cd "$(dirname "$0")" && pwd)/record/compute.py"
     VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$python" "$script" >pyval.plain.out 2>pyval.plain.err
-    VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$wgprof" record --json pyval.json -- "$python" "$script" \
-      >pyval.out 2>pyval.err
+    # The README's first example: every format under the default way.
+    VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$wgprof" record --json pyval.json --html pyval.html \
+      --trace pyval.trace.json --csv pyval.csv -- "$python" "$script" >pyval.out 2>pyval.err
     status=$?
     added="$(comm -13 <(errors pyval.plain.out pyval.plain.err) <(errors pyval.out pyval.err))"
     [ "$status" -eq 0 ] && [ -z "$added" ] && cmp -s pyval.plain.out pyval.out && ok \
@@ -211,6 +212,8 @@ if VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$app" b
     own() { sed -n '/^timed by \|^wgprof\|^$/q;p' "$1" | sort -u; }
     extra="$(comm -13 <(sort -u pyval.plain.err) <(own pyval.err))"
     [ -z "$extra" ] && ok || bad "a wgpu-py script under the default way prints what it does not without wgprof: $extra"
+    [ -s pyval.html ] && [ -s pyval.trace.json ] && [ -s pyval.csv ] && ! grep -q 'not written' pyval.err && ok \
+      || bad "a wgpu-py script under the default way: reports not written: $(grep 'not written' pyval.err)"
   fi
 else
   echo "note: validation skipped: no VK_LAYER_KHRONOS_validation here (Debian: vulkan-validationlayers)"
