@@ -16,7 +16,8 @@
 #          reports with Python, load the HTML one in headless Chromium, profile a wgpu-py script
 #          from a venv and run a Vulkan program under validation with and without wgprof's layer;
 #          Dawn, Mesa 25, wgpu-py in .deps/wgpu-py, dawn-python, onnxruntime-webgpu in
-#          .deps/onnxruntime and tinygrad in .deps/tinygrad (x86_64 only)              (make test)
+#          .deps/onnxruntime, tinygrad in .deps/tinygrad and wonnx in .deps/wonnx
+#          (x86_64 only)                                                               (make test)
 #   lint   build + cppcheck and clang-tidy                                             (make lint)
 #   fuzz   build + clang with its libFuzzer/sanitizer runtimes, and python3 (seeds) (make fuzz)
 #   check  all of the above + valgrind                                                (make check)
@@ -74,7 +75,8 @@ if $tests; then
     "$root/scripts/fetch-onnxruntime.sh"
     "$root/scripts/fetch-dawn-python.sh"
     "$root/scripts/fetch-tinygrad.sh"
+    "$root/scripts/fetch-wonnx.sh"
   else
-    echo "install-deps: no pinned Dawn, Mesa, wgpu-py, onnxruntime, dawn-python or tinygrad for $(uname -m); the GPU tests run on wgpu-native only"
+    echo "install-deps: no pinned Dawn, Mesa, wgpu-py, onnxruntime, dawn-python, tinygrad or wonnx for $(uname -m); the GPU tests run on wgpu-native only"
   fi
 fi
