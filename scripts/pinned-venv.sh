@@ -28,6 +28,7 @@ pinned_venv() {
     echo "$name: the pinned wheels are for x86_64 Linux; the test that needs them is skipped elsewhere" >&2
     exit 1
   fi
+  mkdir -p "$(dirname "$dest")" # .deps/ itself, on a fresh clone where nothing made it yet
   if ! command -v "$python" >/dev/null 2>&1; then
     echo "$name: no $python; install python3 and python3-venv (scripts/install-deps.sh test)" >&2
     exit 1
