@@ -132,31 +132,26 @@ static void forget_description(wgprof_layer_map *map, uint64_t handle)
 /* What record's preload library, where it is loaded beside the layer, says of the pipelines its
  * thread makes (record.h): found once. */
 static const char *(*g_pipeline_name)(void);
-static unsigned (*g_pipelines_pending)(void);
-static int (*g_sole_pending_name)(char *out, size_t cap);
+static unsigned (*g_pending_pipelines)(char *sole, size_t cap);
 static size_t (*g_dispatch_scopes)(const char **steps, size_t cap);
 static pthread_once_t g_preload_once = PTHREAD_ONCE_INIT;
 
 static void find_preload(void)
 {
     *(void **)&g_pipeline_name = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_PIPELINE_NAME);
-    *(void **)&g_pipelines_pending = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_PIPELINES_PENDING);
-    *(void **)&g_sole_pending_name = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_SOLE_PENDING_NAME);
+    *(void **)&g_pending_pipelines = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_PENDING_PIPELINES);
     *(void **)&g_dispatch_scopes = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_DISPATCH_SCOPES);
-}
-
-/* A device left to the layer by record's preload library (its names from webgpu.h labels). */
-static bool left_by_preload(const wgprof_layer_device *d)
-{
-    return d->info.implementation && strcmp(d->info.implementation, RECORD_LAYER_WITH_LABELS) == 0;
 }
 
 /* Whether the device's scopes come from record's preload library (record.h,
  * RECORD_SYMBOL_DISPATCH_SCOPES), its command buffers' debug labels then none of them. */
 static bool scopes_from_preload(const wgprof_layer_device *d)
 {
+    if (!d->left_by_preload) {
+        return false;
+    }
     pthread_once(&g_preload_once, find_preload);
-    return g_dispatch_scopes && left_by_preload(d);
+    return g_dispatch_scopes != NULL;
 }
 
 /* Who made the pipeline: on a device left to the layer by record's preload library, the name
@@ -166,17 +161,17 @@ static bool scopes_from_preload(const wgprof_layer_device *d)
  * several pending, not known (named by its code). */
 static void whose(const wgprof_layer_device *d, wgprof_layer_pipeline *p)
 {
-    pthread_once(&g_preload_once, find_preload);
-    if (!g_pipeline_name || !left_by_preload(d)) {
+    if (!d->left_by_preload) {
         return;
     }
-    const char *given = g_pipeline_name();
+    pthread_once(&g_preload_once, find_preload);
+    const char *given = g_pipeline_name ? g_pipeline_name() : NULL;
     if (given) {
         snprintf(p->given, sizeof p->given, "%s", given);
-    } else if (g_sole_pending_name && g_sole_pending_name(p->given, sizeof p->given)) {
-        /* the program's one pending request, made by the implementation's worker */
-    } else {
-        p->own = !g_pipelines_pending || g_pipelines_pending() == 0;
+    } else if (g_pending_pipelines) {
+        /* The program's one pending request (made by the implementation's worker) names it;
+         * none pending, it is the implementation's own. */
+        p->own = g_pending_pipelines(p->given, sizeof p->given) == 0;
     }
 }
 
@@ -227,20 +222,18 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShadersEXT(VkDevice device, ui
             continue;
         }
         wgprof_layer_pipeline *p = wgprof__calloc(1, sizeof *p);
-        wgprof_layer_module *m = p ? wgprof__calloc(1, sizeof *m) : NULL;
-        if (!m) {
-            wgprof__free(p);
+        if (!p) {
             continue;
         }
         snprintf(p->entry, sizeof p->entry, "%s", infos[i].pName ? infos[i].pName : "");
         /* A binary is the driver's own: hashed, nothing read from it. */
         bool spirv = infos[i].codeType == VK_SHADER_CODE_TYPE_SPIRV_EXT;
-        wgprof_layer_spirv_read(spirv ? infos[i].pCode : NULL, spirv ? infos[i].codeSize : 0, m);
+        wgprof_layer_module m;
+        wgprof_layer_spirv_read(spirv ? infos[i].pCode : NULL, spirv ? infos[i].codeSize : 0, &m);
         if (!spirv) {
-            code_hash_name(m->hash, "shader", code_hash_fnv1a(CODE_HASH_OFFSET, infos[i].pCode, infos[i].codeSize));
+            code_hash_name(m.hash, "shader", code_hash_fnv1a(CODE_HASH_OFFSET, infos[i].pCode, infos[i].codeSize));
         }
-        describe_code(p, m, infos[i].pName);
-        wgprof__free(m);
+        describe_code(p, &m, infos[i].pName);
         keep_description(&wgprof_layer_shaders, KEY(shaders[i]), p);
     }
     return r;

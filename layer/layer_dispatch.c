@@ -189,12 +189,13 @@ static void describe(wgprof_layer_device *d, const VkPhysicalDeviceProperties *p
     snprintf(info->adapter, sizeof info->adapter, "%s", p->deviceName);
     snprintf(info->driver, sizeof info->driver, "Vulkan %u.%u.%u, driver 0x%x", VK_API_VERSION_MAJOR(p->apiVersion),
              VK_API_VERSION_MINOR(p->apiVersion), VK_API_VERSION_PATCH(p->apiVersion), p->driverVersion);
-    /* A device record's preload library left to the layer, its labels passed down (record.h). */
+    /* A device record's preload library left to the layer, its names told in process (record.h). */
     static atomic_uint taken;
     unsigned (*left)(void) = NULL;
     *(void **)&left = dlsym(RTLD_DEFAULT, RECORD_SYMBOL_LEFT_TO_LAYER);
     unsigned seen = atomic_load(&taken);
     bool labels = left && left() > seen && atomic_compare_exchange_strong(&taken, &seen, seen + 1);
+    d->left_by_preload = labels;
     info->implementation = labels ? RECORD_LAYER_WITH_LABELS : WGPROF_LAYER_IMPLEMENTATION;
     info->backend = "vulkan";
     info->adapter_type = p->deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU     ? "discrete"

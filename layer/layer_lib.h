@@ -268,6 +268,8 @@ typedef struct wgprof_layer_device {
     uint64_t snapshot_cost_ns;    /* how long writing it took */
     bool snapshot_busy;           /* one is being written */
     long pid;                     /* the process that made it: a child of fork() has a copy, not the device */
+    bool left_by_preload;         /* record's preload library left it to the layer: its pipelines'
+                                     names and its scopes come from that library (record.h) */
     atomic_bool unwritten_said;   /* a file of its results could not be written, and that was said */
 } wgprof_layer_device;
 

@@ -62,14 +62,12 @@
  * pending (the count below), is a pipeline the implementation made for its own work (Dawn's
  * timestamp conversion, say). */
 #define RECORD_SYMBOL_PIPELINE_NAME "wgprof_record_pipeline_name"
-/* How many of the program's asynchronous pipeline creations are pending: `unsigned NAME(void)`.
- * While any is, a pipeline made on another thread may be the program's. */
-#define RECORD_SYMBOL_PIPELINES_PENDING "wgprof_record_pipelines_pending"
-/* The name of the program's one pending asynchronous pipeline creation, where exactly one is
- * pending and the calling thread is not the one that asked for it (an implementation's worker
- * making it: Dawn's): `int NAME(char *out, size_t cap)`, nonzero with the name in `out`. With
- * several pending, which is which cannot be told: none. */
-#define RECORD_SYMBOL_SOLE_PENDING_NAME "wgprof_record_sole_pending_name"
+/* The program's asynchronous pipeline creations pending: `unsigned NAME(char *sole, size_t cap)`,
+ * how many; where exactly one is pending and the calling thread is not the one that asked for
+ * it (an implementation's worker making it: Dawn's), its name in `sole`, else "". While any is
+ * pending, a pipeline made on another thread may be the program's; with several, which is
+ * which cannot be told. */
+#define RECORD_SYMBOL_PENDING_PIPELINES "wgprof_record_pending_pipelines"
 /* The scopes of the program's next dispatch in the commands the implementation is recording on
  * the calling thread: `size_t NAME(const char **steps, size_t cap)`. While the program's
  * wgpuCommandEncoderFinish or wgpuQueueSubmit runs on that thread (wgpu-native records an

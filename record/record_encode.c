@@ -361,12 +361,9 @@ static bool named_for_layer(WGPUDevice device)
  * RECORD_SYMBOL_PIPELINE_NAME): its name, for the layer to ask while the implementation makes
  * the Vulkan pipeline on this thread. Nothing of the program's descriptor changes. */
 static _Thread_local const pipeline_info *t_making;
-static atomic_uint g_pending_async;
 
 WGPROF_REC_EXPORT const char *wgprof_record_pipeline_name(void);
 WGPROF_REC_EXPORT const char *wgprof_record_pipeline_name(void) { return t_making ? t_making->name : NULL; }
-WGPROF_REC_EXPORT unsigned wgprof_record_pipelines_pending(void);
-WGPROF_REC_EXPORT unsigned wgprof_record_pipelines_pending(void) { return atomic_load(&g_pending_async); }
 
 /* Made with its name told to the layer, as the implementation makes it on this thread. */
 static WGPUComputePipeline create_named(WGPUDevice device, WGPUComputePipelineDescriptor const *d,
@@ -399,7 +396,7 @@ WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice
 typedef struct pipeline_request {
     WGPUCreateComputePipelineAsyncCallbackInfo theirs;
     pipeline_info *info;
-    bool counted; /* in g_pending_async and g_pending until its callback */
+    bool counted; /* in g_pending until its callback */
     pthread_t asker;
     struct pipeline_request *next_pending;
 } pipeline_request;
@@ -408,18 +405,19 @@ typedef struct pipeline_request {
 static pthread_mutex_t g_pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static pipeline_request *g_pending;
 
-WGPROF_REC_EXPORT int wgprof_record_sole_pending_name(char *out, size_t cap);
-WGPROF_REC_EXPORT int wgprof_record_sole_pending_name(char *out, size_t cap)
+WGPROF_REC_EXPORT unsigned wgprof_record_pending_pipelines(char *sole, size_t cap);
+WGPROF_REC_EXPORT unsigned wgprof_record_pending_pipelines(char *sole, size_t cap)
 {
-    int found = 0;
+    unsigned n = 0;
     pthread_mutex_lock(&g_pending_lock);
-    const pipeline_request *only = g_pending && !g_pending->next_pending ? g_pending : NULL;
-    if (only && only->info && !pthread_equal(only->asker, pthread_self())) {
-        snprintf(out, cap, "%s", only->info->name);
-        found = 1;
+    for (const pipeline_request *r = g_pending; r; r = r->next_pending) {
+        n++;
     }
+    const pipeline_request *only = n == 1 ? g_pending : NULL;
+    bool named = only && only->info && !pthread_equal(only->asker, pthread_self());
+    snprintf(sole, cap, "%s", named ? only->info->name : "");
     pthread_mutex_unlock(&g_pending_lock);
-    return found;
+    return n;
 }
 
 static void pending_add(pipeline_request *req)
@@ -430,7 +428,6 @@ static void pending_add(pipeline_request *req)
     req->next_pending = g_pending;
     g_pending = req;
     pthread_mutex_unlock(&g_pending_lock);
-    atomic_fetch_add(&g_pending_async, 1);
 }
 
 static void pending_remove(const pipeline_request *req)
@@ -443,7 +440,6 @@ static void pending_remove(const pipeline_request *req)
         }
     }
     pthread_mutex_unlock(&g_pending_lock);
-    atomic_fetch_sub(&g_pending_async, 1);
 }
 
 static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipeline pipeline, WGPUStringView message,
