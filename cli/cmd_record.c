@@ -860,7 +860,8 @@ static size_t print_why(const results_folder *r)
     return said;
 }
 
-/* How many sets the writers marked unwritten (record.h) hold no JSON report at all. */
+/* How many sets the writers marked unwritten (record.h): where no set holds a JSON report, the
+ * devices whose results were all lost. */
 static size_t count_unwritten(const results_folder *r)
 {
     DIR *d = open_listing(r);
@@ -872,14 +873,7 @@ static size_t count_unwritten(const results_folder *r)
     static const char suffix[] = "." RECORD_SUFFIX_UNWRITTEN;
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
-        if (len <= sizeof suffix - 1 || strcmp(e->d_name + len - (sizeof suffix - 1), suffix) != 0 ||
-            len - (sizeof suffix - 1) > 64) {
-            continue;
-        }
-        char json[96];
-        snprintf(json, sizeof json, "%.*s.%s", (int)(len - (sizeof suffix - 1)), e->d_name,
-                 wgprof_format_suffix(WGPROF_FORMAT_JSON));
-        n += !exists(r, json);
+        n += len > sizeof suffix - 1 && strcmp(e->d_name + len - (sizeof suffix - 1), suffix) == 0;
     }
     closedir(d);
     return n;
@@ -891,8 +885,8 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
 {
     size_t count = 0;
     result_set *sets = list_sets(r, &count);
-    size_t unwritten = count_unwritten(r);
-    if (!count && unwritten) {
+    size_t unwritten = count ? 0 : count_unwritten(r);
+    if (unwritten) {
         cli_error("wgprof record: no results: those of %zu device%s could not be written into the results folder %s "
                   "(the reason is above)",
                   unwritten, unwritten == 1 ? "" : "s", r->path);
