@@ -11,6 +11,14 @@
 
 #include "common.h"
 
+/* Whether `st` is of the file whose identity is `identity` ("DEV:INO"). */
+static bool has_identity(const struct stat *st, const char *identity)
+{
+    char id[64];
+    snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st->st_dev, (unsigned long long)st->st_ino);
+    return strcmp(id, identity) == 0;
+}
+
 int private_folder_open(const char *path, const char *identity, char *why, size_t cap)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -22,11 +30,9 @@ int private_folder_open(const char *path, const char *identity, char *why, size_
     } else if (fstat(fd, &st) != 0) {
         reason = strerror(errno);
     } else {
-        char id[64];
-        snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
         if (st.st_uid != geteuid() || (st.st_mode & 077)) {
             reason = "it is not this user's private folder";
-        } else if (strcmp(id, identity) != 0) {
+        } else if (!has_identity(&st, identity)) {
             reason = "it is not the folder wgprof made (replaced while the program ran?)";
         }
     }
@@ -61,12 +67,7 @@ unsigned private_folder_claim(int dir, long pid, const char *suffix, _Atomic uns
 static bool is_folder(int fd, const char *identity)
 {
     struct stat st;
-    char id[64];
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        return false;
-    }
-    snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
-    return strcmp(id, identity) == 0;
+    return fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && has_identity(&st, identity);
 }
 
 int private_folder_held(_Atomic int *fd, const char *path, const char *identity, char *why, size_t cap)
