@@ -352,6 +352,10 @@ $(sets_of t.json | head -n 1 | cut -d' ' -f1) 1" ] && [ -z "$(ls t.*.*.json 2>/d
   status=$?
   [ "$status" -eq 2 ] && grep -q 'holds 2 result sets .*wgprof diff --set K' sets-diff.err && ok \
     || bad "$impl_kind two-devices: diff of two reports of sets without --set: exit $status: $(cat sets-diff.err)"
+  "$wgprof" diff --set 0 t.json t.json >sets-diff0.out 2>sets-diff0.err
+  status=$?
+  [ "$status" -eq 2 ] && grep -q -- '--set 0: expected a whole number from 1' sets-diff0.err && [ ! -s sets-diff0.out ] && ok \
+    || bad "$impl_kind two-devices: diff --set 0: exit $status: $(cat sets-diff0.err)"
   "$wgprof" diff --set 2 t.json t.json >sets-diff2.out 2>sets-diff2.err
   status=$?
   [ "$status" -eq 0 ] && grep -q '^base: t.json (result set 2) ' sets-diff2.out && ok \
