@@ -26,6 +26,10 @@
  * Names in parentheses are wgprof's own; a spec's cannot take them. */
 #define WGPROF_REFERENCE_KERNEL "(reference)"
 
+/* Where the name of a row of transfer work ("(copy, clear)") comes from, as the recorders tell
+ * the reports (wgprof_pool_kernel_source). */
+#define WGPROF_WORK_NAME_SOURCE "transfer work between dispatches, by kind"
+
 /* ---- code_hash.c ---- */
 
 /* 64-bit FNV-1a of `data`, continued from `h` (CODE_HASH_OFFSET to start). */

@@ -131,8 +131,8 @@ static void forget_description(wgprof_layer_map *map, uint64_t handle)
 
 /* What record's preload library, where it is loaded beside the layer, says of the pipelines its
  * thread makes (record.h): found once. */
-static const char *(*g_pipeline_name)(void);
-static unsigned (*g_pending_pipelines)(char *sole, size_t cap);
+static const char *(*g_pipeline_name)(const char **source);
+static unsigned (*g_pending_pipelines)(char *sole, size_t cap, const char **source);
 static size_t (*g_dispatch_scopes)(const char **steps, size_t cap);
 static pthread_once_t g_preload_once = PTHREAD_ONCE_INIT;
 
@@ -165,13 +165,13 @@ static void whose(const wgprof_layer_device *d, wgprof_layer_pipeline *p)
         return;
     }
     pthread_once(&g_preload_once, find_preload);
-    const char *given = g_pipeline_name ? g_pipeline_name() : NULL;
+    const char *given = g_pipeline_name ? g_pipeline_name(&p->given_source) : NULL;
     if (given) {
         snprintf(p->given, sizeof p->given, "%s", given);
     } else if (g_pending_pipelines) {
         /* The program's one pending request (made by the implementation's worker) names it;
          * none pending, it is the implementation's own. */
-        p->own = g_pending_pipelines(p->given, sizeof p->given) == 0;
+        p->own = g_pending_pipelines(p->given, sizeof p->given, &p->given_source) == 0;
     }
 }
 
@@ -558,7 +558,8 @@ static void close_work(wgprof_layer_cb *cb)
         wgprof_dispatch_desc desc = {.kernel = name};
         wgprof_layer_device *d = cb->device;
         pthread_mutex_lock(&d->lock);
-        bool ok = d->results && wgprof_pool_site(d->results, &desc, &cb->work_sites[kinds]) == WGPROF_OK;
+        bool ok = d->results && wgprof_pool_site(d->results, &desc, &cb->work_sites[kinds]) == WGPROF_OK &&
+                  wgprof_pool_kernel_source(d->results, name, WGPROF_WORK_NAME_SOURCE) == WGPROF_OK;
         pthread_mutex_unlock(&d->lock);
         if (!ok) {
             cb->broken = true; /* its row has a timestamp and no name */
@@ -700,6 +701,14 @@ static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, boo
         snprintf(name, sizeof name, "%s%s%s%s%s%s", p && p->own ? "(implementation) " : "", who, size,
                  entry[0] ? ":" : "", entry, indirect ? " (indirect)" : "");
     }
+    /* Where the name came from, as the report's header and each kernel's name_source say. */
+    const char *source = !p                  ? "no pipeline bound"
+                         : p->given[0]       ? (p->given_source ? p->given_source : "webgpu.h")
+                         : p->own            ? "the implementation's own pipeline"
+                         : p->label[0]       ? "Vulkan pipeline name"
+                         : p->module_label[0] ? "Vulkan shader module name"
+                         : entry[0]          ? "SPIR-V hash and entry point"
+                                             : "SPIR-V hash and workgroup size";
     wgprof_dispatch_desc desc = {.kernel = name};
     if (p) {
         desc.workgroup_size[0] = p->local_size[0];
@@ -711,7 +720,8 @@ static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, boo
     desc.workgroups[2] = z;
     wgprof_layer_device *d = cb->device;
     pthread_mutex_lock(&d->lock);
-    bool ok = d->results && wgprof_pool_site(d->results, &desc, out) == WGPROF_OK;
+    bool ok = d->results && wgprof_pool_site(d->results, &desc, out) == WGPROF_OK &&
+              wgprof_pool_kernel_source(d->results, name, source) == WGPROF_OK;
     pthread_mutex_unlock(&d->lock);
     return ok;
 }

@@ -306,6 +306,7 @@ extern wgprof_layer_map wgprof_layer_pools;     /* VkCommandPool -> queue family
 
 typedef struct wgprof_layer_pipeline {
     char given[2 * WGPROF_LAYER_NAME_CAP]; /* the name record's preload library gave it (record.h), "" where none */
+    const char *given_source;              /* where record's library took `given` from (static) */
     bool own;                              /* made by the implementation for its own work (record.h) */
     char entry[WGPROF_LAYER_NAME_CAP];
     char code[CODE_HASH_NAME_CAP];             /* the module's hash */

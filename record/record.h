@@ -55,16 +55,18 @@
 #define RECORD_SYMBOL_LAYER_END_IMAGE "wgprof_layer_end_image"
 /* The name of the compute pipeline the calling thread is making through webgpu.h right now, as
  * this library names a pipeline's dispatches ("label:entry", record's rules), NULL where it makes
- * none: a function `const char *NAME(void)` the preload library exports. The layer asks it in
+ * none, with where the name came from in *source ("pipeline label", a static string; NULL with
+ * no name): a function `const char *NAME(const char **source)` the preload library exports. The layer asks it in
  * vkCreateComputePipelines, on the thread the implementation makes the Vulkan pipeline on: a
  * name is the program's pipeline's, passed down without asking the implementation to change
  * what it makes; no name, on a device left to the layer while no asynchronous creation is
  * pending (the count below), is a pipeline the implementation made for its own work (Dawn's
  * timestamp conversion, say). */
 #define RECORD_SYMBOL_PIPELINE_NAME "wgprof_record_pipeline_name"
-/* The program's asynchronous pipeline creations pending: `unsigned NAME(char *sole, size_t cap)`,
- * how many; where exactly one is pending and the calling thread is not the one that asked for
- * it (an implementation's worker making it: Dawn's), its name in `sole`, else "". While any is
+/* The program's asynchronous pipeline creations pending: `unsigned NAME(char *sole, size_t cap,
+ * const char **source)`, how many; where exactly one is pending and the calling thread is not
+ * the one that asked for it (an implementation's worker making it: Dawn's), its name in `sole`
+ * and where that came from in *source, else "" and NULL. While any is
  * pending, a pipeline made on another thread may be the program's; with several, which is
  * which cannot be told. */
 #define RECORD_SYMBOL_PENDING_PIPELINES "wgprof_record_pending_pipelines"

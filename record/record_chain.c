@@ -20,6 +20,7 @@
  */
 #include <stdio.h>
 
+#include "common.h"
 #include "internal.h"
 #include "record_lib.h"
 
@@ -41,6 +42,7 @@ static void close_work(wgprof_rec_lane *lane)
     wgprof_dispatch_desc d = {.kernel = name};
     wgprof_site site;
     bool ok = wgprof_pool_site(lane->pool, &d, &site) == WGPROF_OK &&
+              wgprof_pool_kernel_source(lane->pool, name, WGPROF_WORK_NAME_SOURCE) == WGPROF_OK &&
               wgprof_pool_chain_add(lane->pool, site, 0, &lane->owed_end) == WGPROF_OK;
     wgprof_rec_chain_advance(&lane->chain, WGPROF_REC_CHAIN_CLOSE_WORK, ok, WGPROF_REC_WORK_COPY);
 }

@@ -25,6 +25,7 @@
 typedef struct wgprof_rec_pipeline_info {
     char *name;
     size_t first_len; /* the part of the name before the entry point: the label, or what stands for it */
+    const char *source; /* where that part came from, for the reports (static) */
     uint32_t workgroup_size[3]; /* read from the WGSL; 0,0,0 when it cannot be told */
 } pipeline_info;
 
@@ -301,8 +302,10 @@ wgprof_rec_pipeline_info *wgprof_rec_pipeline_describe(WGPUStringView label, WGP
     values[0] = '\0';
     if (n) { /* the program's own name for it, as it gave it */
         snprintf(first, sizeof first, "%.*s", (int)(n < 255 ? n : 255), label.data);
+        p->source = "pipeline label";
     } else {
         snprintf(first, sizeof first, "%s", m && m->label[0] ? m->label : m && m->code[0] ? m->code : "unnamed");
+        p->source = m && m->label[0] ? "shader module label" : m && m->code[0] ? "shader code hash" : "no label, code unknown";
         constants_text(constants, constant_count, values, sizeof values);
     }
     bool has_entry = entry_point(entry, m, entry_name, sizeof entry_name);
@@ -362,8 +365,12 @@ static bool named_for_layer(WGPUDevice device)
  * the Vulkan pipeline on this thread. Nothing of the program's descriptor changes. */
 static _Thread_local const pipeline_info *t_making;
 
-WGPROF_REC_EXPORT const char *wgprof_record_pipeline_name(void);
-WGPROF_REC_EXPORT const char *wgprof_record_pipeline_name(void) { return t_making ? t_making->name : NULL; }
+WGPROF_REC_EXPORT const char *wgprof_record_pipeline_name(const char **source);
+WGPROF_REC_EXPORT const char *wgprof_record_pipeline_name(const char **source)
+{
+    *source = t_making ? t_making->source : NULL;
+    return t_making ? t_making->name : NULL;
+}
 
 /* Made with its name told to the layer, as the implementation makes it on this thread. */
 static WGPUComputePipeline create_named(WGPUDevice device, WGPUComputePipelineDescriptor const *d,
@@ -405,8 +412,8 @@ typedef struct pipeline_request {
 static pthread_mutex_t g_pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static pipeline_request *g_pending;
 
-WGPROF_REC_EXPORT unsigned wgprof_record_pending_pipelines(char *sole, size_t cap);
-WGPROF_REC_EXPORT unsigned wgprof_record_pending_pipelines(char *sole, size_t cap)
+WGPROF_REC_EXPORT unsigned wgprof_record_pending_pipelines(char *sole, size_t cap, const char **source);
+WGPROF_REC_EXPORT unsigned wgprof_record_pending_pipelines(char *sole, size_t cap, const char **source)
 {
     unsigned n = 0;
     pthread_mutex_lock(&g_pending_lock);
@@ -416,6 +423,7 @@ WGPROF_REC_EXPORT unsigned wgprof_record_pending_pipelines(char *sole, size_t ca
     const pipeline_request *only = n == 1 ? g_pending : NULL;
     bool named = only && only->info && !pthread_equal(only->asker, pthread_self());
     snprintf(sole, cap, "%s", named ? only->info->name : "");
+    *source = named ? only->info->source : NULL;
     pthread_mutex_unlock(&g_pending_lock);
     return n;
 }
@@ -813,7 +821,8 @@ static bool site_of(wgprof_rec_lane *lane, const pipeline_info *info, const uint
     if (info) {
         memcpy(d.workgroup_size, info->workgroup_size, sizeof d.workgroup_size);
     }
-    if (wgprof_pool_site(lane->pool, &d, site) != WGPROF_OK) {
+    if (wgprof_pool_site(lane->pool, &d, site) != WGPROF_OK ||
+        wgprof_pool_kernel_source(lane->pool, kernel, info ? info->source : NULL) != WGPROF_OK) {
         return false;
     }
     if (info && !indirect) {

@@ -380,6 +380,15 @@ wgprof_status wgprof_pool_site(wgprof_pool *pool, const wgprof_dispatch_desc *di
     return s;
 }
 
+wgprof_status wgprof_pool_kernel_source(wgprof_pool *pool, const char *kernel, const char *source)
+{
+    if (!pool || !kernel) {
+        return WGPROF_ERR_INVALID_ARGUMENT;
+    }
+    wgprof_status s = pool->external ? WGPROF_OK : need_recorder(pool, "wgprof_pool_kernel_source");
+    return s == WGPROF_OK ? wgprof__store_name_source(pool->store, kernel, source) : s;
+}
+
 wgprof_status wgprof_pool_begin_site(wgprof_pool *pool, WGPUComputePassEncoder pass, wgprof_site site,
                                      uint64_t dispatch_id)
 {

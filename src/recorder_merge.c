@@ -59,6 +59,7 @@ wgprof_status wgprof_pool_merge(const wgprof_pool *const *pools, size_t count, w
         const wgprof__store *src = pools[p]->store;
         wgprof__store_adopt_origin(m->store, src);
         wgprof__store_add_dropped(m->store, src);
+        s = wgprof__store_copy_sources(m->store, src);
         for (uint32_t b = 0; b < wgprof__store_collected(src); b++) {
             order[n++] = (merge_item){wgprof__store_batch_first_tick(src, b), (uint32_t)p, b};
         }

@@ -298,6 +298,11 @@ static void write_kernel(const wgprof__report *r, const wgprof_kernel_stats *k, 
     fputs("    {\"name\": ", out);
     json_string(out, k->name);
     fprintf(out, ", \"id\": %u, \"count\": %u, \"invalid\": %u", k->id, k->count, k->invalid);
+    const char *source = r->store ? wgprof__store_source(r->store, k->id) : NULL;
+    if (source) {
+        fputs(", \"name_source\": ", out);
+        json_string(out, source);
+    }
     const char *const keys[] = {"total_ns", "exclusive_total_ns", "mean_ns", "min_ns", "max_ns",
                                 "median_ns", "p95_ns", "stddev_ns"};
     const double values[] = {k->total_ns, k->exclusive_total_ns, k->mean_ns, k->min_ns, k->max_ns,

@@ -19,6 +19,52 @@ static void cell(FILE *out, const char *lead, int width, const char *format, dou
     fprintf(out, "%s%*s", lead, width, wgprof__real_text(text, sizeof text, format, v, "-"));
 }
 
+/* "kernel names from: S (N)[, ...]": where the kernels' names came from, as their recorder said
+ * (wgprof_pool_kernel_source), the kernels of each counted; where they differ, each source with
+ * a few kernels names them. Nothing where no kernel's source was said. */
+static void write_name_sources(const wgprof__report *r, FILE *out)
+{
+    const wgprof_summary *s = r->summary;
+    size_t n = s && r->store ? s->kernel_count : 0;
+    const char *seen[8];
+    size_t counts[8] = {0}, kinds = 0, unsaid = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *source = wgprof__store_source(r->store, s->kernels[i].id);
+        size_t k = 0;
+        while (source && k < kinds && strcmp(seen[k], source) != 0) {
+            k++;
+        }
+        if (!source || (k == kinds && kinds == sizeof seen / sizeof seen[0])) {
+            unsaid++;
+            continue;
+        }
+        seen[k] = source;
+        kinds += k == kinds;
+        counts[k]++;
+    }
+    if (!kinds) {
+        return;
+    }
+    fputs("kernel names from: ", out);
+    for (size_t k = 0; k < kinds; k++) {
+        fputs(k ? ", " : "", out);
+        wgprof__escape_terminal_cell(out, seen[k], 0);
+        fprintf(out, " (%zu", counts[k]);
+        for (size_t i = 0, listed = 0; kinds + (unsaid > 0) > 1 && counts[k] <= 3 && i < n; i++) {
+            const char *source = wgprof__store_source(r->store, s->kernels[i].id);
+            if (source && strcmp(source, seen[k]) == 0) {
+                fputs(listed++ ? ", " : ": ", out);
+                wgprof__escape_terminal_cell(out, s->kernels[i].name, 0);
+            }
+        }
+        fputs(")", out);
+    }
+    if (unsaid) {
+        fprintf(out, ", not said (%zu)", unsaid);
+    }
+    fputc('\n', out);
+}
+
 static void write_header(const wgprof__report *r, FILE *out)
 {
     const wgprof_device_info *d = r->desc->device;
@@ -64,6 +110,7 @@ static void write_header(const wgprof__report *r, FILE *out)
         cell(out, ", drift ", 0, "%.3f", clock->drift_ppm);
         fprintf(out, " ppm, %u bounds\n", clock->samples);
     }
+    write_name_sources(r, out);
 }
 
 static void write_scopes(const wgprof_summary *s, FILE *out)

@@ -86,6 +86,10 @@ uint32_t wgprof__store_site_count(const wgprof__store *store);
 /* All sites, indexed by site: for loops over every result. */
 const wgprof__site *wgprof__store_sites(const wgprof__store *store);
 uint32_t wgprof__store_name_count(const wgprof__store *store);
+/* Says where the kernel name `name` came from (`source`, interned as a name; NULL: not said). */
+wgprof_status wgprof__store_name_source(wgprof__store *store, const char *name, const char *source);
+/* Where name `name` came from; NULL where that was not said. */
+const char *wgprof__store_source(const wgprof__store *store, uint32_t name);
 const char *wgprof__store_name(const wgprof__store *store, uint32_t name);
 
 /* ---- recording ---- */
@@ -125,6 +129,8 @@ uint64_t wgprof__store_batch_first_tick(const wgprof__store *store, uint32_t ind
  * within it. */
 wgprof_status wgprof__store_copy_batch(wgprof__store *dst, const wgprof__store *src, uint32_t index);
 void wgprof__store_add_dropped(wgprof__store *dst, const wgprof__store *src);
+/* dst says where each of src's kernel names came from, as src says it (the last source said wins). */
+wgprof_status wgprof__store_copy_sources(wgprof__store *dst, const wgprof__store *src);
 uint64_t wgprof__store_dropped(const wgprof__store *store, uint64_t *dispatches);
 
 /* ---- collecting ---- */

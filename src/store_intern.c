@@ -155,6 +155,32 @@ wgprof_status wgprof__intern_name(wgprof__store *store, const char *name, uint32
     return WGPROF_OK;
 }
 
+wgprof_status wgprof__store_name_source(wgprof__store *store, const char *name, const char *source)
+{
+    uint32_t named, from = WGPROF__NONE;
+    wgprof_status s = wgprof__intern_name(store, name, &named);
+    if (s == WGPROF_OK && source) {
+        s = wgprof__intern_name(store, source, &from);
+    }
+    if (s == WGPROF_OK && named >= store->source_count) {
+        s = wgprof__reserve((void **)&store->sources, &store->source_cap, named + 1, sizeof *store->sources, 16);
+        for (uint32_t i = store->source_count; s == WGPROF_OK && i <= named; i++) {
+            store->sources[i] = WGPROF__NONE;
+        }
+        store->source_count = s == WGPROF_OK ? named + 1 : store->source_count;
+    }
+    if (s == WGPROF_OK) {
+        store->sources[named] = from;
+    }
+    return s;
+}
+
+const char *wgprof__store_source(const wgprof__store *store, uint32_t name)
+{
+    uint32_t from = name < store->source_count ? store->sources[name] : WGPROF__NONE;
+    return from == WGPROF__NONE ? NULL : store->names[from];
+}
+
 wgprof_status wgprof__store_site(wgprof__store *store, const wgprof_dispatch_desc *d, uint32_t *out)
 {
     wgprof__site key = {0};
@@ -221,6 +247,7 @@ void wgprof__forget_interned(wgprof__store *store)
         wgprof__free(store->names[i]);
     }
     store->name_count = 0;
+    store->source_count = 0;
     store->site_count = 0;
     store->scope_node_count = 0;
     uint32_t *indexes[] = {store->name_index, store->site_index, store->scope_node_index};
@@ -236,6 +263,7 @@ void wgprof__free_interned(wgprof__store *store)
 {
     wgprof__forget_interned(store);
     wgprof__free(store->names);
+    wgprof__free(store->sources);
     wgprof__free(store->name_index);
     wgprof__free(store->sites);
     wgprof__free(store->site_index);

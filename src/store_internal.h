@@ -45,6 +45,9 @@ struct wgprof__store {
 
     char **names;
     uint32_t name_count, name_cap;
+    uint32_t *sources;     /* [source_count]: for each kernel name, the name of where it came
+                              from (WGPROF__NONE: not said); names past source_count have none */
+    uint32_t source_count, source_cap;
     uint32_t *name_index, name_index_cap;
     wgprof__site *sites;
     uint32_t site_count, site_cap;

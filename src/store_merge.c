@@ -28,6 +28,16 @@ uint64_t wgprof__store_batch_first_tick(const wgprof__store *store, uint32_t ind
     return first;
 }
 
+wgprof_status wgprof__store_copy_sources(wgprof__store *dst, const wgprof__store *src)
+{
+    wgprof_status s = WGPROF_OK;
+    for (uint32_t n = 0; s == WGPROF_OK && n < src->source_count; n++) {
+        const char *source = wgprof__store_source(src, n);
+        s = source ? wgprof__store_name_source(dst, src->names[n], source) : WGPROF_OK;
+    }
+    return s;
+}
+
 void wgprof__store_add_dropped(wgprof__store *dst, const wgprof__store *src)
 {
     dst->dropped_batches += src->dropped_batches;

@@ -774,6 +774,102 @@ static void test_oom(void)
     wgprof_set_allocator(NULL);
 }
 
+/* The name of kernel `name` in the JSON report's kernels: its name_source, "" where it has none. */
+static const char *json_name_source(json_t *root, const char *name)
+{
+    json_t *kernels = json_object_get(root, "kernels");
+    for (size_t i = 0; i < json_array_size(kernels); i++) {
+        json_t *k = json_array_get(kernels, i);
+        if (strcmp(json_string_value(json_object_get(k, "name")), name) == 0) {
+            json_t *source = json_object_get(k, "name_source");
+            return json_is_string(source) ? json_string_value(source) : "";
+        }
+    }
+    CHECK_MSG(false, "no kernel %s in the JSON report", name);
+    return "";
+}
+
+/* Where each kernel's name came from (wgprof_pool_kernel_source): said, said again (the last
+ * holds), unsaid with NULL; in the JSON report per kernel and counted in the table's header; kept
+ * by a merge, forgotten by a reset; bad arguments and failed allocations refused with a status,
+ * nothing left behind. */
+static void test_name_sources(void)
+{
+    wgprof_pool *p = NULL;
+    CHECK_OK(wgprof_pool_create_external(NULL, &p));
+    if (!p) {
+        return;
+    }
+    wgprof_site sites[3] = {site_of(p, "a"), site_of(p, "b"), site_of(p, "c")};
+    uint64_t ticks[4] = {100, 110, 130, 160};
+    wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_CHAIN, .count = 3, .sites = sites, .ticks = ticks,
+                                   .period_ns = 1.0};
+    CHECK_OK(wgprof_pool_add_external(p, &batch));
+    CHECK_OK(wgprof_pool_kernel_source(p, "a", "pipeline label"));
+    CHECK_OK(wgprof_pool_kernel_source(p, "b", "pipeline label"));
+    CHECK_OK(wgprof_pool_kernel_source(p, "b", "shader code hash"));
+    CHECK_OK(wgprof_pool_kernel_source(p, "c", "shader code hash"));
+    CHECK_OK(wgprof_pool_kernel_source(p, "c", NULL));
+    CHECK_OK(wgprof_pool_kernel_source(p, "never dispatched", "pipeline label"));
+    CHECK(wgprof_pool_kernel_source(NULL, "a", "x") == WGPROF_ERR_INVALID_ARGUMENT);
+    CHECK(wgprof_pool_kernel_source(p, NULL, "x") == WGPROF_ERR_INVALID_ARGUMENT);
+    json_t *root = report_json(p);
+    CHECK_MSG(strcmp(json_name_source(root, "a"), "pipeline label") == 0 &&
+                  strcmp(json_name_source(root, "b"), "shader code hash") == 0 && !json_name_source(root, "c")[0],
+              "name sources: a %s, b %s, c %s", json_name_source(root, "a"), json_name_source(root, "b"),
+              json_name_source(root, "c"));
+    CHECK(json_array_size(json_object_get(root, "kernels")) == 3);
+    json_decref(root);
+    char *table = report_text(p, WGPROF_FORMAT_TABLE);
+    const char *want = "kernel names from: pipeline label (1: a), shader code hash (1: b), not said (1)\n";
+    CHECK_MSG(table && strstr(table, want), "the table's header does not say %s: %s", want, table);
+    free(table);
+
+    /* A merge keeps them. */
+    wgprof_pool *m = NULL;
+    const wgprof_pool *pools[1] = {p};
+    CHECK_OK(wgprof_pool_merge(pools, 1, &m));
+    if (m) {
+        root = report_json(m);
+        CHECK(strcmp(json_name_source(root, "a"), "pipeline label") == 0 &&
+              strcmp(json_name_source(root, "b"), "shader code hash") == 0);
+        json_decref(root);
+        wgprof_pool_destroy(m);
+    }
+    /* A reset forgets them: the same kernel again has none until said. */
+    wgprof_pool_reset(p);
+    sites[0] = site_of(p, "a");
+    batch.count = 1;
+    CHECK_OK(wgprof_pool_add_external(p, &batch));
+    root = report_json(p);
+    CHECK_MSG(!json_name_source(root, "a")[0], "after a reset, a's name source: %s", json_name_source(root, "a"));
+    json_decref(root);
+    table = report_text(p, WGPROF_FORMAT_TABLE);
+    CHECK_MSG(table && !strstr(table, "kernel names from"), "after a reset, the table says: %s", table);
+    free(table);
+
+    /* Each allocation failing in turn: a status, and nothing left once the pool is gone. */
+    wgprof_allocator counting = {ts_counting_alloc, ts_counting_free, &g_count};
+    wgprof_set_allocator(&counting);
+    for (long n = 1; n < 16; n++) {
+        wgprof_pool *q = NULL;
+        CHECK_OK(wgprof_pool_create_external(NULL, &q));
+        g_count.allocations = 0;
+        g_count.fail_at = n;
+        wgprof_status s = wgprof_pool_kernel_source(q, "a kernel", "a source");
+        g_count.fail_at = 0;
+        CHECK_MSG(s == WGPROF_OK || s == WGPROF_ERR_OUT_OF_MEMORY, "allocation %ld failing: %s", n, wgprof_status_str(s));
+        CHECK_OK(wgprof_pool_kernel_source(q, "a kernel", "a source"));
+        wgprof_pool_destroy(q);
+        CHECK_MSG(g_count.live == 0, "allocation %ld of a name source failing: %ld blocks left", n, g_count.live);
+        if (s == WGPROF_OK) {
+            break;
+        }
+    }
+    wgprof_set_allocator(NULL);
+    wgprof_pool_destroy(p);
+}
+
 int main(void)
 {
     test_chain();
@@ -785,6 +881,7 @@ int main(void)
     test_other_calls();
     test_scopes();
     test_merge();
+    test_name_sources();
     test_oom();
     return check_summary();
 }

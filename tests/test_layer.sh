@@ -162,6 +162,26 @@ if bad:
     sys.exit(f"rows of the program's own work without a valid time: {bad[:3]}")
 PY
 fi
+# Where each kernel's name came from, per kernel in the JSON and counted in the table's header:
+# the program's debug-utils names, the SPIR-V's hash and entry point, the kinds of transfer work.
+for mode in names basic work; do
+  [ -f "$mode.json" ] || continue
+  python3 - "$mode" "$(report_of "$mode.json")" "$mode.err" <<'PY' >"$mode.sources" 2>&1 && ok || bad "vk_compute $mode: $(cat "$mode.sources")"
+import collections, json, sys
+mode, report, err = sys.argv[1:]
+want = {"names": "Vulkan pipeline name", "basic": "SPIR-V hash and entry point", "work": "SPIR-V hash and entry point"}[mode]
+got = {k["name"]: k.get("name_source") for k in json.load(open(report))["kernels"]}
+for name, source in got.items():
+    expected = "transfer work between dispatches, by kind" if name.startswith("(") else want
+    if source != expected:
+        sys.exit(f"kernel {name}: name_source {source!r}, want {expected!r}")
+counts = collections.Counter(got.values())
+header = [line for line in open(err) if line.startswith("kernel names from: ")]
+for source, n in counts.items():
+    if not header or f"{source} ({n}" not in header[0]:
+        sys.exit(f"the table's header does not count {n} kernels named from {source!r}: {header}")
+PY
+done
 
 # The default on a program of Vulkan alone: the layer times it, and the report says its names are
 # the program's own debug-utils names, not labels the preload library had passed down.

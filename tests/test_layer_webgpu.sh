@@ -180,6 +180,17 @@ if strays:
 own = [k["name"] for k in r["kernels"] if k["name"].startswith("(implementation) ")]
 if impl == "dawn" and not own:
     sys.exit(f"no row of Dawn's own dispatch (its timestamp conversion): {[k['name'] for k in r['kernels']]}")
+# Each says where its name came from: the implementation's own, the kinds of transfer work, or
+# the program's labels and code as the webgpu.h way names them.
+for k in r["kernels"]:
+    name = k["name"]
+    want = ({"the implementation's own pipeline"} if name.startswith("(implementation) ")
+            else {"transfer work between dispatches, by kind"} if name.startswith("(")
+            else {"shader code hash"} if name.startswith("wgsl-")
+            else {"shader module label"} if name.startswith("arith:")
+            else {"pipeline label"})
+    if k.get("name_source") not in want:
+        sys.exit(f"kernel {name}: name_source {k.get('name_source')!r}, want one of {want}")
 PY
 # The user's own validation layer under the default way finds nothing it does not find without
 # wgprof: the debug information wgpu-native's debug flag (set for the labels) has naga add to the

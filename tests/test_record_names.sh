@@ -48,6 +48,20 @@ else
       python3 "$src/check_record.py" exact "$run.out" -- "$(report_of "$run.json")" --stderr "$run.err" \
         >"$run.check" 2>&1 && ok || bad "$impl_kind $run: $(cat "$run.check")"
       kernels "$run.json" >"$run.kernels" 2>&1
+      # Each kernel says where its name came from: the module's label where it has one, else
+      # the hash of its code; the table's header counts them.
+      python3 - "$(report_of "$run.json")" "$run.err" <<'PY' >"$run.sources" 2>&1 && ok || bad "$impl_kind $run: $(cat "$run.sources")"
+import json, sys
+header = [l for l in open(sys.argv[2]) if l.startswith("kernel names from: ")]
+for k in json.load(open(sys.argv[1]))["kernels"]:
+    name = k["name"]
+    want = ("transfer work between dispatches, by kind" if name.startswith("(")
+            else "shader module label" if name.startswith("lab:") else "shader code hash")
+    if k.get("name_source") != want:
+        sys.exit(f"kernel {name}: name_source {k.get('name_source')!r}, want {want!r}")
+if not header or "shader code hash (" not in header[0] or "shader module label (1: lab:" not in header[0]:
+    sys.exit(f"the table's header does not say where the names came from: {header}")
+PY
     fi
   done
   for run in names.2 names-reversed; do

@@ -345,6 +345,15 @@ typedef struct wgprof_site {
  * untouched). Records nothing. WGPROF_ERR_STATE on a pool that records nothing (a merge). */
 WGPROF_API wgprof_status wgprof_pool_site(wgprof_pool *pool, const wgprof_dispatch_desc *dispatch, wgprof_site *out);
 
+/* Says where the kernel name `kernel` came from, for the reports: a short phrase such as
+ * "pipeline label" or "SPIR-V entry point" (copied; NULL: no longer said). A recorder whose
+ * names come from several places (a Vulkan layer: debug names, else the shader's code) says it
+ * per kernel; the JSON report gives it as each kernel's "name_source" and the table's header
+ * counts the kernels of each. The name is made known to the pool if it was not (records nothing).
+ * Kept until reset; merges keep it. WGPROF_ERR_INVALID_ARGUMENT for a NULL pool or kernel,
+ * WGPROF_ERR_STATE on a pool that records nothing, WGPROF_ERR_OUT_OF_MEMORY. */
+WGPROF_API wgprof_status wgprof_pool_kernel_source(wgprof_pool *pool, const char *kernel, const char *source);
+
 /* wgprof_pool_begin() for an interned site; `dispatch_id` as wgprof_dispatch_desc's.
  * wgprof_pool_end() writes its end. */
 WGPROF_API wgprof_status wgprof_pool_begin_site(wgprof_pool *pool, WGPUComputePassEncoder pass, wgprof_site site,
