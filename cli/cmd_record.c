@@ -78,11 +78,13 @@ static const char record_usage[] =
     "WGPU_LIB_PATH; wgpu-py needs wgpu-native). A FILE that is PROGRAM, a file its ARGS name, or\n"
     "another FILE is refused before PROGRAM runs.\n"
     "\n"
-    "--via auto and --via vulkan add the layer's folder to VK_ADD_LAYER_PATH (and after yours to\n"
-    "VK_LAYER_PATH, where you set it) and its name to VK_INSTANCE_LAYERS (and to\n"
-    "VK_LOADER_LAYERS_ENABLE where a loader filter is set), before the layers already named\n"
-    "there, which stay enabled below it: they see the program's calls as wgprof passes them on;\n"
-    "where VK_INSTANCE_LAYERS names it already, it is left as it is.\n"
+    "--via auto and --via vulkan enable the layer as an implicit layer: its folder first on\n"
+    "XDG_CONFIG_DIRS (after yours on VK_IMPLICIT_LAYER_PATH, where you set it) and\n"
+    "WGPROF_LAYER_ENABLE=1 (and its name on VK_LOADER_LAYERS_ENABLE where a loader filter is\n"
+    "set), so that the loader warns the program of nothing; the layers VK_INSTANCE_LAYERS names\n"
+    "stay enabled below it: they see the program's calls as wgprof passes them on. Where\n"
+    "VK_INSTANCE_LAYERS names it already, it is left there, its folder first on\n"
+    "VK_ADD_LAYER_PATH (and after yours on VK_LAYER_PATH).\n"
     "\n"
     "exit status: PROGRAM's own (128 + N when signal N ended it); 2 bad usage (also a program that\n"
     "needs wgpu-native given Dawn, stopped before it starts its work); 127 PROGRAM not found, 126\n"
@@ -456,28 +458,44 @@ static bool add_to_env(const char *name, const char *value, char separator, bool
 }
 
 /* The Vulkan loader's environment that enables wgprof's layer in the program, beside the
- * user's own layers: its folder searched first, its name enabled before theirs (the first is
- * the program's side: their layers below wgprof's see what it passes on, debug information
- * the preload library had the implementation add taken out, record.h). Where
- * VK_INSTANCE_LAYERS names it already, the user chose its place in the list: left as it is.
- * A loader filter (VK_LOADER_LAYERS_DISABLE, e.g. ~all~) disables even the layers
- * VK_INSTANCE_LAYERS names unless VK_LOADER_LAYERS_ENABLE names them too. */
+ * user's own layers. As an implicit layer (layer.h): its manifest's root first on
+ * XDG_CONFIG_DIRS (and its folder after the user's VK_IMPLICIT_LAYER_PATH, which replaces the
+ * search of newer loaders, where they set one) and WGPROF_LAYER_ENABLE=1; the loader puts implicit layers on the
+ * program's side of those VK_INSTANCE_LAYERS names, so that the user's layers, below it, see what
+ * it passes on (debug information the preload library had the implementation add taken out,
+ * record.h), and it warns the program of nothing. Where VK_INSTANCE_LAYERS names it already, the
+ * user chose its place in the list: the explicit manifest's folder is searched (first on
+ * VK_ADD_LAYER_PATH, after the user's VK_LAYER_PATH) and the list left as it is. A loader filter
+ * (VK_LOADER_LAYERS_DISABLE, e.g. ~all~) disables both kinds unless VK_LOADER_LAYERS_ENABLE
+ * names the layer too. */
 static bool enable_layer(const char *folder)
 {
-    if (!add_to_env("VK_ADD_LAYER_PATH", folder, ':', true)) {
-        return false;
-    }
-    /* The user's own VK_LAYER_PATH replaces the loader's search, VK_ADD_LAYER_PATH included:
-     * the layer's folder goes after theirs there too. */
-    const char *layer_path = getenv("VK_LAYER_PATH");
-    if (layer_path && *layer_path && !list_holds(layer_path, ":", folder) &&
-        !add_to_env("VK_LAYER_PATH", folder, ':', false)) {
-        return false;
-    }
     const char *instance_layers = getenv("VK_INSTANCE_LAYERS");
-    if (!(instance_layers && list_holds(instance_layers, ":", WGPROF_LAYER_NAME)) &&
-        !add_to_env("VK_INSTANCE_LAYERS", WGPROF_LAYER_NAME, ':', true)) {
-        return false;
+    if (instance_layers && list_holds(instance_layers, ":", WGPROF_LAYER_NAME)) {
+        /* The user's own VK_LAYER_PATH replaces the loader's search, VK_ADD_LAYER_PATH included:
+         * the layer's folder goes after theirs there too. */
+        const char *layer_path = getenv("VK_LAYER_PATH");
+        if (!add_to_env("VK_ADD_LAYER_PATH", folder, ':', true) ||
+            (layer_path && *layer_path && !list_holds(layer_path, ":", folder) &&
+             !add_to_env("VK_LAYER_PATH", folder, ':', false))) {
+            return false;
+        }
+    } else {
+        char root[PATH_MAX + 64], dir[PATH_MAX + 96];
+        snprintf(root, sizeof root, "%s/" WGPROF_LAYER_IMPLICIT_ROOT, folder);
+        snprintf(dir, sizeof dir, "%s/" WGPROF_LAYER_IMPLICIT_DIR, folder);
+        /* XDG_CONFIG_DIRS unset is /etc/xdg, kept after the layer's root. A loader that knows
+         * VK_IMPLICIT_LAYER_PATH searches only it where it is set; an older one (1.3.239) only
+         * XDG's folders: both are given the layer's. */
+        const char *implicit_path = getenv("VK_IMPLICIT_LAYER_PATH"), *config = getenv("XDG_CONFIG_DIRS");
+        bool searched = (config && *config) || add_to_env("XDG_CONFIG_DIRS", "/etc/xdg", ':', false);
+        searched = searched && (list_holds(getenv("XDG_CONFIG_DIRS"), ":", root) ||
+                                add_to_env("XDG_CONFIG_DIRS", root, ':', true));
+        searched = searched && (!implicit_path || !*implicit_path || list_holds(implicit_path, ":", dir) ||
+                                add_to_env("VK_IMPLICIT_LAYER_PATH", dir, ':', false));
+        if (!searched || !set_env(WGPROF_LAYER_ENABLE_ENV, "1")) {
+            return false;
+        }
     }
     const char *enable = getenv("VK_LOADER_LAYERS_ENABLE"), *disable = getenv("VK_LOADER_LAYERS_DISABLE");
     bool filtered = (enable && *enable) || (disable && *disable);

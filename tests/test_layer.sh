@@ -99,28 +99,32 @@ if [ ! -f "$layer_dir/libwgprof_layer.so" ] || [ ! -f "$layer_dir/VkLayer_wgprof
 fi
 layer_dir="$(cd "$layer_dir" && pwd -P)"
 
-# ---- the loader's environment: the layer's folder first, its name before the user's layers ----
+# ---- the loader's environment: the layer implicit, its folder first; the user's settings kept ----
 VK_ADD_LAYER_PATH=/nowhere VK_INSTANCE_LAYERS=VK_LAYER_users_own VK_LOADER_LAYERS_DISABLE='~all~' \
   "$wgprof" record --via vulkan -- env >env.out 2>env.err
-grep -qx "VK_ADD_LAYER_PATH=$layer_dir:/nowhere" env.out && ok \
-  || bad "VK_ADD_LAYER_PATH is not the layer's folder then the user's: $(grep VK_ADD_LAYER_PATH env.out)"
-grep -qx "VK_INSTANCE_LAYERS=$layer_name:VK_LAYER_users_own" env.out && ok \
-  || bad "VK_INSTANCE_LAYERS is not wgprof's layer then the user's: $(grep VK_INSTANCE_LAYERS env.out)"
+implicit_root="$layer_dir/wgprof-implicit-layer"
+grep -qx "XDG_CONFIG_DIRS=$implicit_root:/etc/xdg" env.out && grep -qx "WGPROF_LAYER_ENABLE=1" env.out && ok \
+  || bad "the layer is not enabled as an implicit layer searched first: $(grep 'XDG_CONFIG_DIRS\|WGPROF_LAYER_ENABLE' env.out)"
+grep -qx "VK_ADD_LAYER_PATH=/nowhere" env.out && grep -qx "VK_INSTANCE_LAYERS=VK_LAYER_users_own" env.out && ok \
+  || bad "the user's VK_ADD_LAYER_PATH or VK_INSTANCE_LAYERS changed: $(grep 'VK_ADD_LAYER_PATH\|VK_INSTANCE_LAYERS' env.out)"
 grep -qx "VK_LOADER_LAYERS_ENABLE=$layer_name" env.out && ok \
   || bad "a loader filter is set but VK_LOADER_LAYERS_ENABLE does not name the layer: $(grep VK_LOADER env.out)"
+XDG_CONFIG_DIRS=/their/xdg "$wgprof" record --via vulkan -- env >xdg-env.out 2>xdg-env.err
+grep -qx "XDG_CONFIG_DIRS=$implicit_root:/their/xdg" xdg-env.out && ok \
+  || bad "XDG_CONFIG_DIRS is not the layer's root then the user's: $(grep XDG_CONFIG_DIRS xdg-env.out)"
 grep -q '^LD_PRELOAD=.*libwgprof_record' env.out && bad "--via vulkan preloads record's library: $(grep LD_PRELOAD env.out)" || ok
 grep -q '^WGPROF_RECORD_DIR=/' env.out && ok || bad "--via vulkan: no WGPROF_RECORD_DIR for the layer"
 grep -q '^WGPROF_RECORD_LAYER=' env.out && bad "--via vulkan tells a preload library of the layer: $(grep WGPROF_RECORD_LAYER env.out)" || ok
 # The default: the layer enabled as above and record's library preloaded, told the layer's library.
 "$wgprof" record -- env >auto-env.out 2>auto-env.err
-grep -q "^VK_INSTANCE_LAYERS=.*$layer_name" auto-env.out && grep -q '^LD_PRELOAD=.*libwgprof_record' auto-env.out && ok \
-  || bad "the default does not enable both the layer and the preload library: $(grep 'VK_INSTANCE_LAYERS\|LD_PRELOAD' auto-env.out)"
+grep -qx "WGPROF_LAYER_ENABLE=1" auto-env.out && grep -q '^LD_PRELOAD=.*libwgprof_record' auto-env.out && ok \
+  || bad "the default does not enable both the layer and the preload library: $(grep 'WGPROF_LAYER_ENABLE\|LD_PRELOAD' auto-env.out)"
 grep -qx "WGPROF_RECORD_LAYER=$layer_dir/libwgprof_layer.so" auto-env.out && ok \
   || bad "the default does not name the layer's library to the preload library: $(grep WGPROF_RECORD_LAYER auto-env.out)"
 # --via webgpu: the preload library alone, as before.
 "$wgprof" record --via webgpu -- env >webgpu-env.out 2>webgpu-env.err
-grep -q "^VK_INSTANCE_LAYERS=.*$layer_name\|^WGPROF_RECORD_LAYER=" webgpu-env.out \
-  && bad "--via webgpu enables the layer: $(grep 'VK_INSTANCE_LAYERS\|WGPROF_RECORD_LAYER' webgpu-env.out)" || ok
+grep -q "^WGPROF_LAYER_ENABLE=\|^VK_INSTANCE_LAYERS=.*$layer_name\|^WGPROF_RECORD_LAYER=" webgpu-env.out \
+  && bad "--via webgpu enables the layer: $(grep 'WGPROF_LAYER_ENABLE\|VK_INSTANCE_LAYERS\|WGPROF_RECORD_LAYER' webgpu-env.out)" || ok
 
 # ---- each mode under record: output unchanged, every dispatch reported, nothing else ----
 for mode in $modes; do
@@ -198,14 +202,38 @@ if [ -f names.plain.out ] && grep -q '^checksum ' names.plain.out; then
 fi
 
 # ---- the user's loader settings kept, wgprof's layer added; what cannot be timed, said ----
-# A VK_LAYER_PATH of the user's replaces the loader's search (VK_ADD_LAYER_PATH too): the layer's
-# folder goes after theirs, and the layer times the program.
-VK_LAYER_PATH=/nowhere "$wgprof" record --via vulkan -- env >lp-env.out 2>lp-env.err
-grep -qx "VK_LAYER_PATH=/nowhere:$layer_dir" lp-env.out && ok \
-  || bad "VK_LAYER_PATH is not the user's then the layer's folder: $(grep VK_LAYER_PATH lp-env.out)"
-VK_LAYER_PATH=/nowhere "$wgprof" record --via vulkan --json lp.json -- "$app" basic "$steps" >lp.out 2>lp.err
+# A VK_IMPLICIT_LAYER_PATH of the user's replaces the loader's search of implicit layers (XDG's
+# folders too): the layer's folder goes after theirs, and the layer times the program. Where the
+# user names the layer on VK_INSTANCE_LAYERS, it stays where they put it, found through its
+# explicit manifest's folder, after theirs on a VK_LAYER_PATH of the user's.
+VK_IMPLICIT_LAYER_PATH=/nowhere "$wgprof" record --via vulkan -- env >ilp-env.out 2>ilp-env.err
+grep -qx "VK_IMPLICIT_LAYER_PATH=/nowhere:$implicit_root/vulkan/implicit_layer.d" ilp-env.out && ok \
+  || bad "VK_IMPLICIT_LAYER_PATH is not the user's then the layer's folder: $(grep VK_IMPLICIT_LAYER_PATH ilp-env.out)"
+VK_IMPLICIT_LAYER_PATH=/nowhere "$wgprof" record --via vulkan --json ilp.json -- "$app" basic "$steps" >ilp.out 2>ilp.err
+check exact ilp.out -- "$(report_of ilp.json)" --stderr ilp.err >ilp.check 2>&1 && ok \
+  || bad "vk_compute under a VK_IMPLICIT_LAYER_PATH of the user's: $(cat ilp.check)"
+VK_LAYER_PATH=/nowhere VK_INSTANCE_LAYERS="VK_LAYER_users_own:$layer_name" "$wgprof" record --via vulkan -- env \
+  >lp-env.out 2>lp-env.err
+grep -qx "VK_LAYER_PATH=/nowhere:$layer_dir" lp-env.out && grep -qx "VK_INSTANCE_LAYERS=VK_LAYER_users_own:$layer_name" lp-env.out \
+  && ! grep -q "^WGPROF_LAYER_ENABLE=" lp-env.out && ok \
+  || bad "the layer named by the user: VK_LAYER_PATH not theirs then the layer's folder, or the list changed: $(grep 'VK_LAYER_PATH\|VK_INSTANCE_LAYERS\|WGPROF_LAYER_ENABLE' lp-env.out)"
+VK_LAYER_PATH=/nowhere VK_INSTANCE_LAYERS="$layer_name" "$wgprof" record --via vulkan --json lp.json -- "$app" basic "$steps" \
+  >lp.out 2>lp.err
 check exact lp.out -- "$(report_of lp.json)" --stderr lp.err >lp.check 2>&1 && ok \
-  || bad "vk_compute under a VK_LAYER_PATH of the user's: $(cat lp.check)"
+  || bad "vk_compute under a VK_LAYER_PATH of the user's, the layer named: $(cat lp.check)"
+# A program's own debug messenger, chained to its instance's creation, hears no warning or error
+# it does not hear without wgprof (VK_INSTANCE_LAYERS had the loader warn it twice an instance).
+if [ -f names.plain.out ] && grep -q '^checksum ' names.plain.out; then
+  warnings() { grep -h '^vk_compute: message (\(warning\|error\))' "$@" | sort -u; }
+  "$app" names "$steps" --debug-utils >msg.plain.out 2>msg.plain.err
+  for via in auto vulkan; do
+    "$wgprof" record --via "$via" -- "$app" names "$steps" --debug-utils >"msg-$via.out" 2>"msg-$via.err"
+    status=$?
+    added="$(comm -13 <(warnings msg.plain.err) <(warnings "msg-$via.err"))"
+    [ "$status" -eq 0 ] && [ -z "$added" ] && grep -q '^kernel names from: ' "msg-$via.err" && ok \
+      || bad "--via $via: the program's messenger hears what it does not without wgprof (exit $status): $added"
+  done
+fi
 # A set-user-ID program as another user runs in secure mode, where neither the preload library nor
 # the layer is loaded: said before it runs (root only: the copy is given to another user).
 if [ "$(id -u)" -eq 0 ]; then
@@ -383,7 +411,11 @@ else
   for mode in $modes; do
     [ -f "$mode.plain.out" ] && grep -q '^checksum ' "$mode.plain.out" || continue
     VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$app" "$mode" "$steps" --debug-utils >"v-$mode.plain.out" 2>"v-$mode.plain.err"
-    VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_KHRONOS_validation" \
+    # The user's list alone (wgprof's layer implicit, above the list's), or, in basic, wgprof's
+    # layer named by the user above validation (its explicit manifest).
+    layers=VK_LAYER_KHRONOS_validation
+    [ "$mode" = basic ] && layers="$layer_name:VK_LAYER_KHRONOS_validation"
+    VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS="$layers" \
       "$wgprof" record --via vulkan --json "v-$mode.json" -- "$app" "$mode" "$steps" --debug-utils >"v-$mode.out" 2>"v-$mode.err"
     status=$?
     [ "$status" -eq 0 ] && ok || bad "vk_compute $mode under validation and record: exit $status: $(grep -v '^\(INFO\|LAYER\|DEBUG\)' "v-$mode.err" | tail -n 10)"

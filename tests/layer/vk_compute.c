@@ -212,10 +212,13 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
                                                  VkDebugUtilsMessageTypeFlagsEXT types,
                                                  const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
 {
-    (void)severity;
     (void)types;
     (void)user;
-    fprintf(stderr, "vk_compute: message %s: %s\n", data->pMessageIdName ? data->pMessageIdName : "(no id)",
+    const char *level = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT     ? "error"
+                        : severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT ? "warning"
+                        : severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT    ? "info"
+                                                                                      : "verbose";
+    fprintf(stderr, "vk_compute: message (%s) %s: %s\n", level, data->pMessageIdName ? data->pMessageIdName : "(no id)",
             data->pMessage ? data->pMessage : "");
     return VK_FALSE;
 }
@@ -243,7 +246,18 @@ static void create_instance(app *a, bool debug_utils)
                               .pApplicationName = "vk_compute",
                               .apiVersion = g_inline || g_objects ? VK_API_VERSION_1_3 : VK_API_VERSION_1_1};
     const char *extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+    /* The messenger is also chained to the instance's creation, as wgpu does: it hears what the
+     * loader and the layers say while the instance is made (the loader's words on
+     * VK_INSTANCE_LAYERS among them, at every severity). */
+    VkDebugUtilsMessengerCreateInfoEXT mi = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = on_message};
     VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                               .pNext = debug_utils ? &mi : NULL,
                                .pApplicationInfo = &info,
                                .enabledExtensionCount = debug_utils ? 1u : 0u,
                                .ppEnabledExtensionNames = extensions};
@@ -251,6 +265,7 @@ static void create_instance(app *a, bool debug_utils)
     if (!debug_utils) {
         return;
     }
+    mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
     a->set_name = (PFN_vkSetDebugUtilsObjectNameEXT)vkGetInstanceProcAddr(a->instance, "vkSetDebugUtilsObjectNameEXT");
     a->begin_label =
         (PFN_vkCmdBeginDebugUtilsLabelEXT)vkGetInstanceProcAddr(a->instance, "vkCmdBeginDebugUtilsLabelEXT");
@@ -260,12 +275,6 @@ static void create_instance(app *a, bool debug_utils)
     if (!a->set_name || !a->begin_label || !a->end_label || !create) {
         die("VK_EXT_debug_utils is enabled but its functions are missing");
     }
-    VkDebugUtilsMessengerCreateInfoEXT mi = {
-        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-        .pfnUserCallback = on_message};
     VK_CHECK(create(a->instance, &mi, NULL, &a->messenger));
 }
 
