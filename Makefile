@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build demo test check lint fuzz install clean help
+.PHONY: all deps configure build demo test check lint fuzz install wheel clean help
 
 all: build
 
@@ -25,6 +25,7 @@ help:
 	@echo "make lint     cppcheck and clang-tidy with the project's settings (.clang-tidy; installs both)"
 	@echo "make fuzz     the fuzzers for FUZZ_SECONDS each (default 600; installs clang)"
 	@echo "make install  install the library, headers, pkg-config and CMake files (PREFIX=$(PREFIX))"
+	@echo "make wheel    the manylinux_2_28 wheel and the sdist, into build-wheel/dist/ (pip install it)"
 	@echo "make clean    remove $(BUILD)/"
 
 DEPS_GROUP ?= build
@@ -96,6 +97,12 @@ fuzz:
 
 install: build
 	@cmake --install $(BUILD)
+
+# The wheel as it ships (scripts/build-wheel.sh: pinned tools, glibc 2.28, auditwheel), and the
+# sdist, with a wheel built from it to show that it builds.
+wheel: DEPS_GROUP = test
+wheel: deps
+	@./scripts/build-wheel.sh --sdist
 
 clean:
 	@rm -rf $(BUILD) build-asan build-tsan build-fuzz

@@ -180,8 +180,10 @@ extern const char *const webgpu_loader_names[];
 
 /* Loads `choice`: "wgpu-native", "dawn", or a path to an implementation's library (it has a
  * '/'). NULL or "" takes WGPROF_WEBGPU from the environment, and where that is unset or empty,
- * the first of webgpu_loader_names found. A name looks beside the installed program (../lib),
- * then in the build's .deps folder, then where the dynamic linker looks. Where the process
+ * the first library WGPROF_WEBGPU_PATH lists (colon-separated paths) that loads, else the first
+ * of webgpu_loader_names found. A name looks among WGPROF_WEBGPU_PATH's libraries of its file
+ * name (libwgpu_native*, libwebgpu_dawn*), beside the installed program (../lib), in the build's
+ * .deps folder (none in a wheel's build), then where the dynamic linker looks. Where the process
  * already has an implementation (linked in), nothing is loaded and a choice must not ask for
  * another. On failure returns false with the reason (every place tried) in `error`. */
 bool webgpu_loader_select(const char *choice, char *error, size_t cap);

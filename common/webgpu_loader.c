@@ -74,10 +74,38 @@ static bool program_folder(char *out, size_t cap)
     return true;
 }
 
+/* The libraries WGPROF_WEBGPU_PATH lists (colon-separated paths; wgprof's Python package sets it
+ * to the implementations installed as packages), in order: each whose file name begins with
+ * `stem` (every one where `stem` is NULL) tried until one loads. */
+static bool load_listed(const char *stem, char *error, size_t cap)
+{
+    const char *list = getenv("WGPROF_WEBGPU_PATH");
+    char path[PATH_MAX];
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ":");
+        if (n > 0 && n < sizeof path) {
+            memcpy(path, p, n);
+            path[n] = '\0';
+            const char *slash = strrchr(path, '/');
+            const char *file = slash ? slash + 1 : path;
+            if (slash && (!stem || strncmp(file, stem, strlen(stem)) == 0) && try_load(path, error, cap)) {
+                return true;
+            }
+        }
+        p += n + (p[n] == ':');
+    }
+    return false;
+}
+
 /* An installed program takes its own prefix's library, a program in the build tree the one the
  * build fetched; then the dynamic linker's own search. */
 static bool load_name(size_t k, char *error, size_t cap)
 {
+    char stem[64];
+    snprintf(stem, sizeof stem, "%.*s", (int)(strlen(known[k].file) - strlen(".so")), known[k].file);
+    if (load_listed(stem, error, cap)) {
+        return true;
+    }
     char folder[PATH_MAX], path[PATH_MAX + 64];
     if (program_folder(folder, sizeof folder)) {
         snprintf(path, sizeof path, "%s/../lib/%s", folder, known[k].file);
@@ -131,6 +159,9 @@ bool webgpu_loader_select(const char *choice, char *error, size_t cap)
         return false;
     }
     bool named = any;
+    if (any && load_listed(NULL, tried, sizeof tried)) {
+        return true;
+    }
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
         if (any || strcmp(choice, known[k].name) == 0) {
             named = true;
@@ -142,8 +173,9 @@ bool webgpu_loader_select(const char *choice, char *error, size_t cap)
     if (!named) {
         snprintf(error, cap, "--webgpu %s: expected wgpu-native, dawn, or a path to a WebGPU library", choice);
     } else if (any) {
-        snprintf(error, cap, "no WebGPU implementation found (scripts/fetch-wgpu-native.sh or scripts/fetch-dawn.sh "
-                 "fetches one; --webgpu PATH names one); tried:%s", tried);
+        snprintf(error, cap, "no WebGPU implementation found: pip install 'wgprof[wgpu]' (or wgpu) installs "
+                 "wgpu-native; in a checkout of wgprof scripts/fetch-wgpu-native.sh or scripts/fetch-dawn.sh "
+                 "fetches one; --webgpu PATH names one; tried:%s", tried);
     } else {
         snprintf(error, cap, "no %s library found (scripts/fetch-%s.sh fetches it); tried:%s", choice, choice, tried);
     }

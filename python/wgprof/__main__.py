@@ -1,0 +1,7 @@
+"""python -m wgprof ...: the wgprof command."""
+
+import sys
+
+from ._cli import main
+
+sys.exit(main())
