@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -78,6 +79,49 @@ static bool inline_module(const VkPipelineShaderStageCreateInfo *stage, wgprof_l
     return false;
 }
 
+/* Chromium's Dawn names every entry point dawn_entry_point_HEX, HEX the bytes of the page's
+ * isolation key, "TOP-LEVEL-ORIGIN FRAME-ORIGIN": the page's own entry point is gone, its origin
+ * is not. Where p->entry is such a name of printable text, p->origin takes the frame's origin
+ * ("FRAME in TOP-LEVEL" where they differ) and p->entry is emptied. */
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static void isolation_origin(wgprof_layer_pipeline *p)
+{
+    static const char prefix[] = "dawn_entry_point_";
+    if (strncmp(p->entry, prefix, sizeof prefix - 1) != 0) {
+        return;
+    }
+    const char *hex = p->entry + sizeof prefix - 1;
+    size_t n = strlen(hex);
+    char key[WGPROF_LAYER_NAME_CAP];
+    if (n == 0 || n % 2 || n / 2 >= sizeof key) {
+        return;
+    }
+    for (size_t i = 0; i < n / 2; i++) {
+        int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]), byte = hi * 16 + lo;
+        if (hi < 0 || lo < 0 || byte < 0x20 || byte > 0x7e) {
+            return; /* not text: left as it is */
+        }
+        key[i] = (char)byte;
+    }
+    key[n / 2] = '\0';
+    char *space = strchr(key, ' ');
+    if (space) {
+        *space = '\0';
+    }
+    const char *top = key, *frame = space ? space + 1 : key;
+    int w = strcmp(top, frame) == 0 ? snprintf(p->origin, sizeof p->origin, "%s", frame)
+                                    : snprintf(p->origin, sizeof p->origin, "%s in %s", frame, top);
+    if (w < 0 || (size_t)w >= sizeof p->origin) {
+        p->origin[0] = '\0';
+        return;
+    }
+    p->entry[0] = '\0';
+}
+
 /* What names the pipeline's dispatches: the stage's entry point, its module's hash and label
  * (or the hash of the code the stage carries itself), and its workgroup size, copied now (the
  * module may be destroyed while the pipeline lives). */
@@ -88,6 +132,7 @@ static wgprof_layer_pipeline *describe(const VkPipelineShaderStageCreateInfo *st
         return NULL;
     }
     snprintf(p->entry, sizeof p->entry, "%s", stage->pName ? stage->pName : "");
+    isolation_origin(p);
     wgprof_layer_module carried;
     if (stage->module == VK_NULL_HANDLE && inline_module(stage, &carried)) {
         describe_code(p, &carried, stage->pName);
@@ -698,8 +743,9 @@ static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, boo
     if (p && p->given[0]) { /* the program's, named as the webgpu.h way names it */
         snprintf(name, sizeof name, "%s%s", p->given, indirect ? " (indirect)" : "");
     } else {
-        snprintf(name, sizeof name, "%s%s%s%s%s%s", p && p->own ? "(implementation) " : "", who, size,
-                 entry[0] ? ":" : "", entry, indirect ? " (indirect)" : "");
+        snprintf(name, sizeof name, "%s%s%s%s%s%s%s%s", p && p->own ? "(implementation) " : "", who, size,
+                 entry[0] ? ":" : "", entry, p && p->origin[0] ? " @ " : "", p ? p->origin : "",
+                 indirect ? " (indirect)" : "");
     }
     /* Where the name came from, as the report's header and each kernel's name_source say. */
     const char *source = !p                  ? "no pipeline bound"

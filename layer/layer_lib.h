@@ -309,6 +309,8 @@ typedef struct wgprof_layer_pipeline {
     const char *given_source;              /* where record's library took `given` from (static) */
     bool own;                              /* made by the implementation for its own work (record.h) */
     char entry[WGPROF_LAYER_NAME_CAP];
+    char origin[WGPROF_LAYER_NAME_CAP];        /* the page's origin, where Chromium's Dawn put it in the
+                                                  entry point's name ("" elsewhere) */
     char code[CODE_HASH_NAME_CAP];             /* the module's hash */
     char module_label[WGPROF_LAYER_NAME_CAP];
     char label[WGPROF_LAYER_NAME_CAP];         /* its debug-utils name */

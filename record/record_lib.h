@@ -5,9 +5,10 @@
  * cmake/webgpu_forward.cmake), the rest are the hooks of record_device.c and record_encode.c,
  * which time each compute dispatch with libwgprof's pool (linked in, its symbols hidden).
  *
- * The files, from the bottom: record_load.c finds the implementation and the settings the CLI
- * passed in the environment, and interposes dlopen for programs that load their implementation
- * themselves (wgpu-py); record_map.c is the handle map; record_registry.c the registry of the
+ * The files, from the bottom: record_browser.c answers Chromium's direct open of SwiftShader with
+ * the Vulkan loader bundled beside it, for wgprof's layer; record_load.c finds the implementation
+ * and the settings the CLI passed in the environment, and interposes dlopen for programs that
+ * load their implementation themselves (wgpu-py); record_map.c is the handle map; record_registry.c the registry of the
  * program's objects (a map per kind: devices, adapters, shader modules, pipelines, encoders,
  * passes, command buffers); record_output.c writes a session's reports; record_device.c holds
  * the sessions (one per device the program creates) and their lanes; record_chain_plan.c
@@ -69,6 +70,16 @@
 #include "webgpu_procs.h"
 
 #define WGPROF_REC_EXPORT __attribute__((visibility("default")))
+
+/* ---- record_browser.c ---- */
+
+/* Whether the program's dlopen of `file`, called from `caller` (an address in the calling
+ * library), is Chromium's (or Chrome's) direct open of its SwiftShader Vulkan driver, to be
+ * answered with the Vulkan loader bundled in the same folder (its path into `out`) so that
+ * wgprof's layer sees the device; the driver file bundled there is then on VK_ADD_DRIVER_FILES.
+ * Only where record's layer is in use (RECORD_ENV_LAYER) and the caller is no Vulkan loader.
+ * Calls nothing of this library. */
+bool wgprof_rec_swiftshader_loader(const char *file, const void *caller, char *out, size_t cap);
 
 /* ---- record_load.c ---- */
 

@@ -302,6 +302,10 @@ static void require_wgpu_native(void *handle, const char *how)
  * installed in it before it runs (load). */
 WGPROF_REC_EXPORT void *dlopen(const char *file, int mode)
 {
+    char loader[4096];
+    if (wgprof_rec_swiftshader_loader(file, __builtin_return_address(0), loader, sizeof loader)) {
+        return system_dlopen()(loader, mode); /* by its full path: no run path is looked in */
+    }
     /* RTLD_NOLOAD only takes a reference to what is there (libwgprof finding the library of
      * the wgpu* functions it calls, this one): no program asking for wgpu-native. */
     if (file && !(mode & RTLD_NOLOAD) && is_this_library(file)) {

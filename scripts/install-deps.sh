@@ -4,9 +4,10 @@
 # Mesa 25's lavapipe (the GPU tests run on both implementations; Dawn needs Mesa >= 25 there,
 # unpacked under .deps/mesa/ beside the system's Mesa, which stays as it is), wgpu-py in a venv
 # (the tests of `wgprof record` profile a Python program with it), ONNX Runtime's WebGPU
-# provider in another (the Vulkan layer's test of a program with Dawn compiled in) and tinygrad in
-# a third (a real program on dawn-python's Dawn). Safe to run again: it installs and fetches
-# nothing present.
+# provider in another (the Vulkan layer's test of a program with Dawn compiled in), tinygrad in
+# a third (a real program on dawn-python's Dawn), Playwright in a fourth (a web page's test
+# suite, on Debian's Chromium) and the tools that build the wheel in a fifth. Safe to run again:
+# it installs and fetches nothing present.
 #   build  the compiler, CMake, pkg-config and jansson; the Vulkan loader and Mesa's lavapipe (a
 #          real Vulkan driver on the CPU, with timestamp queries) that the built tool and demo run
 #          on; the Vulkan headers and glslangValidator, for wgprof's Vulkan layer and the plain
@@ -76,7 +77,9 @@ if $tests; then
     "$root/scripts/fetch-dawn-python.sh"
     "$root/scripts/fetch-tinygrad.sh"
     "$root/scripts/fetch-wonnx.sh"
+    "$root/scripts/fetch-playwright.sh"
+    "$root/scripts/fetch-wheel-tools.sh"
   else
-    echo "install-deps: no pinned Dawn, Mesa, wgpu-py, onnxruntime, dawn-python, tinygrad or wonnx for $(uname -m); the GPU tests run on wgpu-native only"
+    echo "install-deps: no pinned Dawn, Mesa, wgpu-py, onnxruntime, dawn-python, tinygrad, wonnx, playwright or wheel tools for $(uname -m); the GPU tests run on wgpu-native only"
   fi
 fi
