@@ -11,7 +11,12 @@
  * B > 1 is for sampling: with a layer that times one command buffer in B, every round holds
  * one timed buffer, so that the mean of a round is what the sampling costs a dispatch.
  *
- * Usage: vk_record_cost [ROUNDS] [--dispatches N] [--buffers B]
+ * --submits: the submit path instead. N command buffers of one dispatch each are recorded once;
+ * a round submits each alone, without waiting in between (a fence on the last), and only the N
+ * vkQueueSubmit calls are timed: what a layer adds to a submit, and whether that grows with the
+ * work in flight. Then the fence is waited for, outside the timing.
+ *
+ * Usage: vk_record_cost [ROUNDS] [--dispatches N] [--buffers B] [--submits]
  *   ROUNDS 21; --dispatches 20000 a round; --buffers 1 (N a multiple of B)
  * Prints one raw line per round on stderr, and one JSON object on stdout: the device, the
  * parameters, every round's ns per dispatch and their median. Exit 1 on a Vulkan error.
@@ -88,6 +93,36 @@ static double run_round(bench *b)
     return (double)(t1 - t0) / (double)b->dispatches;
 }
 
+/* One round of --submits: the N one-dispatch buffers submitted one by one, the submits timed.
+ * Its ns per submit. */
+static double run_submits(bench *b)
+{
+    uint64_t t0 = now_ns();
+    for (unsigned k = 0; k < b->dispatches; k++) {
+        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &b->cbs[k]};
+        VK_CHECK(&b->vk, vkQueueSubmit(b->vk.queue, 1, &si, k + 1 == b->dispatches ? b->fence : VK_NULL_HANDLE));
+    }
+    uint64_t t1 = now_ns();
+    VK_CHECK(&b->vk, vkWaitForFences(b->vk.device, 1, &b->fence, VK_TRUE, UINT64_MAX));
+    VK_CHECK(&b->vk, vkResetFences(b->vk.device, 1, &b->fence));
+    return (double)(t1 - t0) / (double)b->dispatches;
+}
+
+/* The --submits buffers, recorded once: one dispatch each. */
+static void record_singles(bench *b)
+{
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    for (unsigned k = 0; k < b->dispatches; k++) {
+        VkCommandBuffer cb = b->cbs[k];
+        VK_CHECK(&b->vk, vkBeginCommandBuffer(cb, &bi));
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->vk.pipeline);
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->vk.layout, 0, 1, &b->vk.set, 0, NULL);
+        vkCmdPushConstants(cb, b->vk.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof b->loops, &b->loops);
+        vkCmdDispatch(cb, 1, 1, 1);
+        VK_CHECK(&b->vk, vkEndCommandBuffer(cb));
+    }
+}
+
 static unsigned parse_count(const char *what, const char *v, unsigned max)
 {
     char *end = NULL;
@@ -104,8 +139,13 @@ int main(int argc, char **argv)
     /* One loop a thread: the kernels run in as little time as they can, only recording counts. */
     bench b = {.dispatches = 20000, .buffers = 1, .loops = 1};
     unsigned rounds = 21;
+    bool submits = false;
     for (int i = 1; i < argc && argv[i]; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--submits") == 0) {
+            submits = true;
+            continue;
+        }
         if (strcmp(a, "--dispatches") == 0 && v) {
             b.dispatches = parse_count(a, v, 10000000);
         } else if (strcmp(a, "--buffers") == 0 && v) {
@@ -114,7 +154,7 @@ int main(int argc, char **argv)
             rounds = parse_count("ROUNDS", a, 100000);
             continue;
         } else {
-            fprintf(stderr, "usage: vk_record_cost [ROUNDS] [--dispatches N] [--buffers B]\n");
+            fprintf(stderr, "usage: vk_record_cost [ROUNDS] [--dispatches N] [--buffers B] [--submits]\n");
             return 2;
         }
         i++;
@@ -132,6 +172,9 @@ int main(int argc, char **argv)
     VK_CHECK(&b.vk, vkCreateCommandPool(b.vk.device, &pci, NULL, &b.pool));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_CHECK(&b.vk, vkCreateFence(b.vk.device, &fci, NULL, &b.fence));
+    if (submits) {
+        b.buffers = b.dispatches; /* one dispatch a buffer */
+    }
     b.cbs = calloc(b.buffers, sizeof *b.cbs);
     double *ns = calloc(rounds, sizeof *ns);
     double *sorted = calloc(rounds, sizeof *sorted);
@@ -146,19 +189,25 @@ int main(int argc, char **argv)
 
     fprintf(stderr, "vk_record_cost: %s, %u rounds of %u dispatches in %u command buffer(s)\n", b.vk.props.deviceName,
             rounds, b.dispatches, b.buffers);
-    run_round(&b); /* warm-up */
-    for (unsigned r = 0; r < rounds; r++) {
-        ns[r] = run_round(&b);
-        sorted[r] = ns[r];
-        fprintf(stderr, "round %u ns/dispatch %.2f\n", r, ns[r]);
+    if (submits) {
+        record_singles(&b);
     }
-    printf("{\"benchmark\": \"vk_record_cost\", \"device\": \"%s\", \"driver_version\": %u, \"rounds\": %u, "
-           "\"dispatches\": %u, \"buffers\": %u, \"ns_per_dispatch\": [",
-           b.vk.props.deviceName, b.vk.props.driverVersion, rounds, b.dispatches, b.buffers);
+    double (*round_fn)(bench *) = submits ? run_submits : run_round;
+    const char *unit = submits ? "submit" : "dispatch";
+    round_fn(&b); /* warm-up */
+    for (unsigned r = 0; r < rounds; r++) {
+        ns[r] = round_fn(&b);
+        sorted[r] = ns[r];
+        fprintf(stderr, "round %u ns/%s %.2f\n", r, unit, ns[r]);
+    }
+    printf("{\"benchmark\": \"vk_record_cost\", \"mode\": \"%s\", \"device\": \"%s\", \"driver_version\": %u, "
+           "\"rounds\": %u, \"dispatches\": %u, \"buffers\": %u, \"ns_per_%s\": [",
+           submits ? "submits" : "record", b.vk.props.deviceName, b.vk.props.driverVersion, rounds, b.dispatches,
+           b.buffers, unit);
     for (unsigned r = 0; r < rounds; r++) {
         printf("%s%.2f", r ? ", " : "", ns[r]);
     }
-    printf("], \"median_ns_per_dispatch\": %.2f}\n", bench_median(sorted, (int)rounds));
+    printf("], \"median_ns_per_%s\": %.2f}\n", unit, bench_median(sorted, (int)rounds));
     free(sorted);
     free(ns);
 

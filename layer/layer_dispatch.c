@@ -249,6 +249,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     d->gdpa = gdpa;
     pthread_mutex_init(&d->lock, NULL);
     pthread_cond_init(&d->read_done, NULL);
+    pthread_cond_init(&d->reader_wake, NULL);
     NEXT(d, DestroyDevice);
     NEXT(d, CreateQueryPool);
     NEXT(d, DestroyQueryPool);
@@ -361,6 +362,7 @@ static void finish(wgprof_layer_device *d)
     if (done) {
         return;
     }
+    wgprof_layer_reader_stop(d);
     uint64_t deadline = wgprof_cpu_now_ns() + END_WAIT_NS;
     wgprof_layer_poll(d, false);
     while (unread_records(d) && wgprof_cpu_now_ns() < deadline) {
@@ -398,6 +400,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     wgprof__free(d->free_blocks);
     wgprof__free(d->in_flight);
     pthread_cond_destroy(&d->read_done);
+    pthread_cond_destroy(&d->reader_wake);
     pthread_mutex_destroy(&d->lock);
     wgprof__free(d);
     destroy(device, alloc);

@@ -267,6 +267,13 @@ typedef struct wgprof_layer_device {
     uint64_t snapshot_ns;         /* when the last snapshot was written (wgprof_cpu_now_ns); 0: none yet */
     uint64_t snapshot_cost_ns;    /* how long writing it took */
     bool snapshot_busy;           /* one is being written */
+    /* The reader: wgprof's own thread, which reads what the program submitted and writes the
+     * snapshots, so that a submit only appends (layer_queue.c). */
+    pthread_cond_t reader_wake;   /* signalled by the program's waits and by the device's end */
+    pthread_t reader;
+    long reader_pid;              /* the process it runs in (0: none started) */
+    bool reader_due;              /* a wait of the program's said that work is done */
+    bool reader_stop;
     long pid;                     /* the process that made it: a child of fork() has a copy, not the device */
     bool left_by_preload;         /* record's preload library left it to the layer: its pipelines'
                                      names and its scopes come from that library (record.h) */
@@ -445,6 +452,9 @@ void wgprof_layer_cbs_forget(wgprof_layer_device *d);
 /* Reads every command buffer in flight whose timestamps are all there (`force`: every one, the
  * missing ones as not written). Calls the driver; takes the device's lock only in between. */
 void wgprof_layer_poll(wgprof_layer_device *d, bool force);
+/* Stops the device's reader and waits for it to end (at the device's end, or the process's;
+ * nothing in a child of fork(), where it does not run). */
+void wgprof_layer_reader_stop(wgprof_layer_device *d);
 /* Reads `cb` now if it was submitted (`force` as above); its queries reset for a new use. Where
  * another thread is reading it, waits for that reading to end (no driver call is waited on
  * with the lock held: only the other thread's). */

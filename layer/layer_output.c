@@ -101,11 +101,13 @@ static bool write_report(FILE *f, void *user)
 
 typedef struct meta_job {
     const wgprof_layer_device *d;
+    unsigned long long dropped; /* as it was when the results were taken */
 } meta_job;
 
 static bool write_meta(FILE *f, void *user)
 {
-    const wgprof_layer_device *d = ((meta_job *)user)->d;
+    const meta_job *job = user;
+    const wgprof_layer_device *d = job->d;
     return fprintf(f,
                    RECORD_META_PID " %ld\n" RECORD_META_DEVICE " %u\n" RECORD_META_DISPATCHES " %llu\n"
                    RECORD_META_UNTIMED_OVERLAP " 0\n" RECORD_META_UNTIMED_SAMPLED " %llu\n"
@@ -113,7 +115,7 @@ static bool write_meta(FILE *f, void *user)
                    RECORD_META_UNTIMED_SIMULTANEOUS " %llu\n" RECORD_META_UNTIMED_NO_TIMESTAMPS " %llu\n",
                    (long)getpid(), d->index, (unsigned long long)atomic_load(&d->dispatches),
                    (unsigned long long)atomic_load(&d->untimed_sampled), wgprof_layer_settings_get()->sample_every,
-                   (unsigned long long)d->dropped, (unsigned long long)atomic_load(&d->untimed_simultaneous),
+                   job->dropped, (unsigned long long)atomic_load(&d->untimed_simultaneous),
                    (unsigned long long)atomic_load(&d->untimed_no_timestamps)) > 0;
 }
 
@@ -123,17 +125,35 @@ void wgprof_layer_output_write(wgprof_layer_device *d, const char *partial)
     if (dir < 0) {
         return;
     }
+    /* A snapshot is written from a copy of the results, taken under the device's lock and
+     * written outside it, so that the program's recording and submits (which take the lock)
+     * never wait for the files; the final results from the results themselves. */
     pthread_mutex_lock(&d->lock);
-    wgprof_summary *summary = NULL;
-    if (!d->results || wgprof_summary_create(d->results, &summary) != WGPROF_OK) {
+    wgprof_pool *copy = NULL;
+    if (partial && d->results) {
+        const wgprof_pool *pools[1] = {d->results};
+        if (wgprof_pool_merge(pools, 1, &copy) != WGPROF_OK) {
+            copy = NULL;
+        }
+    }
+    const wgprof_pool *results = copy ? copy : d->results;
+    meta_job meta = {d, (unsigned long long)d->dropped};
+    d->unsaved = false;
+    if (copy) {
         pthread_mutex_unlock(&d->lock);
+    }
+    wgprof_summary *summary = NULL;
+    if (!results || wgprof_summary_create(results, &summary) != WGPROF_OK) {
+        if (!copy) {
+            pthread_mutex_unlock(&d->lock);
+        }
+        wgprof_pool_destroy(copy);
         wgprof_layer_say("device %u: out of memory summarising the results", d->index);
         return;
     }
-    d->unsaved = false;
     report_job job = {0};
     job.report.device = &d->info;
-    job.report.pool = d->results;
+    job.report.pool = results;
     job.report.summary = summary;
     job.report.partial_reason = partial;
     char base[64], name[96];
@@ -154,14 +174,16 @@ void wgprof_layer_output_write(wgprof_layer_device *d, const char *partial)
             whole = false;
         }
     }
-    meta_job meta = {d};
     snprintf(name, sizeof name, "%s." RECORD_SUFFIX_META, base);
     if (!write_file(dir, name, write_meta, &meta)) {
         say_unwritten(dir, d, base, name);
         whole = false;
     }
-    pthread_mutex_unlock(&d->lock);
+    if (!copy) {
+        pthread_mutex_unlock(&d->lock);
+    }
     wgprof_summary_destroy(summary);
+    wgprof_pool_destroy(copy);
     if (!partial && whole) {
         /* Final and whole: a snapshot that could not be written before is no loss now. */
         snprintf(name, sizeof name, "%s." RECORD_SUFFIX_UNWRITTEN, base);

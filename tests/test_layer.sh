@@ -246,6 +246,33 @@ else
   echo "note: the set-user-ID case skipped: it needs root to give a copy to another user"
 fi
 
+# ---- submits that only append ----
+# A program that submits 5,000 one-dispatch command buffers without waiting, then waits once,
+# three times over (bench/vk_record_cost --submits: the same buffers submitted again each round):
+# the layer reads them on its own thread (past 4,096 in flight, without a wait of the program's),
+# a query pool at a time, resets their blocks together, and reads a buffer submitted again
+# before it was read; every dispatch is in the report, valid.
+submits_app="$(cd "$2/../.." 2>/dev/null && pwd)/bench/vk_record_cost"
+if [ -x "$submits_app" ]; then
+  "$wgprof" record --via vulkan --json submits.json -- "$submits_app" 2 --dispatches 5000 --submits \
+    >submits.out 2>submits.err
+  status=$?
+  python3 - submits.json <<'PY' >submits.check 2>&1 && [ "$status" -eq 0 ] && ok \
+    || bad "5,000 submits without waiting, three rounds: exit $status: $(cat submits.check) $(tail -n 3 submits.err)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert (r["records"], r["invalid"], r["partial"]) == (15000, 0, False), (r["records"], r["invalid"], r["partial"])
+# Each command buffer's own timestamps: one queue runs them in the order submitted, so taken in
+# that order their times only grow (a reading given to the wrong command buffer breaks that).
+begins = [(b["cpu_submit_ns"], r["dispatches"][b["first_record"]]["begin_ticks"]) for b in r["batches"]]
+begins.sort()
+late = [(a, b) for a, b in zip(begins, begins[1:]) if a[0] < b[0] and b[1] < a[1]]
+assert not late, f"{len(late)} command buffers ran before one submitted earlier: {late[:3]}"
+PY
+else
+  echo "note: the submits case skipped: no $submits_app (the benchmarks are not built)"
+fi
+
 # ---- every dispatch once, charged to itself ----
 # mixed: a dispatch recorded just before vkCmdExecuteCommands ends there, and the secondary's own
 # dispatch is timed inside it: no record's time holds another's (the dispatch before the execute
