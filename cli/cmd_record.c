@@ -65,7 +65,12 @@ static const char record_usage[] =
     "  --csv FILE           every dispatch, one row each\n"
     "  --strategy S         chain (default: one timestamp per dispatch) or inside (two), through\n"
     "                       the WebGPU C API (the layer always chains)\n"
-    "  --sample-every N     time one command encoder in N (default 1: all)\n"
+    "  --sample-every N     time about one dispatch in N (default 1: all): through the layer each\n"
+    "                       kernel's 1st, N+1th, 2N+1th... dispatch, so that every kernel is in the\n"
+    "                       report (its count is how many were timed); through the WebGPU C API\n"
+    "                       one command encoder in N\n"
+    "  --sample-by kernel|encoder\n"
+    "                       encoder: the layer too times one command buffer in N, whole\n"
     "  --baseline FILE      compare each device's results with FILE, an earlier JSON report, as\n"
     "                       'wgprof diff FILE' would; printed after its table\n"
     "  -h, --help           this help\n"
@@ -106,6 +111,7 @@ typedef struct record_options {
     const char *webgpu; /* --webgpu after `record`, or NULL */
     record_via via;
     unsigned long sample_every;
+    const char *sample_by; /* "kernel" or "encoder" */
     char **program; /* argv of the program, NULL-terminated */
 } record_options;
 
@@ -118,6 +124,7 @@ static int parse(int argc, char **argv, record_options *o)
                  {"--trace", WGPROF_FORMAT_TRACE}, {"--csv", WGPROF_FORMAT_CSV}};
     o->strategy = "chain";
     o->sample_every = 1;
+    o->sample_by = "kernel";
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         const char *a = argv[i];
@@ -176,6 +183,15 @@ static int parse(int argc, char **argv, record_options *o)
                 return CLI_USAGE;
             }
             o->webgpu = v;
+            continue;
+        }
+        if (strcmp(a, "--sample-by") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : NULL;
+            if (!v || (strcmp(v, "kernel") != 0 && strcmp(v, "encoder") != 0)) {
+                cli_error("wgprof record: --sample-by %s: kernel or encoder", v ? v : "needs a value:");
+                return CLI_USAGE;
+            }
+            o->sample_by = v;
             continue;
         }
         if (strcmp(a, "--strategy") == 0 || strcmp(a, "--sample-every") == 0) {
@@ -489,8 +505,9 @@ static bool enable_layer(const char *folder)
          * XDG's folders: both are given the layer's. */
         const char *implicit_path = getenv("VK_IMPLICIT_LAYER_PATH"), *config = getenv("XDG_CONFIG_DIRS");
         bool searched = (config && *config) || add_to_env("XDG_CONFIG_DIRS", "/etc/xdg", ':', false);
-        searched = searched && (list_holds(getenv("XDG_CONFIG_DIRS"), ":", root) ||
-                                add_to_env("XDG_CONFIG_DIRS", root, ':', true));
+        config = getenv("XDG_CONFIG_DIRS");
+        searched = searched && config &&
+                   (list_holds(config, ":", root) || add_to_env("XDG_CONFIG_DIRS", root, ':', true));
         searched = searched && (!implicit_path || !*implicit_path || list_holds(implicit_path, ":", dir) ||
                                 add_to_env("VK_IMPLICIT_LAYER_PATH", dir, ':', false));
         if (!searched || !set_env(WGPROF_LAYER_ENABLE_ENV, "1")) {
@@ -774,7 +791,7 @@ static void print_notes(const results_folder *r, const char *base)
                        no_timestamps = meta_value(r, meta, RECORD_META_UNTIMED_NO_TIMESTAMPS),
                        dropped = meta_value(r, meta, RECORD_META_DROPPED);
     if (sampled) {
-        fprintf(stderr, "%llu dispatches not timed: --sample-every %llu skipped their encoders\n", sampled,
+        fprintf(stderr, "%llu dispatches not timed: --sample-every %llu left them out\n", sampled,
                 meta_value(r, meta, RECORD_META_SAMPLE_EVERY));
     }
     if (overlap) {
@@ -1122,7 +1139,7 @@ static int prepare_environment(const record_options *o, const results_folder *r,
     snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)r->st.st_dev, (unsigned long long)r->st.st_ino);
     bool ok = set_env(RECORD_ENV_DIR, r->path) && set_env(RECORD_ENV_DIR_ID, id) &&
               set_env(RECORD_ENV_LIBRARY, implementation) &&
-              set_env(RECORD_ENV_STRATEGY, o->strategy) && set_env(RECORD_ENV_SAMPLE_EVERY, every) &&
+              set_env(RECORD_ENV_STRATEGY, o->strategy) && set_env(RECORD_ENV_SAMPLE_EVERY, every) && set_env(RECORD_ENV_SAMPLE_BY, o->sample_by) &&
               set_env(RECORD_ENV_FORMATS, formats);
     if (ok && layer_folder) {
         ok = enable_layer(layer_folder);

@@ -515,7 +515,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_BeginCommandBuffer(VkCommandBuffer h
     wgprof_layer_cb *cb = cb_of(handle);
     if (cb) {
         wgprof_layer_cb_release(cb);
-        uint32_t every = wgprof_layer_settings_get()->sample_every;
+        const wgprof_layer_settings *settings = wgprof_layer_settings_get();
+        uint32_t every = settings->sample_by_kernel ? 1 : settings->sample_every;
         pthread_mutex_lock(&d->lock);
         bool sampled = d->begun++ % every == 0;
         pthread_mutex_unlock(&d->lock);
@@ -788,6 +789,20 @@ static void take_scopes(wgprof_layer_cb *cb)
     }
 }
 
+/* Whether the next dispatch is timed under --sample-every N by kernel: its pipeline's 1st,
+ * N+1th, 2N+1th... (counted across every command buffer), so that every kernel is timed at once
+ * and then one dispatch in N of it, wherever it comes in the program's steps. */
+static bool sampled_dispatch(wgprof_layer_cb *cb)
+{
+    const wgprof_layer_settings *settings = wgprof_layer_settings_get();
+    if (!settings->sample_by_kernel || settings->sample_every <= 1 || !cb->bound) {
+        return true;
+    }
+    /* The description is the layer's own, kept in its map; only its counter changes. */
+    _Atomic uint64_t *seen = (_Atomic uint64_t *)&cb->bound->sampled;
+    return atomic_fetch_add_explicit(seen, 1, memory_order_relaxed) % settings->sample_every == 0;
+}
+
 /* Before a dispatch: its timestamp, and its record; the device whose driver takes the
  * dispatch (one lookup: the command buffer's state knows its device). */
 static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z, bool indirect)
@@ -805,6 +820,14 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
     }
     if (cb->work_kinds) {
         close_work(cb);
+    }
+    if (!sampled_dispatch(cb)) {
+        /* Not this one: the row before ends here, and a gap runs to the next row. */
+        atomic_fetch_add_explicit(&d->untimed_sampled, 1, memory_order_relaxed);
+        if (cb->count && !wgprof_layer_is_gap(cb->sites[cb->count - 1]) && open_row(cb, WGPROF_LAYER_GAP)) {
+            cb->gaps++;
+        }
+        return d;
     }
     wgprof_site site;
     bool cached = cb->cached_valid && cb->cached_pipeline == cb->bound && cb->cached_indirect == indirect &&

@@ -296,6 +296,7 @@ typedef struct wgprof_layer_settings {
     char dir_id[64];
     char formats[64]; /* the report formats asked for besides JSON and the table: "html,trace,csv" */
     uint32_t sample_every;
+    bool sample_by_kernel; /* RECORD_ENV_SAMPLE_BY: each pipeline's dispatches sampled (else whole command buffers) */
 } wgprof_layer_settings;
 const wgprof_layer_settings *wgprof_layer_settings_get(void);
 void wgprof_layer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -322,6 +323,7 @@ typedef struct wgprof_layer_pipeline {
     char module_label[WGPROF_LAYER_NAME_CAP];
     char label[WGPROF_LAYER_NAME_CAP];         /* its debug-utils name */
     uint32_t local_size[3];
+    _Atomic uint64_t sampled; /* its dispatches recorded so far, for --sample-every by kernel */
 } wgprof_layer_pipeline;
 
 /* A debug label's begin or end among a recording's rows. */

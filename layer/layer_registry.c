@@ -113,6 +113,8 @@ static void read_settings(void)
     const char *every = getenv(RECORD_ENV_SAMPLE_EVERY);
     unsigned long n = every ? strtoul(every, NULL, 10) : 1;
     g_settings.sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
+    const char *by = getenv(RECORD_ENV_SAMPLE_BY);
+    g_settings.sample_by_kernel = !by || strcmp(by, "encoder") != 0;
 }
 
 const wgprof_layer_settings *wgprof_layer_settings_get(void)

@@ -31,6 +31,11 @@
 #define RECORD_ENV_STRATEGY "WGPROF_RECORD_STRATEGY"
 /* Time one command encoder in N (decimal, >= 1). */
 #define RECORD_ENV_SAMPLE_EVERY "WGPROF_RECORD_SAMPLE_EVERY"
+/* How the layer samples with SAMPLE_EVERY N > 1: "kernel" (the default: each pipeline's 1st,
+ * N+1th, 2N+1th... dispatch timed, so that every kernel is in the report at about 1/N of the
+ * cost) or "encoder" (one command buffer in N timed whole, as record's preload library samples
+ * command encoders). */
+#define RECORD_ENV_SAMPLE_BY "WGPROF_RECORD_SAMPLE_BY"
 /* The report formats wanted besides JSON and the table: format names (wgprof_format_name),
  * separated by commas. */
 #define RECORD_ENV_FORMATS "WGPROF_RECORD_FORMATS"

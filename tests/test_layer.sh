@@ -326,16 +326,33 @@ done
 
 # Dispatches the layer does not time are counted (as recorded) and said, each with its reason: a
 # command buffer recorded for simultaneous use (one query would be written twice), and
-# --sample-every N (one command buffer in N timed: of 5, the 1st, 3rd and 5th).
+# --sample-every N by kernel (the default: each pipeline's 1st, N+1th... dispatch, every kernel
+# in the report) and by encoder (one command buffer in N timed: of 5, the 1st, 3rd and 5th).
 "$wgprof" record --via vulkan --json simul.json -- "$app" simultaneous "$steps" >simul.out 2>simul.err
 status=$?
 # (its one recording holds the 2 dispatches, submitted STEPS times)
 [ "$status" -eq 0 ] && grep -q "^2 dispatches not timed: their Vulkan command buffer may run twice at once" simul.err \
   && python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["dispatches"]))' simul.json && ok \
   || bad "vk_compute simultaneous: exit $status, want none timed and the reason said: $(grep 'not timed' simul.err)"
-"$wgprof" record --via vulkan --sample-every 2 --json every2.json -- "$app" basic 5 >every2.out 2>every2.err
+"$app" basic 5 >kernel2.plain.out 2>/dev/null
+"$wgprof" record --via vulkan --sample-every 2 --json kernel2.json -- "$app" basic 5 >kernel2.out 2>kernel2.err
 status=$?
-[ "$status" -eq 0 ] && grep -q '^4 dispatches not timed: --sample-every 2 skipped their encoders' every2.err \
+python3 - kernel2.json kernel2.out <<'PY' >kernel2.check 2>&1 && [ "$status" -eq 0 ] && cmp -s kernel2.plain.out kernel2.out \
+  && grep -q '^4 dispatches not timed: --sample-every 2 left them out' kernel2.err && ok \
+  || bad "vk_compute basic 5 --sample-every 2 by kernel: exit $status: $(cat kernel2.check) $(grep 'not timed' kernel2.err)"
+import collections, json, sys
+r = json.load(open(sys.argv[1]))
+made = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[2]) if l.startswith("manifest ")}
+timed = collections.Counter(d["kernel"] for d in r["dispatches"] if d["valid"])
+# every kernel, each timed at its 1st, 3rd, 5th... dispatch; nothing invalid
+want = {k: (n + 1) // 2 for k, n in made.items()}
+assert len(made) >= 2 and len(timed) == len(made) and r["invalid"] == 0, (dict(timed), made, r["invalid"])
+assert sorted(timed.values()) == sorted(want.values()), (dict(timed), want)
+PY
+"$wgprof" record --via vulkan --sample-every 2 --sample-by encoder --json every2.json -- "$app" basic 5 \
+  >every2.out 2>every2.err
+status=$?
+[ "$status" -eq 0 ] && grep -q '^4 dispatches not timed: --sample-every 2 left them out' every2.err \
   && [ "$(python3 -c 'import json,sys; print(sorted({d["iteration"] for d in json.load(open(sys.argv[1]))["dispatches"] if d["valid"]}))' every2.json)" = "[0, 1, 2]" ] \
   && [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["dispatches"]))' every2.json)" = 6 ] && ok \
   || bad "vk_compute basic 5 --sample-every 2: exit $status, want 6 of 10 dispatches timed, 4 said: $(grep 'not timed' every2.err)"
