@@ -64,19 +64,25 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Begins recording `cb` with the kernel, its set and its push constant bound. */
+static void begin_with_kernel(bench *b, VkCommandBuffer cb)
+{
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VK_CHECK(&b->vk, vkBeginCommandBuffer(cb, &bi));
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->vk.pipeline);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->vk.layout, 0, 1, &b->vk.set, 0, NULL);
+    vkCmdPushConstants(cb, b->vk.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof b->loops, &b->loops);
+}
+
 /* One round: the recording timed, then its execution and the buffers' reset untimed. Its ns per
  * dispatch. */
 static double run_round(bench *b)
 {
     unsigned per_buffer = b->dispatches / b->buffers;
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     uint64_t t0 = now_ns();
     for (unsigned k = 0; k < b->buffers; k++) {
         VkCommandBuffer cb = b->cbs[k];
-        VK_CHECK(&b->vk, vkBeginCommandBuffer(cb, &bi));
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->vk.pipeline);
-        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->vk.layout, 0, 1, &b->vk.set, 0, NULL);
-        vkCmdPushConstants(cb, b->vk.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof b->loops, &b->loops);
+        begin_with_kernel(b, cb);
         for (unsigned i = 0; i < per_buffer; i++) {
             vkCmdDispatch(cb, 1, 1, 1);
         }
@@ -111,13 +117,9 @@ static double run_submits(bench *b)
 /* The --submits buffers, recorded once: one dispatch each. */
 static void record_singles(bench *b)
 {
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     for (unsigned k = 0; k < b->dispatches; k++) {
         VkCommandBuffer cb = b->cbs[k];
-        VK_CHECK(&b->vk, vkBeginCommandBuffer(cb, &bi));
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->vk.pipeline);
-        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b->vk.layout, 0, 1, &b->vk.set, 0, NULL);
-        vkCmdPushConstants(cb, b->vk.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof b->loops, &b->loops);
+        begin_with_kernel(b, cb);
         vkCmdDispatch(cb, 1, 1, 1);
         VK_CHECK(&b->vk, vkEndCommandBuffer(cb));
     }

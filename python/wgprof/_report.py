@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Any, List, Optional, Sequence, Type, TypeVar, Union
+from typing import Any, List, Optional, Type, TypeVar, Union
 
 FORMAT_VERSION = 1
 
@@ -253,16 +253,3 @@ def load(path: Union[str, "os.PathLike[str]"], set: Optional[int] = None) -> Rep
         raise ReportError(f"{os.fspath(path)}: {len(sets)} result sets ({names}): pick one with set=K, or use load_sets")
     return sets[0]
 
-
-__all__: Sequence[str] = [
-    "Adapter",
-    "Dispatch",
-    "Kernel",
-    "Report",
-    "ReportError",
-    "Scope",
-    "ScopeInstance",
-    "Table",
-    "load",
-    "load_sets",
-]
