@@ -5,9 +5,10 @@
  * list in flight; and the reader, a thread of wgprof's per device, which reads a command
  * buffer's timestamps once they are all there, without ever waiting for them: when a wait of the
  * program's says its work is done, and every READER_PERIOD_NS while READER_BACKLOG command
- * buffers or more are in flight (a program that never waits), and writes the snapshots. The program's thread reads only where it must: a command buffer used
- * again before it was read, the first snapshot (kept at the program's first wait, so that a
- * program that crashes right after it leaves its results), and the device's end.
+ * buffers or more are in flight (a program that never waits), and writes the snapshots. The
+ * program's thread reads only where it must: a command buffer used again before it was read,
+ * the first snapshot (kept at the program's first wait, so that a program that crashes right
+ * after it leaves its results), and the device's end.
  */
 #include <signal.h>
 #include <stdlib.h>

@@ -59,6 +59,8 @@ bool wgprof_rec_swiftshader_loader(const char *file, const void *caller, char *o
         access(driver_file, R_OK) != 0) {
         return false;
     }
+    /* The environment changes once, in the GPU process, as Dawn opens its driver: before the
+     * loader reads it for the instance Dawn is about to make. */
     const char *added = getenv("VK_ADD_DRIVER_FILES");
     if (!holds(added, driver_file)) {
         char joined[8192];
