@@ -43,5 +43,13 @@ want = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[1]) if l.startswi
 got = {k.name: k.count for k in r.kernels if not k.name.startswith("(")}
 assert got == want and not r.partial, (got, want, r.partial_reason)
 print(r.adapter.name, "|", ", ".join(f"{k.name} {k.count}x median {k.median_ns / 1e3:.1f} us" for k in r.slowest(3)))
+try:
+    import pandas  # installed there, not by wgprof
+except ImportError:
+    print("| pandas not installed: to_pandas not tried")
+else:
+    frame = r.dispatches.to_pandas()
+    assert len(frame) == len(r.dispatches) and "duration_ns" in frame.columns, frame.columns
+    print(f"| to_pandas: {len(frame)} rows, pandas {pandas.__version__}")
 PY
 cp info.out demo.out rec.err out.json "$OUT/" 2>/dev/null
