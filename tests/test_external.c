@@ -822,7 +822,7 @@ static void test_name_sources(void)
     json_decref(root);
     char *table = report_text(p, WGPROF_FORMAT_TABLE);
     const char *want = "kernel names from: pipeline label (1: a), shader code hash (1: b), not said (1)\n";
-    CHECK_MSG(table && strstr(table, want), "the table's header does not say %s: %s", want, table);
+    CHECK_MSG(table && strstr(table, want), "the table's header does not say %s: %s", want, table ? table : "(none)");
     free(table);
 
     /* A merge keeps them. */
@@ -845,7 +845,7 @@ static void test_name_sources(void)
     CHECK_MSG(!json_name_source(root, "a")[0], "after a reset, a's name source: %s", json_name_source(root, "a"));
     json_decref(root);
     table = report_text(p, WGPROF_FORMAT_TABLE);
-    CHECK_MSG(table && !strstr(table, "kernel names from"), "after a reset, the table says: %s", table);
+    CHECK_MSG(table && !strstr(table, "kernel names from"), "after a reset, the table says: %s", table ? table : "(none)");
     free(table);
 
     /* Each allocation failing in turn: a status, and nothing left once the pool is gone. */
