@@ -100,7 +100,7 @@ fi
 layer_dir="$(cd "$layer_dir" && pwd -P)"
 
 # ---- the loader's environment: the layer implicit, its folder first; the user's settings kept ----
-VK_ADD_LAYER_PATH=/nowhere VK_INSTANCE_LAYERS=VK_LAYER_users_own VK_LOADER_LAYERS_DISABLE='~all~' \
+env -u XDG_CONFIG_DIRS VK_ADD_LAYER_PATH=/nowhere VK_INSTANCE_LAYERS=VK_LAYER_users_own VK_LOADER_LAYERS_DISABLE='~all~' \
   "$wgprof" record --via vulkan -- env >env.out 2>env.err
 implicit_root="$layer_dir/wgprof-implicit-layer"
 grep -qx "XDG_CONFIG_DIRS=$implicit_root:/etc/xdg" env.out && grep -qx "WGPROF_LAYER_ENABLE=1" env.out && ok \
