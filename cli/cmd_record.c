@@ -438,21 +438,6 @@ static bool set_env(const char *name, const char *value)
     return setenv(name, value, 1) == 0;
 }
 
-/* Whether the list `list`, of items separated by any of `separators`, holds `item`. */
-static bool list_holds(const char *list, const char *separators, const char *item)
-{
-    size_t n = strlen(item);
-    for (const char *p = list; *p;) {
-        size_t len = strcspn(p, separators);
-        if (len == n && strncmp(p, item, n) == 0) {
-            return true;
-        }
-        p += len;
-        p += *p ? 1 : 0;
-    }
-    return false;
-}
-
 /* Sets `name` to `value` with what it held before, where it held something, after `value`
  * (before: false) or before it, `separator` between them. */
 static bool add_to_env(const char *name, const char *value, char separator, bool before)
@@ -487,12 +472,12 @@ static bool add_to_env(const char *name, const char *value, char separator, bool
 static bool enable_layer(const char *folder)
 {
     const char *instance_layers = getenv("VK_INSTANCE_LAYERS");
-    if (instance_layers && list_holds(instance_layers, ":", WGPROF_LAYER_NAME)) {
+    if (instance_layers && list_has(instance_layers, ':', WGPROF_LAYER_NAME)) {
         /* The user's own VK_LAYER_PATH replaces the loader's search, VK_ADD_LAYER_PATH included:
          * the layer's folder goes after theirs there too. */
         const char *layer_path = getenv("VK_LAYER_PATH");
         if (!add_to_env("VK_ADD_LAYER_PATH", folder, ':', true) ||
-            (layer_path && *layer_path && !list_holds(layer_path, ":", folder) &&
+            (layer_path && *layer_path && !list_has(layer_path, ':', folder) &&
              !add_to_env("VK_LAYER_PATH", folder, ':', false))) {
             return false;
         }
@@ -507,8 +492,8 @@ static bool enable_layer(const char *folder)
         bool searched = (config && *config) || add_to_env("XDG_CONFIG_DIRS", "/etc/xdg", ':', false);
         config = getenv("XDG_CONFIG_DIRS");
         searched = searched && config &&
-                   (list_holds(config, ":", root) || add_to_env("XDG_CONFIG_DIRS", root, ':', true));
-        searched = searched && (!implicit_path || !*implicit_path || list_holds(implicit_path, ":", dir) ||
+                   (list_has(config, ':', root) || add_to_env("XDG_CONFIG_DIRS", root, ':', true));
+        searched = searched && (!implicit_path || !*implicit_path || list_has(implicit_path, ':', dir) ||
                                 add_to_env("VK_IMPLICIT_LAYER_PATH", dir, ':', false));
         if (!searched || !set_env(WGPROF_LAYER_ENABLE_ENV, "1")) {
             return false;
@@ -516,7 +501,7 @@ static bool enable_layer(const char *folder)
     }
     const char *enable = getenv("VK_LOADER_LAYERS_ENABLE"), *disable = getenv("VK_LOADER_LAYERS_DISABLE");
     bool filtered = (enable && *enable) || (disable && *disable);
-    if (filtered && !(enable && list_holds(enable, ",", WGPROF_LAYER_NAME)) &&
+    if (filtered && !(enable && list_has(enable, ',', WGPROF_LAYER_NAME)) &&
         !add_to_env("VK_LOADER_LAYERS_ENABLE", WGPROF_LAYER_NAME, ',', false)) {
         return false;
     }

@@ -39,6 +39,12 @@ uint64_t code_hash_fnv1a(uint64_t h, const void *data, size_t n);
 enum { CODE_HASH_NAME_CAP = 16 };
 void code_hash_name(char out[CODE_HASH_NAME_CAP], const char *kind, uint64_t h);
 
+/* ---- list_has.c ---- */
+
+/* Whether `item` (not "") is one of the names of `list` (NULL: none), separated by `separator`:
+ * "html,trace,csv" with ',', a search path with ':'. */
+bool list_has(const char *list, char separator, const char *item);
+
 /* ---- private_folder.c ---- */
 
 /* Opens `path`, a folder another process of ours made and named (with its identity "DEV:INO"),
@@ -59,8 +65,6 @@ int private_folder_held(_Atomic int *fd, const char *path, const char *identity,
  * the one there; false with errno where it cannot. An empty file needs no room for data: it can
  * be made where a full filesystem refuses every write. */
 bool private_folder_mark(int dir, const char *name);
-/* Whether `name` is one of the comma-separated names of `list` ("html,trace,csv"). */
-bool name_list_has(const char *list, const char *name);
 
 /* ---- output_file.c ---- */
 

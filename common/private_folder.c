@@ -88,19 +88,6 @@ int private_folder_held(_Atomic int *fd, const char *path, const char *identity,
     return opened;
 }
 
-bool name_list_has(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; n && (p = strstr(p, name)) != NULL; p += n) {
-        bool starts = p == list || p[-1] == ',';
-        bool ends = p[n] == '\0' || p[n] == ',';
-        if (starts && ends) {
-            return true;
-        }
-    }
-    return false;
-}
-
 bool private_folder_mark(int dir, const char *name)
 {
     int fd = dir < 0 ? -1 : openat(dir, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);

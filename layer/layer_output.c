@@ -164,7 +164,7 @@ void wgprof_layer_output_write(wgprof_layer_device *d, const char *partial)
     for (int k = 0; k < WGPROF_FORMAT_COUNT; k++) {
         job.format = (wgprof_format)k;
         bool always = job.format == WGPROF_FORMAT_JSON || job.format == WGPROF_FORMAT_TABLE;
-        if (!always && (partial || !name_list_has(asked, wgprof_format_name(job.format)))) {
+        if (!always && (partial || !list_has(asked, ',', wgprof_format_name(job.format)))) {
             continue;
         }
         job.report.omit_dispatches = job.format == WGPROF_FORMAT_TABLE;

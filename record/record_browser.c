@@ -17,26 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "record.h"
 #include "record_lib.h"
 
 #define SWIFTSHADER_LIBRARY "libvk_swiftshader.so"
 #define BUNDLED_LOADER "libvulkan.so.1"
 #define SWIFTSHADER_DRIVER_FILE "vk_swiftshader_icd.json"
-
-/* Whether `list` (':'-separated) holds `item`. */
-static bool holds(const char *list, const char *item)
-{
-    size_t n = strlen(item);
-    for (const char *p = list; p && *p;) {
-        size_t len = strcspn(p, ":");
-        if (len == n && strncmp(p, item, n) == 0) {
-            return true;
-        }
-        p += len + (p[len] == ':');
-    }
-    return false;
-}
 
 bool wgprof_rec_swiftshader_loader(const char *file, const void *caller, char *out, size_t cap)
 {
@@ -62,7 +49,7 @@ bool wgprof_rec_swiftshader_loader(const char *file, const void *caller, char *o
     /* The environment changes once, in the GPU process, as Dawn opens its driver: before the
      * loader reads it for the instance Dawn is about to make. */
     const char *added = getenv("VK_ADD_DRIVER_FILES");
-    if (!holds(added, driver_file)) {
+    if (!list_has(added, ':', driver_file)) {
         char joined[8192];
         int n = added && *added ? snprintf(joined, sizeof joined, "%s:%s", added, driver_file)
                                 : snprintf(joined, sizeof joined, "%s", driver_file);

@@ -191,7 +191,7 @@ static void write_job(output_job *job)
         /* The JSON report and the table in every snapshot; the other formats asked for, at the end. */
         wgprof_format format = (wgprof_format)k;
         bool always = format == WGPROF_FORMAT_JSON || format == WGPROF_FORMAT_TABLE;
-        if (!always && (!job->final || !name_list_has(settings->formats, wgprof_format_name(format)))) {
+        if (!always && (!job->final || !list_has(settings->formats, ',', wgprof_format_name(format)))) {
             continue;
         }
         char path[PATH_CAP], tmp[TMP_CAP];
