@@ -27,3 +27,13 @@ full_fs() {
     dd if=/dev/zero of="$fs/fill" bs=4k 2>/dev/null
     TMPDIR="$fs" "$@"' full_fs "$@"
 }
+# layer_built DIR: wgprof's Vulkan layer and its manifest are in DIR (built where Vulkan's
+# headers are).
+layer_built() { [ -f "$1/libwgprof_layer.so" ] && [ -f "$1/VkLayer_wgprof_timing.json" ]; }
+# need_layer DIR: exit 77 (skipped, saying why) where the layer is not built in DIR.
+need_layer() {
+  if ! layer_built "$1"; then
+    echo "skipped: wgprof's Vulkan layer is not built ($1/libwgprof_layer.so and VkLayer_wgprof_timing.json)"
+    exit 77
+  fi
+}

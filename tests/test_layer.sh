@@ -89,7 +89,7 @@ for mode in $modes; do
     || bad "vk_compute $mode fails by itself (exit $status): $(tail_of "$mode.plain.err")"
 done
 
-if [ ! -f "$layer_dir/libwgprof_layer.so" ] || [ ! -f "$layer_dir/VkLayer_wgprof_timing.json" ]; then
+if ! layer_built "$layer_dir"; then
   if [ "$failed" -ne 0 ]; then
     finish
     exit

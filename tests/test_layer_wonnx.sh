@@ -26,14 +26,7 @@ if [ ! -x "$py" ]; then
   echo "skipped: no $root/.deps/wonnx (scripts/fetch-wonnx.sh fetches it)"
   exit 77
 fi
-if [ ! -f "$layer_dir/libwgprof_layer.so" ] || [ ! -f "$layer_dir/VkLayer_wgprof_timing.json" ]; then
-  echo "skipped: wgprof's Vulkan layer is not built ($layer_dir/libwgprof_layer.so and VkLayer_wgprof_timing.json)"
-  exit 77
-fi
-if ! "$wgprof" record --help 2>&1 | grep -q -- '--via'; then
-  echo "skipped: this wgprof's record has no --via vulkan"
-  exit 77
-fi
+need_layer "$layer_dir"
 tail_of() { grep -v 'XDG_RUNTIME_DIR' "$1" | without_implementation_lines | tail -n 12; }
 
 # ---- the program by itself ----

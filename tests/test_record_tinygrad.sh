@@ -52,7 +52,7 @@ grep -q '^launches [1-9]' plain.out && ! grep -q WRONG plain.out && ok ||
   bad "the tinygrad program launched no kernel or computed wrong by itself: $(cat plain.out)"
 
 ways="webgpu"
-if [ -f "$layer_dir/libwgprof_layer.so" ] && [ -f "$layer_dir/VkLayer_wgprof_timing.json" ]; then
+if layer_built "$layer_dir"; then
   ways="default webgpu"
 else
   echo "note: the default way is not tested: wgprof's Vulkan layer is not built ($layer_dir)"
