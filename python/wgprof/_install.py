@@ -8,9 +8,10 @@ system's loader and drivers, and the implementation found here or named with --w
 
 from __future__ import annotations
 
-import importlib.metadata
+import glob
 import importlib.util
 import os
+import sys
 from typing import List
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,36 +38,33 @@ def pkgconfig_dir() -> str:
     return os.path.join(lib_dir(), "pkgconfig")
 
 
-def _package_files(distribution: str, prefix: str) -> List[str]:
-    try:
-        files = importlib.metadata.files(distribution) or []
-    except importlib.metadata.PackageNotFoundError:
-        return []
+def _wgpu_native() -> List[str]:
+    """The `wgpu` package's wgpu-native (wgpu/resources/libwgpu_native*.so), found where Python
+    would import the package from, without importing it."""
+    spec = importlib.util.find_spec("wgpu")
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    return sorted(p for f in folders for p in glob.glob(os.path.join(f, "resources", "libwgpu_native*.so")))
+
+
+def _dawn_wheels() -> List[str]:
+    """Dawn's library as installed Python packages ship it: libwebgpu_dawn*.so in a package's
+    folder or one below (rillfacet/, pydawn/lib/), in each folder Python imports from. A look at
+    the folders, not at every package's file list, which would cost each `wgprof` command a
+    large part of a second where many packages are installed."""
     found = []
-    for f in files:
-        name = os.path.basename(str(f))
-        if name.startswith(prefix) and (name.endswith(".so") or ".so." in name):
-            path = os.path.abspath(str(f.locate()))
-            if os.path.isfile(path):
-                found.append(path)
-    return sorted(found)
+    for entry in sys.path:
+        if not entry or not os.path.isdir(entry):
+            continue
+        for pattern in ("*/libwebgpu_dawn*.so", "*/*/libwebgpu_dawn*.so"):
+            for path in sorted(glob.glob(os.path.join(entry, pattern))):
+                path = os.path.realpath(path)
+                if os.path.isfile(path) and path not in found:
+                    found.append(path)
+    return found
 
 
 def webgpu_candidates() -> List[str]:
     """WebGPU libraries installed as Python packages, in the order the CLI tries them before the
     system's: the `wgpu` package's wgpu-native (pip install 'wgprof[wgpu]'), then any installed
-    distribution's Dawn (libwebgpu_dawn.so)."""
-    found = []
-    if importlib.util.find_spec("wgpu") is not None:
-        found += _package_files("wgpu", "libwgpu_native")
-    for dist in importlib.metadata.distributions():
-        name = dist.metadata.get("Name") or ""
-        if name.lower() in ("wgpu", "wgprof"):
-            continue
-        for f in dist.files or []:
-            base = os.path.basename(str(f))
-            if base.startswith("libwebgpu_dawn") and base.endswith(".so"):
-                path = os.path.abspath(str(f.locate()))
-                if os.path.isfile(path) and path not in found:
-                    found.append(path)
-    return found
+    package's Dawn (libwebgpu_dawn*.so)."""
+    return [os.path.realpath(p) for p in _wgpu_native()] + _dawn_wheels()
