@@ -187,8 +187,12 @@ static int parse(int argc, char **argv, record_options *o)
         }
         if (strcmp(a, "--sample-by") == 0) {
             const char *v = i + 1 < argc ? argv[++i] : NULL;
-            if (!v || (strcmp(v, "kernel") != 0 && strcmp(v, "encoder") != 0)) {
-                cli_error("wgprof record: --sample-by %s: kernel or encoder", v ? v : "needs a value:");
+            if (!v) {
+                cli_error("wgprof record: --sample-by needs a value: kernel or encoder");
+                return CLI_USAGE;
+            }
+            if (strcmp(v, "kernel") != 0 && strcmp(v, "encoder") != 0) {
+                cli_error("wgprof record: --sample-by %s: kernel or encoder", v);
                 return CLI_USAGE;
             }
             o->sample_by = v;

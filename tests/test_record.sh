@@ -547,6 +547,14 @@ record --sample-every many -- "$app" basic >/dev/null 2>badopt.err
 status=$?
 [ "$status" -eq 2 ] && grep -q 'many' badopt.err && ok \
   || bad "record --sample-every many: exit $status (want 2, naming it): $(cat badopt.err)"
+record --sample-by sideways -- "$app" basic >sampleby.out 2>sampleby.err
+status=$?
+[ "$status" -eq 2 ] && grep -q -- "--sample-by sideways: kernel or encoder" sampleby.err && [ ! -s sampleby.out ] && ok \
+  || bad "record --sample-by sideways: exit $status (want 2, naming it, nothing run): $(cat sampleby.err)"
+record --sample-by >sampleby.out 2>sampleby.err
+status=$?
+[ "$status" -eq 2 ] && grep -q -- "--sample-by needs a value: kernel or encoder" sampleby.err && ok \
+  || bad "record --sample-by with no value: exit $status (want 2, saying so): $(cat sampleby.err)"
 record --json "$tmp/no/such/folder/r.json" -- "$app" basic >/dev/null 2>unwritable.err
 status=$?
 { [ "$status" -eq 1 ] || [ "$status" -eq 2 ]; } && grep -q 'no/such/folder/r.json' unwritable.err && ok \
