@@ -84,7 +84,7 @@ status=$?
 [ "$status" -eq 0 ] && cmp -s plain.out rec.out && [ -s out.html ] && grep -q "^timed by wgprof's Vulkan layer" rec.err && ok \
   || bad "wgprof record of the script: exit $status, output $(diff plain.out rec.out | head -n 5): $(tail -n 5 rec.err)"
 clean python - plain.out <<'PY' >load.check 2>&1 && ok || bad "wgprof.load: $(cat load.check)"
-import collections, json, sys
+import collections, json, os, sys
 import wgprof
 r = wgprof.load("out.json")
 want = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[1]) if l.startswith("manifest ")}
@@ -113,6 +113,13 @@ for bad_call, says in ((lambda: wgprof.load("sets.json"), "2 result sets (1 (pro
         sys.exit(f"no ReportError, want one saying {says!r}")
     except wgprof.ReportError as e:
         assert says in str(e), (str(e), says)
+# A FIFO is refused, not read forever.
+os.mkfifo("report.fifo")
+try:
+    wgprof.load("report.fifo")
+    sys.exit("a FIFO read as a report")
+except wgprof.ReportError as e:
+    assert "report.fifo: not a regular file" in str(e), str(e)
 json.dump({"format_version": 2}, open("v2.json", "w"))
 try:
     wgprof.load("v2.json")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import stat
 from typing import Any, List, Optional, Type, TypeVar, Union
 
 FORMAT_VERSION = 1
@@ -204,6 +205,9 @@ def _report(raw: Any, where: str, process: Optional[int] = None, device: Optiona
 
 def _read(path: Union[str, "os.PathLike[str]"]) -> Any:
     name = os.fspath(path)
+    # A FIFO or a device would be read forever, or block: only a regular file is a report.
+    if os.path.exists(name) and not stat.S_ISREG(os.stat(name).st_mode):
+        raise ReportError(f"{name}: not a regular file")
     try:
         with open(name, encoding="utf-8") as f:
             root = json.load(f)
