@@ -4,12 +4,14 @@
 Prints, from the raw files alone:
   1. timestamp_cost.json: the raw Vulkan program's GPU cost per timestamp (bracketed, chain,
      back to back), medians of its rounds;
-  2. phases-IMPL-{plain,layer,compare}.json: the growth of bench_phases' `none` variants' GPU
+  2. phases-IMPL-{plain,layer,percb,compare}.json: the growth of bench_phases' `none` variants' GPU
      span under the layer (and under COMPARE's), per layer timestamp inside the span
      (TIMESTAMPS_IN_SPAN below), against the raw program's chain figure: the layer's GPU cost
      per timestamp and its ratio, and the host times (encode, submit, wait, wall) beside;
-  3. times.txt: the demo's step time per configuration, the median of its runs, and plain's
-     median over each configuration's (the throughput);
+  3. times.txt: the demo's step time per configuration, the median of its runs, and the
+     throughput: the median over the rounds of plain's step time over the configuration's in
+     the same round; for the layer's configurations also that throughput over the minimal
+     variant's (layer-minimal: WGPROF_LAYER_TIMESTAMPS_ONLY) in the same rounds;
   4. host_cost.txt: vk_record_cost's host ns per dispatch, plain and under the layer, the median
      of the pairs' differences;
   5. layer-IMPL.json and graph-inside-IMPL.json (in results.tgz): per-kernel medians, the
@@ -27,10 +29,14 @@ import sys
 # (33 dispatches): Dawn records a WebGPU command buffer as one Vulkan command buffer, each
 # dispatch gets one timestamp before it (the one after the last comes after the bracket's end);
 # wgpu-native records each pass in a Vulkan command buffer of its own, whose end the layer also
-# marks: two a dispatch. Seen in the layer's own report of bench_phases on lavapipe (rows per
-# command buffer: 33 on Dawn; 1, in 33 buffers an execute, on wgpu-native).
+# marks with a chain per command buffer (`percb`, and `compare` runs of a build before the chain
+# across a batch): two a dispatch. Chained across the batch (`layer`), one a dispatch, the tail
+# after the batch. Seen in the layer's own report of bench_phases on lavapipe (rows per command
+# buffer: 33 on Dawn; 1, in 33 buffers an execute, on wgpu-native).
 TIMESTAMPS_IN_SPAN = {"dawn": {"pass_per_dispatch": 33, "single_pass": 33},
-                      "wgpu-native": {"pass_per_dispatch": 66, "single_pass": 33}}
+                      "wgpu-native": {"pass_per_dispatch": 33, "single_pass": 33}}
+PER_CB_TIMESTAMPS_IN_SPAN = {"dawn": {"pass_per_dispatch": 33, "single_pass": 33},
+                             "wgpu-native": {"pass_per_dispatch": 66, "single_pass": 33}}
 
 
 def load(folder, name):
@@ -56,18 +62,18 @@ def phases(folder, raw_chain):
     print("2. the layer's GPU cost per timestamp (bench_phases' `none` span, layer - plain):")
     for impl in ("wgpu-native", "dawn"):
         spans = {}
-        for which in ("plain", "layer", "compare"):
+        for which in ("plain", "layer", "percb", "compare"):
             path = load(folder, "phases-%s-%s.json" % (impl, which))
             for v in json.load(open(path))["variants"] if path else []:
                 if v["scheme"] == "none" and "gpu_span_us" in v:
                     spans.setdefault(v["layout"], {})[which] = (v["gpu_span_us"], v["median_us"])
         for layout, s in spans.items():
             print("   %-11s %-17s host, median us: plain %s" % (impl, layout, s["plain"][1]))
-            for which in ("layer", "compare"):
+            for which in ("layer", "percb", "compare"):
                 if which not in s:
                     continue
                 grow = s[which][0] - s["plain"][0]
-                n = TIMESTAMPS_IN_SPAN[impl][layout]
+                n = (TIMESTAMPS_IN_SPAN if which == "layer" else PER_CB_TIMESTAMPS_IN_SPAN)[impl][layout]
                 each = grow / n
                 ratio = " (%.2fx the raw chain's)" % (each / raw_chain) if raw_chain else ""
                 print("   %-11s %-17s %-7s span %.2f -> %.2f us: +%.2f us for %d timestamps: %.3f us each%s"
@@ -79,24 +85,37 @@ def times(folder):
     path = load(folder, "times.txt")
     if not path:
         return
-    runs = {}
+    runs = {}  # (impl, config) -> {round: us a step}
     for line in open(path):
         f = line.split()
         if len(f) >= 4 and f[3] not in ("", "0"):
             try:
-                runs.setdefault((f[0], f[1]), []).append(float(f[3]))
+                runs.setdefault((f[0], f[1]), {})[f[2]] = float(f[3])
             except ValueError:
                 pass
-    print("3. the demo's decode step, us a step (median of the runs; throughput plain / configuration):")
+
+    def paired(impl, over, config):
+        """Median over the rounds that ran both of over's step time / config's."""
+        a, b = runs.get((impl, over), {}), runs.get((impl, config), {})
+        ratios = [a[r] / b[r] for r in a if r in b]
+        return (statistics.median(ratios), len(ratios)) if ratios else (None, 0)
+
+    print("3. the demo's decode step, us a step (median of the runs; throughput: median over the rounds "
+          "of plain / configuration in the same round; against the minimal variant: that over layer-minimal's):")
     for impl in ("wgpu-native", "dawn"):
-        plain = runs.get((impl, "plain"))
-        if not plain:
+        if (impl, "plain") not in runs:
             continue
-        for (i, config), v in sorted(runs.items()):
-            if i == impl:
-                m = statistics.median(v)
-                print("   %-11s %-15s %8.1f  (%d runs, %.1f to %.1f)  throughput %.3f"
-                      % (impl, config, m, len(v), min(v), max(v), statistics.median(plain) / m))
+        for (i, config), by_round in sorted(runs.items()):
+            if i != impl:
+                continue
+            v = list(by_round.values())
+            throughput, rounds = paired(impl, "plain", config)
+            line = "   %-11s %-15s %8.1f  (%d runs, %.1f to %.1f)  throughput %.3f (%d rounds)" % (
+                impl, config, statistics.median(v), len(v), min(v), max(v), throughput, rounds)
+            minimal, _ = paired(impl, "plain", "layer-minimal")
+            if minimal and config.startswith("layer") and config != "layer-minimal":
+                line += "  %.3f of the minimal variant's" % (throughput / minimal)
+            print(line)
 
 
 def host(folder):

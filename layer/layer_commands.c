@@ -369,15 +369,18 @@ void wgprof_layer_cb_release(wgprof_layer_cb *cb)
 {
     wgprof_layer_device *d = cb->device;
     wgprof_layer_wait_unread(cb);
-    if (cb->pending) {
-        /* Reset or freed: by Vulkan's rules its execution is over, so what is there is read. */
+    bool read = cb->pending;
+    if (read) {
+        /* Reset or freed: by Vulkan's rules its execution is over, so what is there is read (and
+         * its blocks reset by the reading). */
         wgprof_layer_read_cb(cb, true);
     }
     if (cb->block_count) {
         /* A block written but never read (recorded, not submitted) is reset before another use. */
-        wgprof_layer_blocks_return(d, cb->blocks, cb->block_count, cb->ticks > 0 && !cb->pending);
+        wgprof_layer_blocks_return(d, cb->blocks, cb->block_count, cb->ticks > 0 && !read);
     }
     cb->block_count = 0;
+    cb->open_end = false;
     cb->ticks = 0;
     cb->count = 0;
     cb->gaps = 0;
@@ -476,6 +479,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_AllocateCommandBuffers(VkDevice devi
         cb->device = d;
         cb->pool = info->commandPool;
         cb->family = family;
+        cb->primary = info->level == VK_COMMAND_BUFFER_LEVEL_PRIMARY;
         wgprof_layer_lock();
         bool kept = wgprof_layer_map_put(&wgprof_layer_cbs, KEY(cbs[i]), cb);
         wgprof_layer_unlock();
@@ -603,10 +607,10 @@ static void close_work(wgprof_layer_cb *cb)
         snprintf(name + n, sizeof name - n, ")");
         wgprof_dispatch_desc desc = {.kernel = name};
         wgprof_layer_device *d = cb->device;
-        pthread_mutex_lock(&d->lock);
+        pthread_mutex_lock(&d->results_lock);
         bool ok = d->results && wgprof_pool_site(d->results, &desc, &cb->work_sites[kinds]) == WGPROF_OK &&
                   wgprof_pool_kernel_source(d->results, name, WGPROF_WORK_NAME_SOURCE) == WGPROF_OK;
-        pthread_mutex_unlock(&d->lock);
+        pthread_mutex_unlock(&d->results_lock);
         if (!ok) {
             cb->broken = true; /* its row has a timestamp and no name */
             return;
@@ -623,7 +627,12 @@ static wgprof_layer_device *before_work(VkCommandBuffer handle, unsigned kind)
     if (!cb) {
         return wgprof_layer_device_of(handle);
     }
-    if (cb->work_timed) {
+    if (cb->work_timed && wgprof_layer_settings_get()->timestamps_only) {
+        if (!cb->work_kinds) {
+            write_timestamp(cb);
+        }
+        cb->work_kinds |= 1u << kind;
+    } else if (cb->work_timed) {
         if (!cb->work_kinds) {
             if (!open_row(cb, (wgprof_site){0, 0})) { /* a site the pool refuses, until close_work's */
                 return cb->device;
@@ -707,11 +716,18 @@ static void label_mark(wgprof_layer_cb *cb, const char *name)
     cb->marks[cb->mark_count++] = m;
 }
 
+/* Whether the program's debug labels are the scopes of a device's rows: not where record's
+ * preload library tells them, nor where the layer keeps no rows (timestamps only). */
+static bool labels_are_scopes(const wgprof_layer_device *d)
+{
+    return !scopes_from_preload(d) && !wgprof_layer_settings_get()->timestamps_only;
+}
+
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuffer handle, const VkDebugUtilsLabelEXT *info)
 {
     wgprof_layer_cb *cb = cb_of(handle);
     wgprof_layer_device *d = cb ? cb->device : wgprof_layer_device_of(handle);
-    if (cb && !scopes_from_preload(d)) {
+    if (cb && labels_are_scopes(d)) {
         label_mark(cb, info && info->pLabelName ? info->pLabelName : "");
     }
     d->CmdBeginDebugUtilsLabelEXT(handle, info);
@@ -721,7 +737,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer
 {
     wgprof_layer_cb *cb = cb_of(handle);
     wgprof_layer_device *d = cb ? cb->device : wgprof_layer_device_of(handle);
-    if (cb && !scopes_from_preload(d)) {
+    if (cb && labels_are_scopes(d)) {
         label_mark(cb, NULL);
     }
     d->CmdEndDebugUtilsLabelEXT(handle);
@@ -766,10 +782,10 @@ static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, boo
     desc.workgroups[1] = y;
     desc.workgroups[2] = z;
     wgprof_layer_device *d = cb->device;
-    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(&d->results_lock);
     bool ok = d->results && wgprof_pool_site(d->results, &desc, out) == WGPROF_OK &&
               wgprof_pool_kernel_source(d->results, name, source) == WGPROF_OK;
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(&d->results_lock);
     return ok;
 }
 
@@ -812,6 +828,13 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
         return wgprof_layer_device_of(handle);
     }
     wgprof_layer_device *d = cb->device;
+    if (wgprof_layer_settings_get()->timestamps_only) { /* for measurement: the timestamp alone */
+        if (!cb->untimed) {
+            cb->work_kinds = 0;
+            write_timestamp(cb);
+        }
+        return d;
+    }
     atomic_fetch_add_explicit(&d->dispatches, 1, memory_order_relaxed);
     take_scopes(cb);
     if (cb->untimed) {
@@ -937,11 +960,19 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_EndCommandBuffer(VkCommandBuffer han
 {
     wgprof_layer_device *d = wgprof_layer_device_of(handle);
     wgprof_layer_cb *cb = cb_of(handle);
-    if (cb && cb->work_kinds) {
+    if (cb && cb->work_kinds && wgprof_layer_settings_get()->timestamps_only) {
+        cb->work_kinds = 0; /* no rows: timestamps only */
+    } else if (cb && cb->work_kinds) {
         close_work(cb);
     }
-    /* The chain's last timestamp: the end of the last row (and of what follows it). */
-    if (cb && cb->count && (cb->broken || !write_timestamp(cb))) {
+    /* The chain's last timestamp: the end of the last row (and of what follows it); where the
+     * chain stays open, the next command buffer's first in its batch, or a tail's. */
+    bool open = cb && cb->count && cb->primary && !cb->broken && !d->chain_never &&
+                !wgprof_layer_settings_get()->chain_per_cb && atomic_load_explicit(&d->chain_open, memory_order_relaxed);
+    if (cb) {
+        cb->open_end = open;
+    }
+    if (cb && cb->count && !open && (cb->broken || !write_timestamp(cb))) {
         pthread_mutex_lock(&d->lock);
         d->dropped += wgprof_layer_records(cb);
         pthread_mutex_unlock(&d->lock);

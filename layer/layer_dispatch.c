@@ -224,6 +224,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     PFN_vkGetInstanceProcAddr gipa = chain->u.pLayerInfo->pfnNextGetInstanceProcAddr;
     PFN_vkGetDeviceProcAddr gdpa = chain->u.pLayerInfo->pfnNextGetDeviceProcAddr;
     chain->u.pLayerInfo = chain->u.pLayerInfo->pNext;
+    const VkLayerDeviceCreateInfo *loader_data = (const VkLayerDeviceCreateInfo *)find_chain(
+        info->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO, VK_LOADER_DATA_CALLBACK);
+    const VkDeviceGroupDeviceCreateInfo *group = NULL;
+    for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
+        group = s->sType == VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO ? (const void *)s : group;
+    }
     PFN_vkCreateDevice create = (PFN_vkCreateDevice)gipa(i->handle, "vkCreateDevice");
     if (!create) {
         return VK_ERROR_INITIALIZATION_FAILED;
@@ -247,7 +253,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     d->physical = physical;
     d->instance = i;
     d->gdpa = gdpa;
+    d->set_loader_data = loader_data ? loader_data->u.pfnSetDeviceLoaderData : NULL;
+    /* Several GPUs: a batch's command buffers each carry their device mask, which a tail of the
+     * layer's would have to match. */
+    d->chain_never = group && group->physicalDeviceCount > 1;
     pthread_mutex_init(&d->lock, NULL);
+    pthread_mutex_init(&d->results_lock, NULL);
     pthread_cond_init(&d->read_done, NULL);
     pthread_cond_init(&d->reader_wake, NULL);
     NEXT(d, DestroyDevice);
@@ -290,6 +301,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     NEXT(d, GetFenceStatus);
     NEXT(d, WaitSemaphores);
     NEXT(d, WaitSemaphoresKHR);
+    NEXT(d, GetSemaphoreCounterValue);
+    NEXT(d, GetSemaphoreCounterValueKHR);
     if (host_reset) {
         d->ResetQueryPool = (PFN_vkResetQueryPool)gdpa(*out, "vkResetQueryPool");
         if (!d->ResetQueryPool) {
@@ -327,7 +340,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
         d->results = NULL;
         wgprof_layer_say("device %s: out of memory: it runs untimed", props.deviceName);
     }
-    d->index = wgprof_layer_output_claim();
+    d->index = wgprof_layer_settings_get()->timestamps_only ? 0 : wgprof_layer_output_claim(); /* no report */
     if (!wgprof_layer_device_put(d)) {
         wgprof_pool_destroy(d->results);
         wgprof__free(d);
@@ -344,7 +357,7 @@ static uint64_t unread_records(wgprof_layer_device *d)
     uint64_t n = 0;
     pthread_mutex_lock(&d->lock);
     for (size_t i = 0; i < d->in_flight_count; i++) {
-        n += wgprof_layer_records(d->in_flight[i]);
+        n += wgprof_layer_chain_records(d->in_flight[i]);
     }
     pthread_mutex_unlock(&d->lock);
     return n;
@@ -379,7 +392,9 @@ static void finish(wgprof_layer_device *d)
                  "they are in the report without a time",
                  (unsigned long long)unfinished, END_WAIT_NS / 1e9);
     }
-    wgprof_layer_output_write(d, unfinished ? why : NULL);
+    if (!wgprof_layer_settings_get()->timestamps_only) {
+        wgprof_layer_output_write(d, unfinished ? why : NULL);
+    }
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkAllocationCallbacks *alloc)
@@ -390,6 +405,8 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     }
     finish(d);
     wgprof_layer_cbs_forget(d);
+    wgprof_layer_tails_destroy(d);
+    wgprof_layer_retire_forget(d);
     wgprof_layer_device_take(device);
     for (size_t k = 0; k < d->query_pool_count; k++) {
         d->DestroyQueryPool(device, d->query_pools[k], NULL);
@@ -402,6 +419,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     pthread_cond_destroy(&d->read_done);
     pthread_cond_destroy(&d->reader_wake);
     pthread_mutex_destroy(&d->lock);
+    pthread_mutex_destroy(&d->results_lock);
     wgprof__free(d);
     destroy(device, alloc);
 }
@@ -477,6 +495,8 @@ static const hook DEVICE_HOOKS[] = {
     HOOK(GetFenceStatus, wgprof_layer_GetFenceStatus),
     HOOK(WaitSemaphores, wgprof_layer_WaitSemaphores),
     HOOK(WaitSemaphoresKHR, wgprof_layer_WaitSemaphoresKHR),
+    HOOK(GetSemaphoreCounterValue, wgprof_layer_GetSemaphoreCounterValue),
+    HOOK(GetSemaphoreCounterValueKHR, wgprof_layer_GetSemaphoreCounterValueKHR),
 };
 
 static PFN_vkVoidFunction device_hook(const char *name)

@@ -4,7 +4,10 @@
  * its own: before each vkCmdDispatch* of a command buffer, before each run of its transfer work
  * (copies, blits, buffer updates and fills, image clears, query copies) between two dispatches
  * or before the first, and once after the last (the chain: a row's time runs from the end of
- * the work before it to its own end). A run of transfer work is a row of its own, named by the
+ * the work before it to its own end). Where a batch of a submit holds several primary command
+ * buffers (an implementation that records one a pass), their chains are one: the last row of
+ * each ends at the next one's first timestamp, and the batch's at a tail, a command buffer of
+ * the layer's added after it (layer_submit.c, WGPROF_LAYER_CHAIN_ENV in layer.h). A run of transfer work is a row of its own, named by the
  * kinds it held in record's words ("(copy)", "(copy, clear)"), so that no dispatch's time holds
  * it; render-pass work is not told apart (it falls in the row it lies in), and the layer writes
  * no timestamp inside a render pass, where none of these commands may be. Debug labels
@@ -16,21 +19,22 @@
  * pipelines' names those it tells as they are made. The timestamps are written into query pools the layer owns, reset from the
  * host where the device allows it (hostQueryReset, enabled at device creation where the program
  * did not say otherwise), else by one reset in the stream per block of queries. Results are read without waiting (vkGetQueryPoolResults with
- * availability) at the program's next submit, after its waits, when a command buffer is used
- * again, and at the device's end; they go into a wgprof pool fed from outside
+ * availability) by the device's reader thread after the program's waits, when a command buffer
+ * is used again, and at the device's end; they go into a wgprof pool fed from outside
  * (wgprof_pool_add_external, the labels as the batch's scopes) and are written into record's
  * results folder (record.h).
  *
  * Files, from the bottom: layer_map.c (handle maps), layer_spirv.c (entry points, workgroup
  * sizes and a hash from SPIR-V), layer_registry.c (the maps, the devices by dispatch key, the
- * settings), layer_output.c (the results folder), layer_queue.c (submits, readback, waits),
- * layer_commands.c (command buffers, pipelines, names, transfer work, labels), layer_dispatch.c
- * (instances, devices, the loader's interface: it hands out the others' hooks).
+ * settings), layer_output.c (the results folder), layer_blocks.c (query blocks), layer_tail.c
+ * (the tails), layer_queue.c (readback, the reader, waits), layer_submit.c (submits, chains
+ * across a batch), layer_commands.c (command buffers, pipelines, names, transfer work, labels),
+ * layer_dispatch.c (instances, devices, the loader's interface: it hands out the others' hooks).
  *
  * Threads: a command buffer and its pool are used by one thread at a time (Vulkan's external
  * synchronization), so its state needs no lock. The maps have one mutex, held for a lookup or
  * an update; a device's mutex guards its free query blocks, the command buffers in flight and
- * its results. No lock is held while the layer calls the driver.
+ * its counts, and a second one its results. No lock is held while the layer calls the driver.
  */
 #ifndef WGPROF_LAYER_LIB_H
 #define WGPROF_LAYER_LIB_H
@@ -128,7 +132,7 @@ typedef struct wgprof_layer_instance {
     PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
 } wgprof_layer_instance;
 
-enum { WGPROF_LAYER_BLOCK = 64, WGPROF_LAYER_POOL_QUERIES = 4096, WGPROF_LAYER_FAMILIES = 16 };
+enum { WGPROF_LAYER_BLOCK = 64, WGPROF_LAYER_POOL_QUERIES = 4096, WGPROF_LAYER_FAMILIES = 16, WGPROF_LAYER_QUEUES = 15 };
 
 /* A block of WGPROF_LAYER_BLOCK queries of one of the device's query pools. */
 typedef struct wgprof_layer_block {
@@ -137,6 +141,18 @@ typedef struct wgprof_layer_block {
 } wgprof_layer_block;
 
 typedef struct wgprof_layer_cb wgprof_layer_cb;
+
+/* A command buffer of the layer's own, recorded once: one timestamp (its block's query
+ * `query`, reset in the stream before it where the device has no host reset). Added to a batch
+ * of the program's after a command buffer whose chain is open (WGPROF_LAYER_CHAIN_ENV), it ends
+ * that one's last row; free again once read (layer_tail.c). */
+typedef struct wgprof_layer_tail {
+    VkCommandBuffer handle;
+    VkQueryPool pool;
+    uint32_t query;
+    uint32_t family;
+    struct wgprof_layer_tail *next_free;
+} wgprof_layer_tail;
 
 /* The program's own transfer work, timed between its dispatches as rows of its own named by the
  * kinds each held, in record's words and order ("(copy)", "(copy, clear)"): a buffer fill is
@@ -238,6 +254,9 @@ typedef struct wgprof_layer_device {
     PFN_vkGetFenceStatus GetFenceStatus;
     PFN_vkWaitSemaphores WaitSemaphores;
     PFN_vkWaitSemaphores WaitSemaphoresKHR;
+    PFN_vkGetSemaphoreCounterValue GetSemaphoreCounterValue;
+    PFN_vkGetSemaphoreCounterValue GetSemaphoreCounterValueKHR;
+    PFN_vkSetDeviceLoaderData set_loader_data; /* the loader's, for the layer's own command buffers */
 
     double period_ns;
     uint32_t valid_bits[WGPROF_LAYER_FAMILIES]; /* per queue family; 0: no timestamps there */
@@ -246,18 +265,40 @@ typedef struct wgprof_layer_device {
      * host resets, else those with compute or graphics, where a query reset may be recorded
      * (a transfer-only queue takes no vkCmdResetQueryPool). */
     uint32_t work_families;
+    /* Primary command buffers are recorded with their chain open (WGPROF_LAYER_CHAIN_ENV) while
+     * the device's last batch of timed work held two command buffers or more (wgpu-native's
+     * passes): closed, as alone, where each batch holds one (Dawn's), so that no batch pays for
+     * a command buffer of the layer's. Never on a device of several GPUs (a device group). */
+    atomic_bool chain_open;
+    bool chain_never;
     unsigned index; /* N of PID.N */
     wgprof_device_info info;
 
-    pthread_mutex_t lock;         /* what follows */
+    /* The results' own lock: its sites, added as the program records (a kernel new to the
+     * command buffer), its records, added by the readers, the snapshots' copies. Never held
+     * with `lock`. */
+    pthread_mutex_t results_lock;
+    pthread_mutex_t lock;         /* what follows but the results */
     pthread_cond_t read_done;     /* a command buffer's reading ended */
     wgprof_layer_block *free_blocks;
     size_t free_count, free_cap;
     VkQueryPool *query_pools;
     size_t query_pool_count;
-    wgprof_layer_cb **in_flight;  /* submitted, results not read */
+    wgprof_layer_tail *free_tails; /* the layer's own command buffers, free (layer_tail.c) */
+    struct wgprof_layer_tails *tail_sets; /* every one made, for the device's end */
+    /* What the program's waits say is done (layer_retire.c): submits numbered, per queue the
+     * last retired, every one up to `retired_all` (the device idle); each fence's last submit,
+     * each semaphore's signals. */
+    uint64_t submit_seq, retired_all;
+    struct {
+        VkQueue queue;
+        uint64_t retired;
+    } queues[WGPROF_LAYER_QUEUES];
+    uint32_t queue_count;
+    wgprof_layer_map fences, signals;
+    wgprof_layer_cb **in_flight;  /* submitted, results not read: the first of each chain */
     size_t in_flight_count, in_flight_cap;
-    wgprof_pool *results;         /* fed by wgprof_pool_add_external */
+    wgprof_pool *results;         /* fed by wgprof_pool_add_external: guarded by results_lock */
     /* Counted without the lock: dispatches, and those not timed by why (layer_untimed). */
     _Atomic uint64_t dispatches, untimed_sampled, untimed_simultaneous, untimed_no_timestamps;
     uint64_t dropped;
@@ -297,6 +338,8 @@ typedef struct wgprof_layer_settings {
     char formats[64]; /* the report formats asked for besides JSON and the table: "html,trace,csv" */
     uint32_t sample_every;
     bool sample_by_kernel; /* RECORD_ENV_SAMPLE_BY: each pipeline's dispatches sampled (else whole command buffers) */
+    bool chain_per_cb;     /* WGPROF_LAYER_CHAIN_ENV=command-buffer (layer.h) */
+    bool timestamps_only;  /* WGPROF_LAYER_TIMESTAMPS_ONLY_ENV=1: for measurement only (layer.h) */
 } wgprof_layer_settings;
 const wgprof_layer_settings *wgprof_layer_settings_get(void);
 void wgprof_layer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -377,9 +420,20 @@ struct wgprof_layer_cb {
     wgprof_site cached_site;
     wgprof_layer_cb **children; /* secondaries it executes */
     size_t child_count, child_cap;
+    bool primary;
+    /* Its chain's last row ends after it (WGPROF_LAYER_CHAIN_ENV): no timestamp of its own at
+     * its end, but the next command buffer's first in its batch (`chain_next`) or a tail's. */
+    bool open_end;
     bool pending;   /* submitted, not read */
     bool reading;   /* taken out of the in-flight list by a thread reading it (device's lock) */
     uint64_t submit_ns;
+    uint64_t seq;        /* while pending: its submit's number (layer_retire.c) */
+    uint32_t queue_slot; /* and its queue's place (WGPROF_LAYER_QUEUES: none) */
+    /* While pending, in a chain of command buffers of one batch (the first in the in-flight list
+     * stands for all): the first (`chain_head`, NULL where alone or first), the next, and for
+     * the last where its chain is open, the tail that ends it. */
+    wgprof_layer_cb *chain_head, *chain_next;
+    wgprof_layer_tail *tail;
 };
 
 /* The site of a gap in a recording's chain: the row begun by the layer's timestamp before a
@@ -391,6 +445,21 @@ struct wgprof_layer_cb {
 static inline bool wgprof_layer_is_gap(wgprof_site s) { return s.tag == 0 && s.id == UINT32_MAX; }
 /* The records a recording holds: its rows but the gaps. */
 static inline size_t wgprof_layer_records(const wgprof_layer_cb *cb) { return cb->count - cb->gaps; }
+/* Whether the program's waits say the submit of the chain from `head` is done (device's lock). */
+static inline bool wgprof_layer_retired(const wgprof_layer_device *d, const wgprof_layer_cb *head)
+{
+    return head->seq <= d->retired_all ||
+           (head->queue_slot < d->queue_count && head->seq <= d->queues[head->queue_slot].retired);
+}
+/* Those of a chain of command buffers in flight, from its first. */
+static inline size_t wgprof_layer_chain_records(const wgprof_layer_cb *head)
+{
+    size_t n = 0;
+    for (const wgprof_layer_cb *cb = head; cb; cb = cb->chain_next) {
+        n += wgprof_layer_records(cb);
+    }
+    return n;
+}
 
 /* Hooks handed out by layer_dispatch.c. */
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo *info,
@@ -449,6 +518,13 @@ void wgprof_layer_cb_release(wgprof_layer_cb *cb);
 /* Forgets every command buffer of the device's (its end). */
 void wgprof_layer_cbs_forget(wgprof_layer_device *d);
 
+/* ---- layer_blocks.c ---- */
+
+/* Queries back to the device, reset (from the host, where `reset`) for another use. */
+void wgprof_layer_blocks_return(wgprof_layer_device *d, wgprof_layer_block *blocks, size_t count, bool reset);
+/* A block for a command buffer being recorded; false where none can be had. */
+bool wgprof_layer_block_take(wgprof_layer_device *d, wgprof_layer_block *out);
+
 /* ---- layer_queue.c ---- */
 
 /* Reads every command buffer in flight whose timestamps are all there (`force`: every one, the
@@ -463,18 +539,33 @@ void wgprof_layer_reader_stop(wgprof_layer_device *d);
 void wgprof_layer_read_cb(wgprof_layer_cb *cb, bool force);
 /* Waits while another thread reads `cb` (its recording must not change under the reading). */
 void wgprof_layer_wait_unread(wgprof_layer_cb *cb);
-/* Queries back to the device, reset (from the host) for another use. */
-void wgprof_layer_blocks_return(wgprof_layer_device *d, wgprof_layer_block *blocks, size_t count, bool reset);
-/* A block for a command buffer being recorded; false where none can be had. */
-bool wgprof_layer_block_take(wgprof_layer_device *d, wgprof_layer_block *out);
+
+/* Puts the chain from `head` (linked by the submit: one command buffer, or several of one
+ * batch) in flight, submitted at `now` as submit `seq` of queue `slot` (layer_retire.c): each
+ * pending, the reader started. False where out of memory: its records are dropped. */
+bool wgprof_layer_in_flight_put(wgprof_layer_cb *head, uint64_t now, uint64_t seq, uint32_t slot);
+/* Reads every chain in flight that the program's waits retired and whose timestamps are all
+ * there (the caller's thread). */
+void wgprof_layer_read_retired(wgprof_layer_device *d);
+/* A wait of the program's returned: the reader reads what it retired (the program's thread only
+ * until the first snapshot is written). */
+void wgprof_layer_waited(wgprof_layer_device *d);
+
+/* ---- layer_retire.c ---- */
+
+/* A submit to `queue` begins: its number, its queue's place in `*slot`, its fence kept. */
+uint64_t wgprof_layer_submit_begin(wgprof_layer_device *d, VkQueue queue, VkFence fence, uint32_t *slot);
+/* The timeline semaphore values a batch of the submit signals, kept. */
+void wgprof_layer_submit_signals(wgprof_layer_device *d, uint32_t slot, uint64_t seq, const VkSubmitInfo *submit);
+void wgprof_layer_submit2_signals(wgprof_layer_device *d, uint32_t slot, uint64_t seq, const VkSubmitInfo2 *submit);
+/* Forgets the device's fences and signals (its end). */
+void wgprof_layer_retire_forget(wgprof_layer_device *d);
 
 /* Hooks handed out by layer_dispatch.c. */
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
-                                                        VkFence fence);
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2 *submits,
-                                                         VkFence fence);
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit2KHR(VkQueue queue, uint32_t count,
-                                                            const VkSubmitInfo2 *submits, VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_GetSemaphoreCounterValue(VkDevice device, VkSemaphore semaphore,
+                                                                     uint64_t *value);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_GetSemaphoreCounterValueKHR(VkDevice device, VkSemaphore semaphore,
+                                                                        uint64_t *value);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueWaitIdle(VkQueue queue);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_DeviceWaitIdle(VkDevice device);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitForFences(VkDevice device, uint32_t count, const VkFence *fences,
@@ -484,6 +575,27 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphores(VkDevice device, cons
                                                            uint64_t timeout);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphoresKHR(VkDevice device, const VkSemaphoreWaitInfo *info,
                                                               uint64_t timeout);
+
+/* ---- layer_submit.c ---- */
+
+/* Hooks handed out by layer_dispatch.c. */
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
+                                                        VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2 *submits,
+                                                         VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit2KHR(VkQueue queue, uint32_t count,
+                                                            const VkSubmitInfo2 *submits, VkFence fence);
+
+/* ---- layer_tail.c ---- */
+
+/* A tail for a batch on a queue of `family`, recorded and ready to submit; NULL where none can
+ * be had (out of memory, or the driver refused): the command buffer it would end then has no
+ * time for its last row. Calls the driver outside the device's lock. */
+wgprof_layer_tail *wgprof_layer_tail_take(wgprof_layer_device *d, uint32_t family);
+/* Tails read: their queries reset (from the host, where the device allows) and free again. */
+void wgprof_layer_tails_return(wgprof_layer_device *d, wgprof_layer_tail *const *tails, size_t count);
+/* Every tail of the device's, at its end (its work over). */
+void wgprof_layer_tails_destroy(wgprof_layer_device *d);
 
 /* ---- layer_output.c ---- */
 

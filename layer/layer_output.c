@@ -125,10 +125,15 @@ void wgprof_layer_output_write(wgprof_layer_device *d, const char *partial)
     if (dir < 0) {
         return;
     }
-    /* A snapshot is written from a copy of the results, taken under the device's lock and
-     * written outside it, so that the program's recording and submits (which take the lock)
-     * never wait for the files; the final results from the results themselves. */
+    /* A snapshot is written from a copy of the results, taken under their lock and written
+     * outside it, so that a recording that names a new kernel (which takes it) never waits for
+     * the files; the final results from the results themselves. The program's submits and waits
+     * take neither. */
     pthread_mutex_lock(&d->lock);
+    meta_job meta = {d, (unsigned long long)d->dropped};
+    d->unsaved = false;
+    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_lock(&d->results_lock);
     wgprof_pool *copy = NULL;
     if (partial && d->results) {
         const wgprof_pool *pools[1] = {d->results};
@@ -137,15 +142,13 @@ void wgprof_layer_output_write(wgprof_layer_device *d, const char *partial)
         }
     }
     const wgprof_pool *results = copy ? copy : d->results;
-    meta_job meta = {d, (unsigned long long)d->dropped};
-    d->unsaved = false;
     if (copy) {
-        pthread_mutex_unlock(&d->lock);
+        pthread_mutex_unlock(&d->results_lock);
     }
     wgprof_summary *summary = NULL;
     if (!results || wgprof_summary_create(results, &summary) != WGPROF_OK) {
         if (!copy) {
-            pthread_mutex_unlock(&d->lock);
+            pthread_mutex_unlock(&d->results_lock);
         }
         wgprof_pool_destroy(copy);
         wgprof_layer_say("device %u: out of memory summarising the results", d->index);
@@ -180,7 +183,7 @@ void wgprof_layer_output_write(wgprof_layer_device *d, const char *partial)
         whole = false;
     }
     if (!copy) {
-        pthread_mutex_unlock(&d->lock);
+        pthread_mutex_unlock(&d->results_lock);
     }
     wgprof_summary_destroy(summary);
     wgprof_pool_destroy(copy);

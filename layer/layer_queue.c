@@ -1,14 +1,13 @@
 /*
- * The layer's queries and readback: blocks of WGPROF_LAYER_BLOCK queries handed to command
- * buffers as they record, reset from the host once read (or in the stream, where the device has
- * no host reset); the program's submits, which only append the command buffers to the device's
- * list in flight; and the reader, a thread of wgprof's per device, which reads a command
- * buffer's timestamps once they are all there, without ever waiting for them: when a wait of the
- * program's says its work is done, and every READER_PERIOD_NS while READER_BACKLOG command
- * buffers or more are in flight (a program that never waits), and writes the snapshots. The
- * program's thread reads only where it must: a command buffer used again before it was read,
- * the first snapshot (kept at the program's first wait, so that a program that crashes right
- * after it leaves its results), and the device's end.
+ * The layer's readback: the chains of command buffers the program submitted (layer_submit.c),
+ * held in the device's list in flight, and the reader, a thread of wgprof's per device, which
+ * reads a chain's timestamps once they are all there, without ever waiting for them: when a wait
+ * of the program's says its work is done, and every READER_PERIOD_NS while READER_BACKLOG chains
+ * or more are in flight (a program that never waits), and writes the snapshots. The program's
+ * thread reads only where it must: a command buffer used again before it was read, the first
+ * snapshot (kept at the program's first wait, so that a program that crashes right after it
+ * leaves its results), and the device's end. Read blocks are reset together, adjacent ones in
+ * one call.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -19,75 +18,10 @@
 #include "internal.h"
 #include "layer_lib.h"
 
-/* ---- query blocks ---- */
-
-bool wgprof_layer_block_take(wgprof_layer_device *d, wgprof_layer_block *out)
-{
-    pthread_mutex_lock(&d->lock);
-    bool have = d->free_count > 0;
-    if (have) {
-        *out = d->free_blocks[--d->free_count];
-    }
-    pthread_mutex_unlock(&d->lock);
-    if (have) {
-        return true;
-    }
-    /* A new pool, outside the lock (it calls the driver); its blocks but the first go free. */
-    VkQueryPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                  .queryType = VK_QUERY_TYPE_TIMESTAMP,
-                                  .queryCount = WGPROF_LAYER_POOL_QUERIES};
-    VkQueryPool pool = VK_NULL_HANDLE;
-    if (d->CreateQueryPool(d->handle, &info, NULL, &pool) != VK_SUCCESS) {
-        return false;
-    }
-    if (d->ResetQueryPool) {
-        d->ResetQueryPool(d->handle, pool, 0, WGPROF_LAYER_POOL_QUERIES);
-    }
-    enum { BLOCKS = WGPROF_LAYER_POOL_QUERIES / WGPROF_LAYER_BLOCK };
-    pthread_mutex_lock(&d->lock);
-    VkQueryPool *pools =
-        wgprof_layer_grow(d->query_pools, d->query_pool_count, d->query_pool_count + 1, sizeof *pools);
-    wgprof_layer_block *blocks =
-        pools ? wgprof_layer_grow(d->free_blocks, d->free_count, (d->query_pool_count + 1) * BLOCKS, sizeof *blocks)
-              : NULL;
-    if (pools) {
-        d->query_pools = pools;
-    }
-    if (blocks) {
-        d->free_blocks = blocks;
-        d->free_cap = (d->query_pool_count + 1) * BLOCKS; /* every block there is fits */
-        d->query_pools[d->query_pool_count++] = pool;
-        for (uint32_t b = 1; b < BLOCKS; b++) {
-            d->free_blocks[d->free_count++] = (wgprof_layer_block){pool, b * WGPROF_LAYER_BLOCK};
-        }
-    }
-    pthread_mutex_unlock(&d->lock);
-    if (!blocks) {
-        d->DestroyQueryPool(d->handle, pool, NULL);
-        return false;
-    }
-    *out = (wgprof_layer_block){pool, 0};
-    return true;
-}
-
-void wgprof_layer_blocks_return(wgprof_layer_device *d, wgprof_layer_block *blocks, size_t count, bool reset)
-{
-    if (reset && d->ResetQueryPool) {
-        for (size_t i = 0; i < count; i++) {
-            d->ResetQueryPool(d->handle, blocks[i].pool, blocks[i].first, WGPROF_LAYER_BLOCK);
-        }
-    }
-    pthread_mutex_lock(&d->lock);
-    if (d->free_count + count <= d->free_cap) {
-        memcpy(d->free_blocks + d->free_count, blocks, count * sizeof *blocks);
-        d->free_count += count;
-    }
-    pthread_mutex_unlock(&d->lock);
-}
-
 /* ---- readback ---- */
 
-/* Puts `cb` in its device's in-flight list, under the device's lock; false: out of memory. */
+/* Puts `cb` (a chain's first) in its device's in-flight list, under the device's lock; false:
+ * out of memory. */
 static bool in_flight_push(wgprof_layer_device *d, wgprof_layer_cb *cb)
 {
     if (d->in_flight_count == d->in_flight_cap) {
@@ -213,28 +147,90 @@ static bool add_rows(wgprof_pool *pool, const wgprof_external_batch *whole)
     return ok;
 }
 
-/* Reads `cb`, which the caller took out of the in-flight list: its batch into the results, or
- * back into the list where its timestamps are not all there yet. Where `batched`, a command
- * buffer read whole keeps its blocks unreset and stays `reading`, and true says so: the caller
- * resets the blocks of a batch together and then lets them go (batch_done). */
-static bool read_taken(wgprof_layer_cb *cb, bool force, pool_read *cache, bool batched)
+/* Marks every command buffer of the chain from `head` as being read, or no longer (device's lock). */
+static void chain_reading(wgprof_layer_cb *head, bool reading)
 {
-    wgprof_layer_device *d = cb->device;
-    if (cb->ticks != cb->count + 1) { /* the chain's last timestamp never came (its recording did not end) */
-        pthread_mutex_lock(&d->lock);
-        d->dropped += wgprof_layer_records(cb);
-        cb->pending = false;
-        cb->reading = false;
-        pthread_cond_broadcast(&d->read_done);
-        pthread_mutex_unlock(&d->lock);
-        return false;
+    for (wgprof_layer_cb *cb = head; cb; cb = cb->chain_next) {
+        cb->reading = reading;
     }
-    uint64_t *ticks = wgprof__calloc(cb->ticks ? cb->ticks : 1, sizeof *ticks);
-    bool *available = wgprof__calloc(cb->ticks ? cb->ticks : 1, sizeof *available);
-    bool complete = ticks && available && read_ticks(cb, force, cache, ticks, available);
+}
+
+/* The chain from `head` read, or dropped (device's lock): each command buffer no longer pending
+ * nor in a chain, free to be used again once its reading ends. */
+static void chain_unlink(wgprof_layer_cb *head)
+{
+    wgprof_layer_cb *cb = head;
+    while (cb) {
+        wgprof_layer_cb *next = cb->chain_next;
+        cb->pending = false;
+        cb->chain_head = NULL;
+        cb->chain_next = NULL;
+        cb->tail = NULL;
+        cb = next;
+    }
+}
+
+/* The timestamps of one command buffer of a chain being read: its own as written, then its last
+ * row's end (its own last, or the next's first, or its tail's). */
+typedef struct cb_ticks {
+    uint64_t *ticks;
+    bool *available;
+} cb_ticks;
+
+/* Reads the timestamps of the chain from `head` (`n` command buffers) into `out`; false where one
+ * is missing and `force` is not set, or memory ran out (`*memory` false). A command buffer whose
+ * recording never ended (its chain's last timestamp never written) has none (`ticks` NULL). */
+static bool chain_ticks(wgprof_layer_cb *head, size_t n, bool force, pool_read *cache, cb_ticks *out, bool *memory)
+{
+    wgprof_layer_device *d = head->device;
+    bool complete = true;
+    size_t i = 0;
+    *memory = true;
+    for (wgprof_layer_cb *cb = head; cb && i < n; cb = cb->chain_next, i++) {
+        if (cb->ticks != cb->count + (cb->open_end ? 0u : 1u)) {
+            continue;
+        }
+        out[i].ticks = wgprof__calloc(cb->count + 1, sizeof *out[i].ticks);
+        out[i].available = wgprof__calloc(cb->count + 1, sizeof *out[i].available);
+        if (!out[i].ticks || !out[i].available) {
+            *memory = false;
+            return false;
+        }
+        if (complete || force) {
+            complete = read_ticks(cb, force, cache, out[i].ticks, out[i].available) && complete;
+        }
+    }
+    /* Each open chain's end: the next command buffer's first timestamp, or the tail's. */
+    i = 0;
+    for (wgprof_layer_cb *cb = head; cb && i < n; cb = cb->chain_next, i++) {
+        if (!cb->open_end || !out[i].ticks) {
+            continue;
+        }
+        bool have = false, source = true;
+        if (cb->chain_next && i + 1 < n && out[i + 1].ticks) {
+            out[i].ticks[cb->count] = out[i + 1].ticks[0];
+            have = out[i + 1].available[0];
+        } else if (cb->tail) {
+            uint64_t pair[2];
+            read_block(d, &(wgprof_layer_block){cb->tail->pool, cb->tail->query}, 1, cache, pair, 2);
+            out[i].ticks[cb->count] = pair[0];
+            have = pair[1] != 0;
+        } else {
+            source = false; /* no tail could be had: its last row has no end, and waits for none */
+        }
+        out[i].available[cb->count] = have;
+        complete = complete && (have || force || !source);
+    }
+    return complete;
+}
+
+/* Adds one command buffer's rows, read, to the results (their lock held); false where they
+ * could not be (its records dropped). */
+static bool add_cb_rows(wgprof_layer_device *d, wgprof_layer_cb *cb, const cb_ticks *t, uint64_t now)
+{
     /* Its debug labels as scopes, those left open closed at its end (or none, where there is no
      * room for them: its rows count more than their scopes). */
-    size_t scope_count = complete ? cb->mark_count + cb->label_depth : 0;
+    size_t scope_count = cb->mark_count + cb->label_depth;
     wgprof_external_scope *scopes = scope_count ? wgprof__calloc(scope_count, sizeof *scopes) : NULL;
     scope_count = scopes ? scope_count : 0;
     for (size_t i = 0; i < scope_count; i++) {
@@ -242,53 +238,83 @@ static bool read_taken(wgprof_layer_cb *cb, bool force, pool_read *cache, bool b
         scopes[i].before = m ? m->before : cb->count;
         scopes[i].name = m && m->name != UINT32_MAX ? cb->label_text + m->name : NULL;
     }
-    uint64_t now = wgprof_cpu_now_ns();
-    bool requeue = false;
-    pthread_mutex_lock(&d->lock);
-    if (!ticks || !available) {
-        d->dropped += wgprof_layer_records(cb);
-        cb->pending = false;
-    } else if (!complete) {
-        requeue = true; /* not there yet: back in the list once this reading is over */
-    } else {
-        wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_CHAIN,
-                                       .count = cb->count,
-                                       .sites = cb->sites,
-                                       .ticks = ticks,
-                                       .available = available,
-                                       .valid_bits = d->pool_bits,
-                                       .period_ns = d->period_ns,
-                                       .cpu_submit_ns = cb->submit_ns,
-                                       .cpu_read_ns = now,
-                                       .scopes = scopes,
-                                       .scope_count = scope_count};
-        if (!d->results || !add_rows(d->results, &batch)) {
-            d->dropped += wgprof_layer_records(cb);
-        } else {
-            d->unsaved = true;
-        }
-        cb->pending = false;
-    }
-    pthread_mutex_unlock(&d->lock);
-    bool deferred = complete && batched && d->ResetQueryPool;
-    if (complete && d->ResetQueryPool && !deferred) {
-        /* Ready for the command buffer's next execution (it may be submitted again as it is). */
-        for (size_t b = 0; b < cb->block_count; b++) {
-            d->ResetQueryPool(d->handle, cb->blocks[b].pool, cb->blocks[b].first, WGPROF_LAYER_BLOCK);
-        }
-    }
-    wgprof__free(ticks);
-    wgprof__free(available);
+    wgprof_external_batch batch = {.strategy = WGPROF_STRATEGY_CHAIN,
+                                   .count = cb->count,
+                                   .sites = cb->sites,
+                                   .ticks = t->ticks,
+                                   .available = t->available,
+                                   .valid_bits = d->pool_bits,
+                                   .period_ns = d->period_ns,
+                                   .cpu_submit_ns = cb->submit_ns,
+                                   .cpu_read_ns = now,
+                                   .scopes = scopes,
+                                   .scope_count = scope_count};
+    bool added = t->ticks && d->results && add_rows(d->results, &batch);
     wgprof__free(scopes);
+    return added;
+}
+
+/* Resets the blocks of every command buffer of the chains from `heads` (from the host, adjacent
+ * blocks in one call) and lets their tails go. */
+static void chains_reset(wgprof_layer_device *d, wgprof_layer_cb *const *heads, size_t n);
+
+/* Reads the chain from `head` (one command buffer, or several of one batch), which the caller
+ * took out of the in-flight list: its rows into the results, or the chain back into the list
+ * where its timestamps are not all there yet. Where `batched`, a chain read whole keeps its
+ * blocks unreset and stays `reading`, and true says so: the caller resets the blocks of a batch
+ * of chains together and then lets them go (batch_done). */
+static bool read_taken(wgprof_layer_cb *head, bool force, pool_read *cache, bool batched)
+{
+    wgprof_layer_device *d = head->device;
+    size_t n = 0;
+    for (wgprof_layer_cb *cb = head; cb; cb = cb->chain_next) {
+        n++;
+    }
+    cb_ticks *t = wgprof__calloc(n, sizeof *t);
+    bool memory = t != NULL;
+    bool complete = t && chain_ticks(head, n, force, cache, t, &memory);
+    uint64_t now = wgprof_cpu_now_ns();
+    bool requeue = memory && !complete;
+    size_t dropped = memory ? 0 : wgprof_layer_chain_records(head);
+    bool added = false;
+    if (complete) {
+        size_t i = 0;
+        pthread_mutex_lock(&d->results_lock);
+        for (wgprof_layer_cb *cb = head; cb; cb = cb->chain_next, i++) {
+            if (add_cb_rows(d, cb, &t[i], now)) {
+                added = true;
+            } else {
+                dropped += wgprof_layer_records(cb);
+            }
+        }
+        pthread_mutex_unlock(&d->results_lock);
+    }
+    if (dropped || added) {
+        pthread_mutex_lock(&d->lock);
+        d->dropped += dropped;
+        d->unsaved = d->unsaved || added;
+        pthread_mutex_unlock(&d->lock);
+    }
+    for (size_t i = 0; t && i < n; i++) {
+        wgprof__free(t[i].ticks);
+        wgprof__free(t[i].available);
+    }
+    wgprof__free(t);
+    bool deferred = complete && batched && d->ResetQueryPool;
     if (deferred) {
         return true;
     }
-    pthread_mutex_lock(&d->lock);
-    if (requeue && !in_flight_push(d, cb)) {
-        d->dropped += wgprof_layer_records(cb);
-        cb->pending = false;
+    if (complete || !memory) {
+        chains_reset(d, &head, 1);
     }
-    cb->reading = false; /* its blocks are reset (or it waits again): it may be used again */
+    pthread_mutex_lock(&d->lock);
+    chain_reading(head, false); /* its blocks are reset (or it waits again): it may be used again */
+    if (!requeue) {
+        chain_unlink(head);
+    } else if (!in_flight_push(d, head)) {
+        d->dropped += wgprof_layer_chain_records(head);
+        chain_unlink(head);
+    }
     pthread_cond_broadcast(&d->read_done);
     pthread_mutex_unlock(&d->lock);
     return false;
@@ -301,21 +327,46 @@ static int by_place(const void *a, const void *b)
     return px != py ? (px < py ? -1 : 1) : x->first != y->first ? (x->first < y->first ? -1 : 1) : 0;
 }
 
-/* The command buffers of a batch read whole (`done`, `n`): their blocks reset, adjacent ones in
- * one call, then each free to be used again. */
-static void batch_done(wgprof_layer_device *d, wgprof_layer_cb **done, size_t n)
+static void chains_reset(wgprof_layer_device *d, wgprof_layer_cb *const *heads, size_t n)
 {
-    size_t blocks = 0;
+    size_t blocks = 0, tails = 0;
     for (size_t i = 0; i < n; i++) {
-        blocks += done[i]->block_count;
+        for (const wgprof_layer_cb *cb = heads[i]; cb; cb = cb->chain_next) {
+            blocks += cb->block_count;
+            tails += cb->tail != NULL;
+        }
+    }
+    wgprof_layer_tail **done_tails = tails ? wgprof__calloc(tails, sizeof *done_tails) : NULL;
+    tails = 0;
+    for (size_t i = 0; done_tails && i < n; i++) {
+        for (const wgprof_layer_cb *cb = heads[i]; cb; cb = cb->chain_next) {
+            if (cb->tail) {
+                done_tails[tails++] = cb->tail;
+            }
+        }
+    }
+    if (done_tails) {
+        wgprof_layer_tails_return(d, done_tails, tails);
+        wgprof__free(done_tails);
+    }
+    if (!d->ResetQueryPool) {
+        return; /* reset in the stream, at their next use */
     }
     wgprof_layer_block *all = blocks ? wgprof__alloc(blocks * sizeof *all) : NULL;
-    if (all) {
-        size_t at = 0;
-        for (size_t i = 0; i < n; i++) {
-            memcpy(all + at, done[i]->blocks, done[i]->block_count * sizeof *all);
-            at += done[i]->block_count;
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (const wgprof_layer_cb *cb = heads[i]; cb; cb = cb->chain_next) {
+            if (all) {
+                memcpy(all + at, cb->blocks, cb->block_count * sizeof *all);
+                at += cb->block_count;
+            } else {
+                for (size_t b = 0; b < cb->block_count; b++) {
+                    d->ResetQueryPool(d->handle, cb->blocks[b].pool, cb->blocks[b].first, WGPROF_LAYER_BLOCK);
+                }
+            }
         }
+    }
+    if (all) {
         qsort(all, blocks, sizeof *all, by_place);
         for (size_t i = 0; i < blocks;) {
             size_t j = i + 1;
@@ -326,17 +377,19 @@ static void batch_done(wgprof_layer_device *d, wgprof_layer_cb **done, size_t n)
             d->ResetQueryPool(d->handle, all[i].pool, all[i].first, (uint32_t)(j - i) * WGPROF_LAYER_BLOCK);
             i = j;
         }
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            for (size_t b = 0; b < done[i]->block_count; b++) {
-                d->ResetQueryPool(d->handle, done[i]->blocks[b].pool, done[i]->blocks[b].first, WGPROF_LAYER_BLOCK);
-            }
-        }
     }
     wgprof__free(all);
+}
+
+/* The chains of a batch read whole (`done`, `n`): their blocks reset, adjacent ones in one call,
+ * their tails free, then each command buffer free to be used again. */
+static void batch_done(wgprof_layer_device *d, wgprof_layer_cb **done, size_t n)
+{
+    chains_reset(d, done, n);
     pthread_mutex_lock(&d->lock);
     for (size_t i = 0; i < n; i++) {
-        done[i]->reading = false;
+        chain_reading(done[i], false);
+        chain_unlink(done[i]);
     }
     pthread_cond_broadcast(&d->read_done);
     pthread_mutex_unlock(&d->lock);
@@ -352,12 +405,12 @@ void wgprof_layer_wait_unread(wgprof_layer_cb *cb)
     pthread_mutex_unlock(&d->lock);
 }
 
-/* Takes `cb` out of its device's in-flight list; false where it is not there (read already, or
- * being read by another thread). */
-static bool take_in_flight(wgprof_layer_device *d, wgprof_layer_cb *cb)
+/* Takes `head` out of its device's in-flight list; false where it is not there (read already,
+ * or being read by another thread). */
+static bool take_in_flight(wgprof_layer_device *d, wgprof_layer_cb *head)
 {
     for (size_t i = 0; i < d->in_flight_count; i++) {
-        if (d->in_flight[i] == cb) {
+        if (d->in_flight[i] == head) {
             d->in_flight[i] = d->in_flight[--d->in_flight_count];
             return true;
         }
@@ -372,13 +425,15 @@ void wgprof_layer_read_cb(wgprof_layer_cb *cb, bool force)
     while (cb->reading) {
         pthread_cond_wait(&d->read_done, &d->lock);
     }
-    bool mine = cb->pending && take_in_flight(d, cb);
+    /* A command buffer in a chain is read with its chain, which its first stands for. */
+    wgprof_layer_cb *head = cb->chain_head ? cb->chain_head : cb;
+    bool mine = cb->pending && take_in_flight(d, head);
     if (mine) {
-        cb->reading = true;
+        chain_reading(head, true);
     }
     pthread_mutex_unlock(&d->lock);
     if (mine) {
-        read_taken(cb, force, NULL, false);
+        read_taken(head, force, NULL, false);
     }
 }
 
@@ -419,21 +474,33 @@ static int by_pool(const void *a, const void *b)
     return px != py ? (px < py ? -1 : 1) : fx != fy ? (fx < fy ? -1 : 1) : 0;
 }
 
-/* Reads every command buffer in flight whose timestamps are all there (every one, `force`). */
-static void read_in_flight(wgprof_layer_device *d, bool force)
+/* Which chains in flight a reading takes: those the program's waits retired, or every one,
+ * and whether their timestamps must all be there. */
+typedef enum read_what { READ_RETIRED, READ_READY, READ_ALL } read_what;
+
+/* Reads the chains in flight `what` says whose timestamps are all there (every one, READ_ALL). */
+static void read_in_flight(wgprof_layer_device *d, read_what what)
 {
+    bool force = what == READ_ALL;
     pthread_mutex_lock(&d->lock);
-    size_t n = d->in_flight_count;
-    wgprof_layer_cb **taken = n ? wgprof__calloc(n, sizeof *taken) : NULL;
-    if (taken) {
-        memcpy(taken, d->in_flight, n * sizeof *taken);
-        d->in_flight_count = 0;
-        for (size_t i = 0; i < n; i++) {
-            taken[i]->reading = true;
+    size_t count = d->in_flight_count, n = 0;
+    wgprof_layer_cb **taken = count ? wgprof__calloc(count, sizeof *taken) : NULL;
+    size_t kept = 0;
+    for (size_t i = 0; taken && i < count; i++) {
+        wgprof_layer_cb *head = d->in_flight[i];
+        if (what != READ_RETIRED || wgprof_layer_retired(d, head)) {
+            chain_reading(head, true);
+            taken[n++] = head;
+        } else {
+            d->in_flight[kept++] = head;
         }
     }
+    if (taken) {
+        d->in_flight_count = kept;
+    }
     pthread_mutex_unlock(&d->lock);
-    if (!taken) {
+    if (!n) {
+        wgprof__free(taken);
         return;
     }
     /* Several command buffers: their pools read whole, one at a time. */
@@ -456,9 +523,11 @@ static void read_in_flight(wgprof_layer_device *d, bool force)
     wgprof__free(taken);
 }
 
+void wgprof_layer_read_retired(wgprof_layer_device *d) { read_in_flight(d, READ_RETIRED); }
+
 void wgprof_layer_poll(wgprof_layer_device *d, bool force)
 {
-    read_in_flight(d, force);
+    read_in_flight(d, force ? READ_ALL : READ_READY);
     snapshot_if_due(d);
 }
 
@@ -487,14 +556,17 @@ static void *reader_main(void *arg)
                 pthread_cond_wait(&d->reader_wake, &d->lock);
             }
         }
-        bool read = d->reader_due || d->in_flight_count >= READER_BACKLOG;
+        bool backlog = d->in_flight_count >= READER_BACKLOG;
+        bool read = d->reader_due || backlog;
         d->reader_due = false;
         if (d->reader_stop) {
             break;
         }
         pthread_mutex_unlock(&d->lock);
         if (read) {
-            read_in_flight(d, false);
+            /* Past the backlog, what is ready; else only what the program's waits retired, so
+             * that no query is reset before the program knows its work done. */
+            read_in_flight(d, backlog ? READ_READY : READ_RETIRED);
         }
         snapshot_if_due(d);
         pthread_mutex_lock(&d->lock);
@@ -532,9 +604,28 @@ void wgprof_layer_reader_stop(wgprof_layer_device *d)
     }
 }
 
-/* A wait of the program's returned: what it waited for is done. The reader reads it; the
- * program's thread only until the first snapshot is written. */
-static void waited(wgprof_layer_device *d)
+bool wgprof_layer_in_flight_put(wgprof_layer_cb *head, uint64_t now, uint64_t seq, uint32_t slot)
+{
+    wgprof_layer_device *d = head->device;
+    head->seq = seq;
+    head->queue_slot = slot;
+    pthread_mutex_lock(&d->lock);
+    bool kept = in_flight_push(d, head);
+    for (wgprof_layer_cb *cb = head; cb; cb = cb->chain_next) {
+        cb->pending = kept;
+        cb->submit_ns = now;
+    }
+    if (kept) {
+        reader_start_locked(d);
+    } else {
+        d->dropped += wgprof_layer_chain_records(head);
+        chain_unlink(head);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return kept;
+}
+
+void wgprof_layer_waited(wgprof_layer_device *d)
 {
     pthread_mutex_lock(&d->lock);
     bool any = d->in_flight_count > 0;
@@ -544,150 +635,7 @@ static void waited(wgprof_layer_device *d)
     pthread_cond_signal(&d->reader_wake);
     pthread_mutex_unlock(&d->lock);
     if (inline_read) {
-        wgprof_layer_poll(d, false);
+        read_in_flight(d, READ_RETIRED);
+        snapshot_if_due(d);
     }
-}
-
-/* ---- submits ---- */
-
-/* Puts `cb` (and the secondaries it executes) in flight; reads a previous execution first. */
-static void submitted(wgprof_layer_cb *cb, uint64_t now)
-{
-    for (size_t i = 0; i < cb->child_count; i++) {
-        submitted(cb->children[i], now);
-    }
-    if (!cb->count) {
-        return;
-    }
-    wgprof_layer_device *d = cb->device;
-    wgprof_layer_wait_unread(cb);
-    if (cb->pending) {
-        /* Submitted again: the previous execution has finished (Vulkan's rule for a command
-         * buffer without simultaneous use, which is never timed). Everything ready is read with
-         * it, a pool at a time, so that the next command buffers submitted again find theirs
-         * read already. */
-        read_in_flight(d, false);
-        wgprof_layer_read_cb(cb, true);
-    }
-    pthread_mutex_lock(&d->lock);
-    if (in_flight_push(d, cb)) {
-        cb->pending = true;
-        cb->submit_ns = now;
-        reader_start_locked(d);
-    } else {
-        d->dropped += wgprof_layer_records(cb);
-    }
-    pthread_mutex_unlock(&d->lock);
-}
-
-static void submitted_handle(VkCommandBuffer handle, uint64_t now)
-{
-    wgprof_layer_lock();
-    wgprof_layer_cb *cb = wgprof_layer_map_get(&wgprof_layer_cbs, (uint64_t)(uintptr_t)handle);
-    wgprof_layer_unlock();
-    if (cb) {
-        submitted(cb, now);
-    }
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
-                                                        VkFence fence)
-{
-    wgprof_layer_device *d = wgprof_layer_device_of(queue);
-    uint64_t now = wgprof_cpu_now_ns();
-    for (uint32_t s = 0; s < count; s++) {
-        for (uint32_t i = 0; i < submits[s].commandBufferCount; i++) {
-            submitted_handle(submits[s].pCommandBuffers[i], now);
-        }
-    }
-    return d->QueueSubmit(queue, count, submits, fence);
-}
-
-static void submitted2(uint32_t count, const VkSubmitInfo2 *submits)
-{
-    uint64_t now = wgprof_cpu_now_ns();
-    for (uint32_t s = 0; s < count; s++) {
-        for (uint32_t i = 0; i < submits[s].commandBufferInfoCount; i++) {
-            submitted_handle(submits[s].pCommandBufferInfos[i].commandBuffer, now);
-        }
-    }
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2 *submits,
-                                                         VkFence fence)
-{
-    wgprof_layer_device *d = wgprof_layer_device_of(queue);
-    submitted2(count, submits);
-    return d->QueueSubmit2(queue, count, submits, fence);
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit2KHR(VkQueue queue, uint32_t count,
-                                                            const VkSubmitInfo2 *submits, VkFence fence)
-{
-    wgprof_layer_device *d = wgprof_layer_device_of(queue);
-    submitted2(count, submits);
-    return d->QueueSubmit2KHR(queue, count, submits, fence);
-}
-
-/* ---- the program's waits: what it waited for is there to read ---- */
-
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueWaitIdle(VkQueue queue)
-{
-    wgprof_layer_device *d = wgprof_layer_device_of(queue);
-    VkResult r = d->QueueWaitIdle(queue);
-    waited(d);
-    return r;
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_DeviceWaitIdle(VkDevice device)
-{
-    wgprof_layer_device *d = wgprof_layer_device_of(device);
-    VkResult r = d->DeviceWaitIdle(device);
-    waited(d);
-    return r;
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitForFences(VkDevice device, uint32_t count, const VkFence *fences,
-                                                          VkBool32 all, uint64_t timeout)
-{
-    wgprof_layer_device *d = wgprof_layer_device_of(device);
-    VkResult r = d->WaitForFences(device, count, fences, all, timeout);
-    if (r == VK_SUCCESS) {
-        waited(d);
-    }
-    return r;
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_GetFenceStatus(VkDevice device, VkFence fence)
-{
-    wgprof_layer_device *d = wgprof_layer_device_of(device);
-    VkResult r = d->GetFenceStatus(device, fence);
-    if (r == VK_SUCCESS) {
-        waited(d);
-    }
-    return r;
-}
-
-/* A wait on timeline semaphores (wgpu-native waits so for its submissions): where it succeeded,
- * what the program waited for is done. Only where something is in flight. */
-static VkResult semaphores_waited(wgprof_layer_device *d, VkResult r)
-{
-    if (r == VK_SUCCESS) {
-        waited(d);
-    }
-    return r;
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo *info,
-                                                           uint64_t timeout)
-{
-    wgprof_layer_device *d = wgprof_layer_device_of(device);
-    return semaphores_waited(d, d->WaitSemaphores(device, info, timeout));
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphoresKHR(VkDevice device, const VkSemaphoreWaitInfo *info,
-                                                              uint64_t timeout)
-{
-    wgprof_layer_device *d = wgprof_layer_device_of(device);
-    return semaphores_waited(d, d->WaitSemaphoresKHR(device, info, timeout));
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "layer.h"
 #include "layer_lib.h"
 #include "record.h"
 
@@ -115,6 +116,10 @@ static void read_settings(void)
     g_settings.sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
     const char *by = getenv(RECORD_ENV_SAMPLE_BY);
     g_settings.sample_by_kernel = !by || strcmp(by, "encoder") != 0;
+    const char *chain = getenv(WGPROF_LAYER_CHAIN_ENV);
+    g_settings.chain_per_cb = chain && strcmp(chain, "command-buffer") == 0;
+    const char *only = getenv(WGPROF_LAYER_TIMESTAMPS_ONLY_ENV);
+    g_settings.timestamps_only = only && strcmp(only, "1") == 0;
 }
 
 const wgprof_layer_settings *wgprof_layer_settings_get(void)

@@ -5,14 +5,18 @@
 #      dispatches with barriers; bracketed, one per dispatch, back to back);
 #   2. the demo's decode step as an unmodified program (`wgprof demo`, its own step times), on
 #      each implementation, in interleaved rounds: plain; under `record` (--via auto: the layer
-#      times, the webgpu.h library passes the names down; every dispatch timed, --sample-every
-#      10, and --sample-every 1000000: the hooks with no command buffer timed after the first);
-#      under the in-library graph profiler's chain;
+#      times, the webgpu.h library passes the names down; every dispatch timed, with the chain
+#      across a batch's command buffers and with a chain per command buffer
+#      (WGPROF_LAYER_CHAIN=command-buffer), --sample-every 10, and --sample-every 1000000: the
+#      hooks with one dispatch of each kernel timed); the layer for measurement only
+#      (WGPROF_LAYER_TIMESTAMPS_ONLY=1: a timestamp before each dispatch, nothing else); under the
+#      in-library graph profiler's chain;
 #   3. per-kernel medians: the layer's report and the graph profiler's `inside` strategy on the
 #      same program (layer-IMPL.json, graph-inside-IMPL.json, 200 steps: bench/layer_summary.py
 #      compares them);
 #   4. the layer's GPU cost per timestamp on each implementation: bench/bench_phases plain and
-#      under the layer (phases-IMPL-{plain,layer}.json); its `none` variants' GPU span grows by
+#      under the layer, chained across batches and per command buffer
+#      (phases-IMPL-{plain,layer,percb}.json); its `none` variants' GPU span grows by
 #      the layer's timestamps inside it (the layer's table of that run, in err.log, gives its
 #      rows);
 #   5. the layer's host cost per dispatch: bench/vk_record_cost plain and under the layer, PAIRS
@@ -29,21 +33,25 @@ root="$PWD"
 . scripts/device-env.sh "$OUT/env"
 export LD_LIBRARY_PATH="$root/.device/build:$LD_LIBRARY_PATH"
 W="$root/.device/build/cli/wgprof"
-REPS=${REPS:-7}
-STEPS=${STEPS:-1000}
+REPS=${REPS:-15}
+STEPS=${STEPS:-500}
 cd "$OUT"
 nvidia-smi -L
 "$root/.device/build/bench/vk_timestamp_cost" 21 >timestamp_cost.json 2>timestamp_cost_rounds.txt
 echo "vk_timestamp_cost: exit $?"
 now() { date +%s%N; }
 # run LABEL CMD...: "LABEL STEP_US WALL_MS" from the program's steps line and the wall time.
+# A run that fails, or prints no steps line, says FAILED (exit status) where its step time goes.
 run() {
-  local label=$1 t0 t1 out
+  local label=$1 t0 t1 out status step
   shift
   t0=$(now)
   out=$("$@" 2>>err.log)
+  status=$?
   t1=$(now)
-  echo "$label $(printf '%s\n' "$out" | sed -n 's/^steps: .*, \([0-9.]*\) us a step.*/\1/p' | head -1) $(( (t1 - t0) / 1000000 ))"
+  step="$(printf '%s\n' "$out" | sed -n 's/^steps: .*, \([0-9.]*\) us a step.*/\1/p' | head -1)"
+  [ "$status" -eq 0 ] && [ -n "$step" ] || step="FAILED($status)"
+  echo "$label $step $(( (t1 - t0) / 1000000 ))"
 }
 demo=(demo --warmup 50 --iterations "$STEPS")
 for impl in wgpu-native dawn; do
@@ -51,6 +59,10 @@ for impl in wgpu-native dawn; do
   for rep in $(seq "$REPS"); do
     run "$impl plain $rep" "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer $rep" "$W" --webgpu $impl record -- "$W" --webgpu $impl "${demo[@]}"
+    run "$impl layer-per-cb $rep" env WGPROF_LAYER_CHAIN=command-buffer "$W" --webgpu $impl record -- \
+      "$W" --webgpu $impl "${demo[@]}"
+    run "$impl layer-minimal $rep" env VK_ADD_LAYER_PATH="$root/.device/build/layer" \
+      VK_INSTANCE_LAYERS=VK_LAYER_WGPROF_timing WGPROF_LAYER_TIMESTAMPS_ONLY=1 "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer-sample10 $rep" "$W" --webgpu $impl record --sample-every 10 -- \
       "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer-untimed $rep" "$W" --webgpu $impl record --sample-every 1000000 -- \
@@ -67,6 +79,8 @@ for impl in wgpu-native dawn; do
   WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-plain.json 2>>err.log
   "$W" --webgpu $impl record --via vulkan -- \
     env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-layer.json 2>>err.log
+  WGPROF_LAYER_CHAIN=command-buffer "$W" --webgpu $impl record --via vulkan -- \
+    env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-percb.json 2>>err.log
   if [ -n "${COMPARE:-}" ]; then
     "$COMPARE/cli/wgprof" --webgpu $impl record --via vulkan -- \
       env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-compare.json 2>>err.log

@@ -12,7 +12,7 @@ root="$PWD"
 site=/tmp/wgprof-site
 rm -rf "$site" /tmp/wgprof-work && mkdir -p /tmp/wgprof-work
 say() { echo "$@" | tee -a "$OUT/wheel-summary.txt"; }
-pins="$(grep -o 'sha256:[0-9a-f]*' scripts/fetch-wgpu-py.sh scripts/fetch-wgpu-native.sh | cut -d: -f3 | sort -u)"
+pins="$(grep -oh '[0-9a-f]\{64\}' scripts/fetch-wgpu-py.sh scripts/fetch-wgpu-native.sh | sort -u)"
 for w in .whl/*.whl; do
   case "$w" in */wgprof-*) continue ;; esac
   grep -qx "$(sha256sum "$w" | cut -d' ' -f1)" <<<"$pins" || { say "FAIL $w: not a pinned wheel"; exit 1; }

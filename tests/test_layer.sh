@@ -19,7 +19,7 @@ src="$(cd "$4" && pwd)"
 cd "$tmp" || exit 1
 
 layer_name=VK_LAYER_WGPROF_timing
-modes="basic names reuse secondary indirect work base mixed"
+modes="basic names reuse secondary indirect work base mixed batch batch2 pipelined"
 steps=4
 check() { python3 "$src/check_record.py" "$@"; }
 # scopes STDOUT REPORT: the records in scopes are those the program's `scope KERNEL PATH COUNT`
@@ -418,10 +418,85 @@ else
   grep -q 'created no' full.err && bad "a full results filesystem: $(grep 'created no' full.err)" || ok
 fi
 
+# ---- the chain across a batch's command buffers, one dispatch each (vk_compute batch, batch2) ----
+# The test layer below wgprof's counts the timestamps submitted. Per command buffer
+# (WGPROF_LAYER_CHAIN=command-buffer) each of the 2 a step holds 2: 4 a step. Across the batch
+# (the default), once a batch of two timed command buffers was seen: one before each dispatch
+# and one in the tail after the batch, 3 a step (the first step's 4, recorded before any batch).
+# Both reports hold the same records, every one valid; across the batch, each later step's
+# scale ends where its fold begins (the same tick).
+test_layer_dir="$(cd "$2" && pwd)"
+chain_steps=6
+for mode in batch batch2; do
+  [ -f "$mode.plain.out" ] && grep -q '^checksum ' "$mode.plain.out" || continue
+  "$app" "$mode" "$chain_steps" >"$mode-chain.plain.out" 2>/dev/null
+  for chain in submit command-buffer; do
+    VK_ADD_LAYER_PATH="$test_layer_dir" VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_WGPROF_test_period" \
+      WGPROF_TEST_COUNT_TIMESTAMPS=1 WGPROF_LAYER_CHAIN="$chain" "$wgprof" record --via vulkan \
+      --json "$mode-$chain.json" -- "$app" "$mode" "$chain_steps" >"$mode-$chain.out" 2>"$mode-$chain.err"
+    status=$?
+    [ "$status" -eq 0 ] && cmp -s "$mode-chain.plain.out" "$mode-$chain.out" && ok \
+      || bad "vk_compute $mode, chain $chain: exit $status, output $(diff "$mode-chain.plain.out" "$mode-$chain.out" | head -n 3) $(tail_of "$mode-$chain.err")"
+    check exact "$mode-$chain.out" -- "$(report_of "$mode-$chain.json")" --stderr "$mode-$chain.err" \
+      >"$mode-$chain.check" 2>&1 && ok || bad "vk_compute $mode, chain $chain: $(cat "$mode-$chain.check")"
+  done
+  want_submit=$((4 + 3 * (chain_steps - 1))) want_cb=$((4 * chain_steps))
+  grep -qx "test layer: $want_submit timestamps submitted" "$mode-submit.err" && ok \
+    || bad "vk_compute $mode, chained across the batch: want $want_submit timestamps submitted: $(grep 'test layer' "$mode-submit.err")"
+  grep -qx "test layer: $want_cb timestamps submitted" "$mode-command-buffer.err" && ok \
+    || bad "vk_compute $mode, a chain per command buffer: want $want_cb timestamps submitted: $(grep 'test layer' "$mode-command-buffer.err")"
+  python3 - "$mode-submit.json" "$mode-command-buffer.json" "$chain_steps" <<'PY' >"$mode-chain.check" 2>&1 && ok \
+    || bad "vk_compute $mode: $(cat "$mode-chain.check")"
+import json, sys
+# In the order they ran (a report lists them as they were read).
+across, alone = (sorted(json.load(open(f))["dispatches"], key=lambda d: d["begin_ticks"]) for f in sys.argv[1:3])
+steps = int(sys.argv[3])
+key = lambda d: (d["kernel"], tuple(d["workgroups"]))
+if [key(d) for d in across] != [key(d) for d in alone] or len(across) != 2 * steps:
+    sys.exit(f"the records differ: {[key(d) for d in across]} against {[key(d) for d in alone]}")
+for name, records in (("across the batch", across), ("per command buffer", alone)):
+    bad = [d for d in records if not d["valid"] or not d["duration_ns"] >= 0]
+    if bad:
+        sys.exit(f"{name}: records without a valid time: {bad[:2]}")
+joined = sum(across[i]["end_ticks"] == across[i + 1]["begin_ticks"] for i in range(2, 2 * steps, 2))
+if joined != steps - 1:
+    sys.exit(f"across the batch: {joined} of the {steps - 1} later steps' scale end at their fold's first tick")
+PY
+done
+# Timestamps only: one before each row the layer would time (each dispatch, each run of the
+# program's own transfer work: the rows its manifest counts), nothing else, no file.
+for mode in batch work; do
+  [ -f "$mode.plain.out" ] && grep -q '^checksum ' "$mode.plain.out" || continue
+  rows="$(awk '$1 == "manifest" { n += $NF } END { print n }' "$mode.plain.out")"
+  rm -rf only && mkdir only
+  (cd only && VK_ADD_LAYER_PATH="$layer_dir:$test_layer_dir" VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_WGPROF_test_period" \
+    WGPROF_TEST_COUNT_TIMESTAMPS=1 WGPROF_LAYER_TIMESTAMPS_ONLY=1 WGPROF_RECORD_DIR="$PWD" \
+    WGPROF_RECORD_DIR_ID="$(stat -c %d:%i .)" "$app" "$mode" "$steps" >../"$mode-only.out" 2>../"$mode-only.err")
+  status=$?
+  [ "$status" -eq 0 ] && cmp -s "$mode.plain.out" "$mode-only.out" \
+    && grep -qx "test layer: $rows timestamps submitted" "$mode-only.err" && [ -z "$(ls only)" ] && ok \
+    || bad "vk_compute $mode, timestamps only: exit $status, want $rows timestamps and no file: $(grep 'test layer' "$mode-only.err") $(ls only) $(tail_of "$mode-only.err")"
+done
+
+# ---- only what the program's waits retired is read (vk_compute pipelined: two steps in flight) ----
+# Each step's work is long done when the program waits for the step before it: the layer must not
+# read (and reset from the host) the later step's queries before the program waits for it, as
+# the Khronos validation layers hold (the test layer counts such resets).
+if [ -f pipelined.plain.out ] && grep -q '^checksum ' pipelined.plain.out; then
+  VK_ADD_LAYER_PATH="$test_layer_dir" VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_WGPROF_test_period" \
+    WGPROF_TEST_COUNT_TIMESTAMPS=1 "$wgprof" record --via vulkan --json retire.json -- "$app" pipelined "$steps" \
+    >retire.out 2>retire.err
+  status=$?
+  [ "$status" -eq 0 ] && cmp -s pipelined.plain.out retire.out \
+    && grep -qx "test layer: 0 queries reset before the program waited for their submit" retire.err && ok \
+    || bad "vk_compute pipelined: exit $status, queries reset early: $(grep 'test layer' retire.err) $(tail_of retire.err)"
+  check exact retire.out -- "$(report_of retire.json)" --stderr retire.err >retire.check 2>&1 && ok \
+    || bad "vk_compute pipelined, counting layer below: $(cat retire.check)"
+fi
+
 # A driver whose timestampPeriod is no positive finite number (a layer of the test's own below
 # wgprof's reports it): the device's dispatches are counted, none timed, each said; the JSON
 # report strict JSON.
-test_layer_dir="$(cd "$2" && pwd)"
 for period in nan inf 0 -1; do
   VK_ADD_LAYER_PATH="$test_layer_dir" VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_WGPROF_test_period" \
     WGPROF_TEST_TIMESTAMP_PERIOD="$period" "$wgprof" record --via vulkan --json "period$period.json" -- \
@@ -472,7 +547,7 @@ else
     messages "v-$mode.err" >"v-$mode.ids"
     added="$(comm -13 "v-$mode.plain.ids" "v-$mode.ids")"
     [ -z "$added" ] && ok || bad "vk_compute $mode: validation messages only with wgprof's layer: $added
-$(grep '^vk_compute: message' "v-$mode.err" | head -n 5)"
+$(grep '^vk_compute: message' "v-$mode.err" | grep -F -- "$added" | head -n 5)"
     cmp -s "v-$mode.plain.out" "v-$mode.out" && ok \
       || bad "vk_compute $mode under validation: its output changed under record: $(diff "v-$mode.plain.out" "v-$mode.out")"
   done

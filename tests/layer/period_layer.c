@@ -2,9 +2,18 @@
  * A Vulkan layer of the tests' own, VK_LAYER_WGPROF_test_period, enabled below wgprof's layer
  * (tests/test_layer.sh): it reports the physical device's timestampPeriod as the number
  * WGPROF_TEST_TIMESTAMP_PERIOD holds (strtod: "nan", "inf", "0", "-1"), as a driver with a broken
- * period would, and passes everything else through. One instance and one device at a time, as
- * the test's program makes them.
+ * period would; with WGPROF_TEST_COUNT_TIMESTAMPS set, it counts the timestamps submitted: each
+ * command buffer's vkCmdWriteTimestamp calls since its vkBeginCommandBuffer, added up at each
+ * vkQueueSubmit or vkQueueSubmit2 that submits it (the tests' programs write none: every one is
+ * a layer's above it), and prints `test layer: N timestamps submitted` on stderr at exit; and
+ * the queries a host reset (vkResetQueryPool) reached while written by a submit the program had
+ * not yet waited for (its fence waited for or found signalled, its queue or the device idle):
+ * `test layer: M queries reset before the program waited for their submit`.
+ * Everything else it passes through. One instance and one device at a time, as the test's
+ * program makes them.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +27,202 @@ static PFN_vkGetDeviceProcAddr g_next_gdpa;
 static VkInstance g_instance;
 static PFN_vkGetPhysicalDeviceProperties g_next_props;
 static PFN_vkGetPhysicalDeviceProperties2 g_next_props2;
+
+static PFN_vkCmdWriteTimestamp g_next_write_timestamp;
+static PFN_vkBeginCommandBuffer g_next_begin;
+static PFN_vkQueueSubmit g_next_submit;
+static PFN_vkQueueSubmit2 g_next_submit2;
+static PFN_vkWaitForFences g_next_wait_fences;
+static PFN_vkGetFenceStatus g_next_fence_status;
+static PFN_vkQueueWaitIdle g_next_queue_idle;
+static PFN_vkDeviceWaitIdle g_next_device_idle;
+static PFN_vkResetQueryPool g_next_reset;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long g_submitted, g_early_resets;
+
+/* Each command buffer's timestamps since its begin, and the queries they write (the tests'
+ * programs use a few thousand command buffers, of a few timestamps each). */
+enum { CBS = 8192, CB_QUERIES = 16 };
+typedef struct cb_entry {
+    VkCommandBuffer cb;
+    unsigned long timestamps;
+    unsigned queries;
+    VkQueryPool pool[CB_QUERIES];
+    uint32_t query[CB_QUERIES];
+} cb_entry;
+static cb_entry g_cbs[CBS];
+
+/* Each query's state: written by a command buffer submitted and not yet waited for (with the
+ * fence of its submit), or not. */
+enum { POOLS = 16, POOL_QUERIES = 4096 };
+static struct {
+    VkQueryPool pool;
+    VkFence fence[POOL_QUERIES]; /* the submit's fence while unwaited; VK_NULL_HANDLE: none */
+    unsigned char unwaited[POOL_QUERIES];
+} g_pools[POOLS];
+
+/* Its entry (lock held); NULL where the table is full. */
+static cb_entry *entry_of(VkCommandBuffer cb)
+{
+    for (size_t i = 0; i < CBS; i++) {
+        if (g_cbs[i].cb == cb || !g_cbs[i].cb) {
+            g_cbs[i].cb = cb;
+            return &g_cbs[i];
+        }
+    }
+    return NULL;
+}
+
+static size_t pool_of(VkQueryPool pool)
+{
+    for (size_t i = 0; i < POOLS; i++) {
+        if (g_pools[i].pool == pool || !g_pools[i].pool) {
+            g_pools[i].pool = pool;
+            return i;
+        }
+    }
+    return POOLS;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo *info)
+{
+    pthread_mutex_lock(&g_lock);
+    cb_entry *e = entry_of(cb);
+    if (e) {
+        e->timestamps = 0;
+        e->queries = 0;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return g_next_begin(cb, info);
+}
+
+static VKAPI_ATTR void VKAPI_CALL CmdWriteTimestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage, VkQueryPool pool,
+                                                    uint32_t query)
+{
+    pthread_mutex_lock(&g_lock);
+    cb_entry *e = entry_of(cb);
+    if (e) {
+        e->timestamps++;
+        if (e->queries < CB_QUERIES) {
+            e->pool[e->queries] = pool;
+            e->query[e->queries++] = query;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    g_next_write_timestamp(cb, stage, pool, query);
+}
+
+static void count_submitted(VkCommandBuffer cb, VkFence fence)
+{
+    pthread_mutex_lock(&g_lock);
+    cb_entry *e = entry_of(cb);
+    g_submitted += e ? e->timestamps : 0;
+    for (unsigned i = 0; e && i < e->queries; i++) {
+        size_t p = pool_of(e->pool[i]);
+        if (p < POOLS && e->query[i] < POOL_QUERIES) {
+            g_pools[p].unwaited[e->query[i]] = 1;
+            g_pools[p].fence[e->query[i]] = fence;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* The program waited for `fence` (VK_NULL_HANDLE: for everything). */
+static void waited(VkFence fence)
+{
+    pthread_mutex_lock(&g_lock);
+    for (size_t p = 0; p < POOLS && g_pools[p].pool; p++) {
+        for (size_t q = 0; q < POOL_QUERIES; q++) {
+            if (g_pools[p].unwaited[q] && (!fence || g_pools[p].fence[q] == fence)) {
+                g_pools[p].unwaited[q] = 0;
+            }
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
+                                                  VkFence fence)
+{
+    for (uint32_t s = 0; s < count; s++) {
+        for (uint32_t i = 0; i < submits[s].commandBufferCount; i++) {
+            count_submitted(submits[s].pCommandBuffers[i], fence);
+        }
+    }
+    return g_next_submit(queue, count, submits, fence);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2 *submits,
+                                                   VkFence fence)
+{
+    for (uint32_t s = 0; s < count; s++) {
+        for (uint32_t i = 0; i < submits[s].commandBufferInfoCount; i++) {
+            count_submitted(submits[s].pCommandBufferInfos[i].commandBuffer, fence);
+        }
+    }
+    return g_next_submit2(queue, count, submits, fence);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, const VkFence *fences, VkBool32 all,
+                                                    uint64_t timeout)
+{
+    VkResult r = g_next_wait_fences(device, count, fences, all, timeout);
+    for (uint32_t i = 0; r == VK_SUCCESS && i < count; i++) {
+        if (all || count == 1 || g_next_fence_status(device, fences[i]) == VK_SUCCESS) {
+            waited(fences[i]);
+        }
+    }
+    return r;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence)
+{
+    VkResult r = g_next_fence_status(device, fence);
+    if (r == VK_SUCCESS) {
+        waited(fence);
+    }
+    return r;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue)
+{
+    VkResult r = g_next_queue_idle(queue);
+    waited(VK_NULL_HANDLE);
+    return r;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device)
+{
+    VkResult r = g_next_device_idle(device);
+    waited(VK_NULL_HANDLE);
+    return r;
+}
+
+/* A reset from the host of queries a submit wrote that the program has not waited for. */
+static VKAPI_ATTR void VKAPI_CALL ResetQueryPool(VkDevice device, VkQueryPool pool, uint32_t first, uint32_t count)
+{
+    pthread_mutex_lock(&g_lock);
+    size_t p = pool_of(pool);
+    for (uint32_t q = first; p < POOLS && q < first + count && q < POOL_QUERIES; q++) {
+        g_early_resets += g_pools[p].unwaited[q];
+        g_pools[p].unwaited[q] = 0;
+    }
+    pthread_mutex_unlock(&g_lock);
+    g_next_reset(device, pool, first, count);
+}
+
+static void say_count(void)
+{
+    fprintf(stderr, "test layer: %lu timestamps submitted\n", g_submitted);
+    fprintf(stderr, "test layer: %lu queries reset before the program waited for their submit\n", g_early_resets);
+}
+
+__attribute__((constructor)) static void watch(void)
+{
+    if (getenv("WGPROF_TEST_COUNT_TIMESTAMPS")) {
+        atexit(say_count);
+    }
+}
 
 static void *find_link(const void *next, VkStructureType type)
 {
@@ -84,7 +289,22 @@ static VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, co
     g_next_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
     link->u.pLayerInfo = link->u.pLayerInfo->pNext;
     PFN_vkCreateDevice create = (PFN_vkCreateDevice)gipa(g_instance, "vkCreateDevice");
-    return create(physical, info, alloc, out);
+    VkResult r = create(physical, info, alloc, out);
+    if (r == VK_SUCCESS) {
+        g_next_write_timestamp = (PFN_vkCmdWriteTimestamp)g_next_gdpa(*out, "vkCmdWriteTimestamp");
+        g_next_begin = (PFN_vkBeginCommandBuffer)g_next_gdpa(*out, "vkBeginCommandBuffer");
+        g_next_submit = (PFN_vkQueueSubmit)g_next_gdpa(*out, "vkQueueSubmit");
+        g_next_submit2 = (PFN_vkQueueSubmit2)g_next_gdpa(*out, "vkQueueSubmit2");
+        g_next_wait_fences = (PFN_vkWaitForFences)g_next_gdpa(*out, "vkWaitForFences");
+        g_next_fence_status = (PFN_vkGetFenceStatus)g_next_gdpa(*out, "vkGetFenceStatus");
+        g_next_queue_idle = (PFN_vkQueueWaitIdle)g_next_gdpa(*out, "vkQueueWaitIdle");
+        g_next_device_idle = (PFN_vkDeviceWaitIdle)g_next_gdpa(*out, "vkDeviceWaitIdle");
+        g_next_reset = (PFN_vkResetQueryPool)g_next_gdpa(*out, "vkResetQueryPool");
+        if (!g_next_reset) {
+            g_next_reset = (PFN_vkResetQueryPool)g_next_gdpa(*out, "vkResetQueryPoolEXT");
+        }
+    }
+    return r;
 }
 
 EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL period_GetDeviceProcAddr(VkDevice device, const char *name);
@@ -92,6 +312,26 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL period_GetDeviceProcAddr(VkDevic
 {
     if (strcmp(name, "vkGetDeviceProcAddr") == 0) {
         return (PFN_vkVoidFunction)period_GetDeviceProcAddr;
+    }
+    static const struct {
+        const char *name;
+        PFN_vkVoidFunction fn;
+    } counted[] = {
+        {"vkCmdWriteTimestamp", (PFN_vkVoidFunction)CmdWriteTimestamp},
+        {"vkBeginCommandBuffer", (PFN_vkVoidFunction)BeginCommandBuffer},
+        {"vkQueueSubmit", (PFN_vkVoidFunction)QueueSubmit},
+        {"vkQueueSubmit2", (PFN_vkVoidFunction)QueueSubmit2},
+        {"vkWaitForFences", (PFN_vkVoidFunction)WaitForFences},
+        {"vkGetFenceStatus", (PFN_vkVoidFunction)GetFenceStatus},
+        {"vkQueueWaitIdle", (PFN_vkVoidFunction)QueueWaitIdle},
+        {"vkDeviceWaitIdle", (PFN_vkVoidFunction)DeviceWaitIdle},
+        {"vkResetQueryPool", (PFN_vkVoidFunction)ResetQueryPool},
+        {"vkResetQueryPoolEXT", (PFN_vkVoidFunction)ResetQueryPool},
+    };
+    for (size_t i = 0; g_next_write_timestamp && i < sizeof counted / sizeof counted[0]; i++) {
+        if (strcmp(name, counted[i].name) == 0 && g_next_gdpa(device, name)) {
+            return counted[i].fn;
+        }
     }
     return g_next_gdpa ? g_next_gdpa(device, name) : NULL;
 }

@@ -22,6 +22,12 @@
  *   inline     basic, its pipelines made from SPIR-V their stage carries itself, no shader
  *              module (VK_KHR_maintenance5, on a Vulkan 1.3 instance: else exit 77)
  *   simultaneous  reuse, its command buffer recorded for simultaneous use
+ *   batch      each step's scale and fold in a command buffer each (one dispatch each, as
+ *              an implementation that records a command buffer a pass has them), submitted
+ *              together in one batch; batch2 the same through vkQueueSubmit2 (a Vulkan 1.3
+ *              device: else exit 77)
+ *   pipelined  basic with two steps in flight: each submitted with a fence of its own, then,
+ *              20 ms later (its work long done), the step before it waited for
  *   objects    basic with compute shader objects bound instead of pipelines
  *              (VK_EXT_shader_object, on a Vulkan 1.3 instance: else exit 77)
  *   work       basic, with the program's own transfer work between the dispatches and debug
@@ -64,6 +70,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -91,10 +98,14 @@ typedef enum mode {
     MODE_MIXED,
     MODE_INLINE,
     MODE_OBJECTS,
-    MODE_SIMULTANEOUS
+    MODE_SIMULTANEOUS,
+    MODE_BATCH,
+    MODE_BATCH2,
+    MODE_PIPELINED
 } mode;
-static const char *const mode_names[] = {"basic", "names", "reuse",  "secondary", "indirect",    "work",
-                                         "base",  "long",  "mixed", "inline",    "objects", "simultaneous"};
+static const char *const mode_names[] = {"basic",  "names",   "reuse",        "secondary", "indirect",
+                                         "work",   "base",    "long",         "mixed",     "inline",
+                                         "objects", "simultaneous", "batch", "batch2", "pipelined"};
 
 /* VK_KHR_maintenance5's feature, declared here (Vulkan headers older than 1.3.260 lack it). */
 #define MAINTENANCE5_EXTENSION "VK_KHR_maintenance5"
@@ -105,6 +116,7 @@ typedef struct maintenance5_features {
     VkBool32 maintenance5;
 } maintenance5_features;
 static bool g_inline;
+static bool g_submit2; /* batch2: vkQueueSubmit2, synchronization2 enabled */
 
 /* VK_EXT_shader_object, declared here as the registry has it (Vulkan headers before 1.3.246). */
 #define SHADER_OBJECT_EXTENSION "VK_EXT_shader_object"
@@ -244,7 +256,7 @@ static void create_instance(app *a, bool debug_utils)
 {
     VkApplicationInfo info = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                               .pApplicationName = "vk_compute",
-                              .apiVersion = g_inline || g_objects ? VK_API_VERSION_1_3 : VK_API_VERSION_1_1};
+                              .apiVersion = g_inline || g_objects || g_submit2 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_1};
     const char *extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
     /* The messenger is also chained to the instance's creation, as wgpu does: it hears what the
      * loader and the layers say while the instance is made (the loader's words on
@@ -350,6 +362,21 @@ static void create_device(app *a)
         ci.pNext = g_objects ? (const void *)&so : (const void *)&m5;
         ci.enabledExtensionCount = 1;
         ci.ppEnabledExtensionNames = &m5_name;
+    }
+    VkPhysicalDeviceSynchronization2Features sync2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
+    if (g_submit2) {
+        VkPhysicalDeviceProperties props;
+        vkGetPhysicalDeviceProperties(a->physical, &props);
+        VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &sync2};
+        if (props.apiVersion >= VK_API_VERSION_1_3) {
+            vkGetPhysicalDeviceFeatures2(a->physical, &features);
+        }
+        if (!sync2.synchronization2) {
+            fprintf(stderr, "vk_compute: skipped: this mode needs Vulkan 1.3's synchronization2, which this device does "
+                            "not offer\n");
+            exit(77);
+        }
+        ci.pNext = &sync2;
     }
     VK_CHECK(vkCreateDevice(a->physical, &ci, NULL, &a->device));
     vkGetDeviceQueue(a->device, a->family, 0, &a->queue);
@@ -625,6 +652,64 @@ static void run_steps(const app *a, mode m, unsigned steps)
         vkFreeCommandBuffers(a->device, a->pool, 1, &cb);
         return;
     }
+    if (m == MODE_PIPELINED) {
+        VkFence fences[2] = {a->fence, VK_NULL_HANDLE};
+        VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        VK_CHECK(vkCreateFence(a->device, &fi, NULL, &fences[1]));
+        VkCommandBuffer cbs[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+        for (unsigned s = 0; s <= steps; s++) {
+            if (s < steps) {
+                cbs[s % 2] = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+                begin(cbs[s % 2], VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+                record_step(a, cbs[s % 2], DISPATCH_DIRECT);
+                VK_CHECK(vkEndCommandBuffer(cbs[s % 2]));
+                VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cbs[s % 2]};
+                VK_CHECK(vkQueueSubmit(a->queue, 1, &si, fences[s % 2]));
+                struct timespec pause = {0, 20000000};
+                nanosleep(&pause, NULL);
+            }
+            if (s > 0) {
+                unsigned before = (s - 1) % 2;
+                VK_CHECK(vkWaitForFences(a->device, 1, &fences[before], VK_TRUE, UINT64_MAX));
+                VK_CHECK(vkResetFences(a->device, 1, &fences[before]));
+                vkFreeCommandBuffers(a->device, a->pool, 1, &cbs[before]);
+            }
+        }
+        vkDestroyFence(a->device, fences[1], NULL);
+        return;
+    }
+    if (m == MODE_BATCH || m == MODE_BATCH2) {
+        for (unsigned s = 0; s < steps; s++) {
+            VkCommandBuffer cbs[2] = {allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY),
+                                      allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY)};
+            begin(cbs[0], VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+            vkCmdBindDescriptorSets(cbs[0], VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
+            bind_kernel(a, cbs[0], 0);
+            dispatch(a, cbs[0], DISPATCH_DIRECT, scale_groups, 0);
+            barrier(cbs[0], a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+            VK_CHECK(vkEndCommandBuffer(cbs[0]));
+            begin(cbs[1], VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+            record_fold(a, cbs[1], DISPATCH_DIRECT);
+            VK_CHECK(vkEndCommandBuffer(cbs[1]));
+            if (m == MODE_BATCH2) {
+                VkCommandBufferSubmitInfo infos[2] = {
+                    {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cbs[0]},
+                    {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cbs[1]}};
+                VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+                                    .commandBufferInfoCount = 2,
+                                    .pCommandBufferInfos = infos};
+                VK_CHECK(vkQueueSubmit2(a->queue, 1, &si, a->fence));
+            } else {
+                VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 2, .pCommandBuffers = cbs};
+                VK_CHECK(vkQueueSubmit(a->queue, 1, &si, a->fence));
+            }
+            VK_CHECK(vkWaitForFences(a->device, 1, &a->fence, VK_TRUE, UINT64_MAX));
+            VK_CHECK(vkResetFences(a->device, 1, &a->fence));
+            vkFreeCommandBuffers(a->device, a->pool, 2, cbs);
+        }
+        return;
+    }
     if (m == MODE_REUSE || m == MODE_SIMULTANEOUS) {
         VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
         begin(cb, m == MODE_SIMULTANEOUS ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT : 0, NULL);
@@ -737,7 +822,7 @@ static void destroy(app *a)
 
 static int usage(void)
 {
-    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|inline|objects|simultaneous [STEPS] [--debug-utils] "
+    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|inline|objects|simultaneous|batch|batch2|pipelined [STEPS] [--debug-utils] "
           "[--split-labels] [--end keep|abort|fork|exec] [--close-fds DIR]\n",
           stderr);
     return 2;
@@ -761,6 +846,7 @@ int main(int argc, char **argv)
     unsigned steps = 5;
     g_inline = m == MODE_INLINE;
     g_objects = m == MODE_OBJECTS;
+    g_submit2 = m == MODE_BATCH2;
     end_how how = END_USUAL;
     const char *close_fds = NULL;
     bool want_debug_utils = m == MODE_NAMES || m == MODE_WORK;

@@ -1,0 +1,73 @@
+/*
+ * The layer's queries: blocks of WGPROF_LAYER_BLOCK queries of its timestamp pools, handed to
+ * the command buffers it times as they record (and to its tails), back once read: reset from
+ * the host where the device allows, else in the stream at their next use.
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "layer_lib.h"
+
+bool wgprof_layer_block_take(wgprof_layer_device *d, wgprof_layer_block *out)
+{
+    pthread_mutex_lock(&d->lock);
+    bool have = d->free_count > 0;
+    if (have) {
+        *out = d->free_blocks[--d->free_count];
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (have) {
+        return true;
+    }
+    /* A new pool, outside the lock (it calls the driver); its blocks but the first go free. */
+    VkQueryPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                  .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                  .queryCount = WGPROF_LAYER_POOL_QUERIES};
+    VkQueryPool pool = VK_NULL_HANDLE;
+    if (d->CreateQueryPool(d->handle, &info, NULL, &pool) != VK_SUCCESS) {
+        return false;
+    }
+    if (d->ResetQueryPool) {
+        d->ResetQueryPool(d->handle, pool, 0, WGPROF_LAYER_POOL_QUERIES);
+    }
+    enum { BLOCKS = WGPROF_LAYER_POOL_QUERIES / WGPROF_LAYER_BLOCK };
+    pthread_mutex_lock(&d->lock);
+    VkQueryPool *pools =
+        wgprof_layer_grow(d->query_pools, d->query_pool_count, d->query_pool_count + 1, sizeof *pools);
+    wgprof_layer_block *blocks =
+        pools ? wgprof_layer_grow(d->free_blocks, d->free_count, (d->query_pool_count + 1) * BLOCKS, sizeof *blocks)
+              : NULL;
+    if (pools) {
+        d->query_pools = pools;
+    }
+    if (blocks) {
+        d->free_blocks = blocks;
+        d->free_cap = (d->query_pool_count + 1) * BLOCKS; /* every block there is fits */
+        d->query_pools[d->query_pool_count++] = pool;
+        for (uint32_t b = 1; b < BLOCKS; b++) {
+            d->free_blocks[d->free_count++] = (wgprof_layer_block){pool, b * WGPROF_LAYER_BLOCK};
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (!blocks) {
+        d->DestroyQueryPool(d->handle, pool, NULL);
+        return false;
+    }
+    *out = (wgprof_layer_block){pool, 0};
+    return true;
+}
+
+void wgprof_layer_blocks_return(wgprof_layer_device *d, wgprof_layer_block *blocks, size_t count, bool reset)
+{
+    if (reset && d->ResetQueryPool) {
+        for (size_t i = 0; i < count; i++) {
+            d->ResetQueryPool(d->handle, blocks[i].pool, blocks[i].first, WGPROF_LAYER_BLOCK);
+        }
+    }
+    pthread_mutex_lock(&d->lock);
+    if (d->free_count + count <= d->free_cap) {
+        memcpy(d->free_blocks + d->free_count, blocks, count * sizeof *blocks);
+        d->free_count += count;
+    }
+    pthread_mutex_unlock(&d->lock);
+}
