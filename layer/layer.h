@@ -20,12 +20,13 @@
 #define WGPROF_LAYER_IMPLICIT_ROOT "wgprof-implicit-layer"
 #define WGPROF_LAYER_IMPLICIT_DIR WGPROF_LAYER_IMPLICIT_ROOT "/vulkan/implicit_layer.d"
 #define WGPROF_LAYER_ENABLE_ENV "WGPROF_LAYER_ENABLE"
-/* How the chain of the layer's timestamps ends a primary command buffer's last row: "submit"
- * (the default) at the next command buffer's first timestamp in the same batch of a submit, or
- * at a timestamp of the layer's own after the batch's last (a command buffer of the layer's
- * added to the batch), which saves one timestamp a command buffer where an implementation
- * records one command buffer a pass (wgpu-native); "command-buffer": every command buffer ends
- * its chain with a timestamp of its own, as a secondary one always does. */
+/* How the chain of the layer's timestamps ends a primary command buffer's last row:
+ * "command-buffer" (the default) with a timestamp of its own, as a secondary one always does;
+ * "submit" at the next command buffer's first timestamp in the same batch of a submit, or at a
+ * timestamp of the layer's own after the batch's last (a command buffer of the layer's added to
+ * the batch), which saves one timestamp a command buffer where an implementation records one
+ * a pass (wgpu-native). Measured on an H200 and an H100 (BENCHMARKS.md section 17), "submit"
+ * cost the GPU more than the timestamps it saved, so it is not the default. */
 #define WGPROF_LAYER_CHAIN_ENV "WGPROF_LAYER_CHAIN"
 /* For measurement only: set to 1, the layer writes one timestamp before each row it would time
  * (each dispatch, each run of transfer work) and does nothing else: no names, no records, no

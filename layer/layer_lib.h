@@ -4,10 +4,10 @@
  * its own: before each vkCmdDispatch* of a command buffer, before each run of its transfer work
  * (copies, blits, buffer updates and fills, image clears, query copies) between two dispatches
  * or before the first, and once after the last (the chain: a row's time runs from the end of
- * the work before it to its own end). Where a batch of a submit holds several primary command
- * buffers (an implementation that records one a pass), their chains are one: the last row of
- * each ends at the next one's first timestamp, and the batch's at a tail, a command buffer of
- * the layer's added after it (layer_submit.c, WGPROF_LAYER_CHAIN_ENV in layer.h). A run of transfer work is a row of its own, named by the
+ * the work before it to its own end). With WGPROF_LAYER_CHAIN_ENV=submit (layer.h), where a
+ * batch of a submit holds several primary command buffers (an implementation that records one
+ * a pass), their chains are one: the last row of each ends at the next one's first timestamp,
+ * and the batch's at a tail, a command buffer of the layer's added after it (layer_submit.c). A run of transfer work is a row of its own, named by the
  * kinds it held in record's words ("(copy)", "(copy, clear)"), so that no dispatch's time holds
  * it; render-pass work is not told apart (it falls in the row it lies in), and the layer writes
  * no timestamp inside a render pass, where none of these commands may be. Debug labels

@@ -160,21 +160,36 @@ static uint32_t with_tails(const added *a, uint32_t s, const batch *b, VkCommand
     return n;
 }
 
+/* Puts a submit's batches in flight (`v1`, or `v2`: the form it came in), its fence and the
+ * timeline values it signals kept; the tails to add in `a`; the command buffers it holds. */
+static size_t submitted(wgprof_layer_device *d, VkQueue queue, VkFence fence, uint32_t count, const VkSubmitInfo *v1,
+                        const VkSubmitInfo2 *v2, added *a)
+{
+    uint64_t now = wgprof_cpu_now_ns();
+    uint32_t slot;
+    uint64_t seq = wgprof_layer_submit_begin(d, queue, fence, &slot);
+    size_t total = 0;
+    for (uint32_t s = 0; s < count; s++) {
+        batch b = v1 ? (batch){(const char *)v1[s].pCommandBuffers, sizeof(VkCommandBuffer), 0, v1[s].commandBufferCount}
+                     : (batch){(const char *)v2[s].pCommandBufferInfos, sizeof(VkCommandBufferSubmitInfo),
+                               offsetof(VkCommandBufferSubmitInfo, commandBuffer), v2[s].commandBufferInfoCount};
+        batch_submitted(d, &b, s, now, a, seq, slot);
+        if (v1) {
+            wgprof_layer_submit_signals(d, slot, seq, &v1[s]);
+        } else {
+            wgprof_layer_submit2_signals(d, slot, seq, &v2[s]);
+        }
+        total += b.count;
+    }
+    return total;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
                                                         VkFence fence)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(queue);
-    uint64_t now = wgprof_cpu_now_ns();
     added a = {.batches = count};
-    size_t total = 0;
-    uint32_t slot;
-    uint64_t seq = wgprof_layer_submit_begin(d, queue, fence, &slot);
-    for (uint32_t s = 0; s < count; s++) {
-        batch b = {(const char *)submits[s].pCommandBuffers, sizeof(VkCommandBuffer), 0, submits[s].commandBufferCount};
-        batch_submitted(d, &b, s, now, &a, seq, slot);
-        wgprof_layer_submit_signals(d, slot, seq, &submits[s]);
-        total += b.count;
-    }
+    size_t total = submitted(d, queue, fence, count, submits, NULL, &a);
     if (!a.count) {
         added_free(&a);
         return d->QueueSubmit(queue, count, submits, fence);
@@ -207,18 +222,8 @@ static VkResult submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2 *subm
                         PFN_vkQueueSubmit2 next)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(queue);
-    uint64_t now = wgprof_cpu_now_ns();
     added a = {.batches = count};
-    size_t total = 0;
-    const size_t stride = sizeof(VkCommandBufferSubmitInfo), offset = offsetof(VkCommandBufferSubmitInfo, commandBuffer);
-    uint32_t slot;
-    uint64_t seq = wgprof_layer_submit_begin(d, queue, fence, &slot);
-    for (uint32_t s = 0; s < count; s++) {
-        batch b = {(const char *)submits[s].pCommandBufferInfos, stride, offset, submits[s].commandBufferInfoCount};
-        batch_submitted(d, &b, s, now, &a, seq, slot);
-        wgprof_layer_submit2_signals(d, slot, seq, &submits[s]);
-        total += b.count;
-    }
+    size_t total = submitted(d, queue, fence, count, NULL, submits, &a);
     if (!a.count) {
         added_free(&a);
         return next(queue, count, submits, fence);
