@@ -274,8 +274,10 @@ static bool read_taken(wgprof_layer_cb *head, bool force, pool_read *cache, bool
     bool memory = t != NULL;
     bool complete = t && chain_ticks(head, n, force, cache, t, &memory);
     uint64_t now = wgprof_cpu_now_ns();
-    bool requeue = memory && !complete;
-    size_t dropped = memory ? 0 : wgprof_layer_chain_records(head);
+    /* Not all there, or no memory to read it: back in the list, unless its time is up (`force`:
+     * its records are dropped where they could not be read). */
+    bool requeue = !complete && !force;
+    size_t dropped = memory || requeue ? 0 : wgprof_layer_chain_records(head);
     bool added = false;
     if (complete) {
         size_t i = 0;
@@ -304,7 +306,7 @@ static bool read_taken(wgprof_layer_cb *head, bool force, pool_read *cache, bool
     if (deferred) {
         return true;
     }
-    if (complete || !memory) {
+    if (!requeue) {
         chains_reset(d, &head, 1);
     }
     pthread_mutex_lock(&d->lock);
