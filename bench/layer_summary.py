@@ -4,7 +4,7 @@
 Prints, from the raw files alone:
   1. timestamp_cost.json: the raw Vulkan program's GPU cost per timestamp (bracketed, chain,
      back to back), medians of its rounds;
-  2. phases-IMPL-{plain,layer,percb,compare}.json: the growth of bench_phases' `none` variants' GPU
+  2. phases-IMPL-{plain,layer,batch,compare}.json: the growth of bench_phases' `none` variants' GPU
      span under the layer (and under COMPARE's), per layer timestamp inside the span
      (TIMESTAMPS_IN_SPAN below), against the raw program's chain figure: the layer's GPU cost
      per timestamp and its ratio, and the host times (encode, submit, wait, wall) beside;
@@ -29,14 +29,16 @@ import sys
 # (33 dispatches): Dawn records a WebGPU command buffer as one Vulkan command buffer, each
 # dispatch gets one timestamp before it (the one after the last comes after the bracket's end);
 # wgpu-native records each pass in a Vulkan command buffer of its own, whose end the layer also
-# marks with a chain per command buffer (`percb`, and `compare` runs of a build before the chain
-# across a batch): two a dispatch. Chained across the batch (`layer`), one a dispatch, the tail
-# after the batch. Seen in the layer's own report of bench_phases on lavapipe (rows per command
-# buffer: 33 on Dawn; 1, in 33 buffers an execute, on wgpu-native).
-TIMESTAMPS_IN_SPAN = {"dawn": {"pass_per_dispatch": 33, "single_pass": 33},
-                      "wgpu-native": {"pass_per_dispatch": 33, "single_pass": 33}}
+# marks with a chain per command buffer (`layer`, the default, and `compare`): two a dispatch.
+# Chained across the batch (`batch`: WGPROF_LAYER_CHAIN=submit), one a dispatch, the tail after
+# the batch. Seen in the layer's own report of bench_phases on lavapipe (rows per command buffer:
+# 33 on Dawn; 1, in 33 buffers an execute, on wgpu-native). (The folders of section 17 were
+# written before the default changed: their `layer` was chained across the batch and `percb` per
+# command buffer; a folder with phases-*-percb.json is read so.)
 PER_CB_TIMESTAMPS_IN_SPAN = {"dawn": {"pass_per_dispatch": 33, "single_pass": 33},
                              "wgpu-native": {"pass_per_dispatch": 66, "single_pass": 33}}
+BATCH_TIMESTAMPS_IN_SPAN = {"dawn": {"pass_per_dispatch": 33, "single_pass": 33},
+                            "wgpu-native": {"pass_per_dispatch": 33, "single_pass": 33}}
 
 
 def load(folder, name):
@@ -62,18 +64,21 @@ def phases(folder, raw_chain):
     print("2. the layer's GPU cost per timestamp (bench_phases' `none` span, layer - plain):")
     for impl in ("wgpu-native", "dawn"):
         spans = {}
-        for which in ("plain", "layer", "percb", "compare"):
+        legacy = any(load(folder, "phases-%s-percb.json" % i) for i in ("wgpu-native", "dawn"))
+        kinds = ("layer", "percb", "compare") if legacy else ("layer", "batch", "compare")
+        for which in ("plain",) + kinds:
             path = load(folder, "phases-%s-%s.json" % (impl, which))
             for v in json.load(open(path))["variants"] if path else []:
                 if v["scheme"] == "none" and "gpu_span_us" in v:
                     spans.setdefault(v["layout"], {})[which] = (v["gpu_span_us"], v["median_us"])
         for layout, s in spans.items():
             print("   %-11s %-17s host, median us: plain %s" % (impl, layout, s["plain"][1]))
-            for which in ("layer", "percb", "compare"):
+            for which in kinds:
                 if which not in s:
                     continue
                 grow = s[which][0] - s["plain"][0]
-                n = (TIMESTAMPS_IN_SPAN if which == "layer" else PER_CB_TIMESTAMPS_IN_SPAN)[impl][layout]
+                chained = which == "batch" or (legacy and which == "layer")
+                n = (BATCH_TIMESTAMPS_IN_SPAN if chained else PER_CB_TIMESTAMPS_IN_SPAN)[impl][layout]
                 each = grow / n
                 ratio = " (%.2fx the raw chain's)" % (each / raw_chain) if raw_chain else ""
                 print("   %-11s %-17s %-7s span %.2f -> %.2f us: +%.2f us for %d timestamps: %.3f us each%s"
@@ -88,7 +93,9 @@ def times(folder):
     runs = {}  # (impl, config) -> {round: us a step}
     for line in open(path):
         f = line.split()
-        if len(f) >= 4 and f[3] not in ("", "0"):
+        # IMPL CONFIG ROUND STEP_US WALL_MS; a run that printed no step time (an older script
+        # left STEP_US empty, today's writes FAILED(status)) is left out.
+        if len(f) >= 5 and f[3] not in ("", "0"):
             try:
                 runs.setdefault((f[0], f[1]), {})[f[2]] = float(f[3])
             except ValueError:

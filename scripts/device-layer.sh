@@ -5,9 +5,9 @@
 #      dispatches with barriers; bracketed, one per dispatch, back to back);
 #   2. the demo's decode step as an unmodified program (`wgprof demo`, its own step times), on
 #      each implementation, in interleaved rounds: plain; under `record` (--via auto: the layer
-#      times, the webgpu.h library passes the names down; every dispatch timed, with the chain
-#      across a batch's command buffers and with a chain per command buffer
-#      (WGPROF_LAYER_CHAIN=command-buffer), --sample-every 10, and --sample-every 1000000: the
+#      times, the webgpu.h library passes the names down; every dispatch timed, with a chain
+#      per command buffer (the default) and with one across a batch's command buffers
+#      (WGPROF_LAYER_CHAIN=submit), --sample-every 10, and --sample-every 1000000: the
 #      hooks with one dispatch of each kernel timed); the layer for measurement only
 #      (WGPROF_LAYER_TIMESTAMPS_ONLY=1: a timestamp before each dispatch, nothing else); under the
 #      in-library graph profiler's chain;
@@ -15,8 +15,8 @@
 #      same program (layer-IMPL.json, graph-inside-IMPL.json, 200 steps: bench/layer_summary.py
 #      compares them);
 #   4. the layer's GPU cost per timestamp on each implementation: bench/bench_phases plain and
-#      under the layer, chained across batches and per command buffer
-#      (phases-IMPL-{plain,layer,percb}.json); its `none` variants' GPU span grows by
+#      under the layer, a chain per command buffer and one across a batch
+#      (phases-IMPL-{plain,layer,batch}.json); its `none` variants' GPU span grows by
 #      the layer's timestamps inside it (the layer's table of that run, in err.log, gives its
 #      rows);
 #   5. the layer's host cost per dispatch: bench/vk_record_cost plain and under the layer, PAIRS
@@ -59,7 +59,7 @@ for impl in wgpu-native dawn; do
   for rep in $(seq "$REPS"); do
     run "$impl plain $rep" "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer $rep" "$W" --webgpu $impl record -- "$W" --webgpu $impl "${demo[@]}"
-    run "$impl layer-per-cb $rep" env WGPROF_LAYER_CHAIN=command-buffer "$W" --webgpu $impl record -- \
+    run "$impl layer-batch-chain $rep" env WGPROF_LAYER_CHAIN=submit "$W" --webgpu $impl record -- \
       "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer-minimal $rep" env VK_ADD_LAYER_PATH="$root/.device/build/layer" \
       VK_INSTANCE_LAYERS=VK_LAYER_WGPROF_timing WGPROF_LAYER_TIMESTAMPS_ONLY=1 "$W" --webgpu $impl "${demo[@]}"
@@ -79,8 +79,8 @@ for impl in wgpu-native dawn; do
   WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-plain.json 2>>err.log
   "$W" --webgpu $impl record --via vulkan -- \
     env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-layer.json 2>>err.log
-  WGPROF_LAYER_CHAIN=command-buffer "$W" --webgpu $impl record --via vulkan -- \
-    env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-percb.json 2>>err.log
+  WGPROF_LAYER_CHAIN=submit "$W" --webgpu $impl record --via vulkan -- \
+    env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-batch.json 2>>err.log
   if [ -n "${COMPARE:-}" ]; then
     "$COMPARE/cli/wgprof" --webgpu $impl record --via vulkan -- \
       env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-compare.json 2>>err.log
