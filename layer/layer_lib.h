@@ -27,8 +27,8 @@
  * Files, from the bottom: layer_map.c (handle maps), layer_spirv.c (entry points, workgroup
  * sizes and a hash from SPIR-V), layer_registry.c (the maps, the devices by dispatch key, the
  * settings), layer_output.c (the results folder), layer_blocks.c (query blocks), layer_tail.c
- * (the tails), layer_queue.c (readback, the reader, waits), layer_submit.c (submits, chains
- * across a batch), layer_commands.c (command buffers, pipelines, names, transfer work, labels),
+ * (the tails), layer_queue.c (readback, the reader), layer_retire.c (the program's waits: what
+ * is done), layer_submit.c (submits, chains across a batch), layer_commands.c (command buffers, pipelines, names, transfer work, labels),
  * layer_dispatch.c (instances, devices, the loader's interface: it hands out the others' hooks).
  *
  * Threads: a command buffer and its pool are used by one thread at a time (Vulkan's external
