@@ -160,25 +160,37 @@ static uint32_t with_tails(const added *a, uint32_t s, const batch *b, VkCommand
     return n;
 }
 
-/* Puts a submit's batches in flight (`v1`, or `v2`: the form it came in), its fence and the
- * timeline values it signals kept; the tails to add in `a`; the command buffers it holds. */
-static size_t submitted(wgprof_layer_device *d, VkQueue queue, VkFence fence, uint32_t count, const VkSubmitInfo *v1,
-                        const VkSubmitInfo2 *v2, added *a)
+/* Batch `s` of a submit of either form: its command buffers, and the timeline values it signals
+ * kept as submit `seq` of queue `slot`. */
+typedef batch (*batch_of)(wgprof_layer_device *d, const void *submits, uint32_t s, uint32_t slot, uint64_t seq);
+
+static batch batch_of_v1(wgprof_layer_device *d, const void *submits, uint32_t s, uint32_t slot, uint64_t seq)
+{
+    const VkSubmitInfo *v = (const VkSubmitInfo *)submits + s;
+    wgprof_layer_submit_signals(d, slot, seq, v);
+    return (batch){(const char *)v->pCommandBuffers, sizeof(VkCommandBuffer), 0, v->commandBufferCount};
+}
+
+static batch batch_of_v2(wgprof_layer_device *d, const void *submits, uint32_t s, uint32_t slot, uint64_t seq)
+{
+    const VkSubmitInfo2 *v = (const VkSubmitInfo2 *)submits + s;
+    wgprof_layer_submit2_signals(d, slot, seq, v);
+    return (batch){(const char *)v->pCommandBufferInfos, sizeof(VkCommandBufferSubmitInfo),
+                   offsetof(VkCommandBufferSubmitInfo, commandBuffer), v->commandBufferInfoCount};
+}
+
+/* Puts a submit's `count` batches in flight (`of` reads them in the form they came in), its
+ * fence kept; the tails to add in `a`; the command buffers it holds. */
+static size_t submitted(wgprof_layer_device *d, VkQueue queue, VkFence fence, uint32_t count, const void *submits,
+                        batch_of of, added *a)
 {
     uint64_t now = wgprof_cpu_now_ns();
     uint32_t slot;
     uint64_t seq = wgprof_layer_submit_begin(d, queue, fence, &slot);
     size_t total = 0;
     for (uint32_t s = 0; s < count; s++) {
-        batch b = v1 ? (batch){(const char *)v1[s].pCommandBuffers, sizeof(VkCommandBuffer), 0, v1[s].commandBufferCount}
-                     : (batch){(const char *)v2[s].pCommandBufferInfos, sizeof(VkCommandBufferSubmitInfo),
-                               offsetof(VkCommandBufferSubmitInfo, commandBuffer), v2[s].commandBufferInfoCount};
+        batch b = of(d, submits, s, slot, seq);
         batch_submitted(d, &b, s, now, a, seq, slot);
-        if (v1) {
-            wgprof_layer_submit_signals(d, slot, seq, &v1[s]);
-        } else {
-            wgprof_layer_submit2_signals(d, slot, seq, &v2[s]);
-        }
         total += b.count;
     }
     return total;
@@ -189,7 +201,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueSubmit(VkQueue queue, uint32_t 
 {
     wgprof_layer_device *d = wgprof_layer_device_of(queue);
     added a = {.batches = count};
-    size_t total = submitted(d, queue, fence, count, submits, NULL, &a);
+    size_t total = submitted(d, queue, fence, count, submits, batch_of_v1, &a);
     if (!a.count) {
         added_free(&a);
         return d->QueueSubmit(queue, count, submits, fence);
@@ -223,7 +235,7 @@ static VkResult submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2 *subm
 {
     wgprof_layer_device *d = wgprof_layer_device_of(queue);
     added a = {.batches = count};
-    size_t total = submitted(d, queue, fence, count, NULL, submits, &a);
+    size_t total = submitted(d, queue, fence, count, submits, batch_of_v2, &a);
     if (!a.count) {
         added_free(&a);
         return next(queue, count, submits, fence);
