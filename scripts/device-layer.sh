@@ -8,7 +8,8 @@
 #      times, the webgpu.h library passes the names down; every dispatch timed, with a chain
 #      per command buffer (the default) and with one across a batch's command buffers
 #      (WGPROF_LAYER_CHAIN=submit), --sample-every 10, and --sample-every 1000000: the
-#      hooks with one dispatch of each kernel timed); the layer for measurement only
+#      hooks with one dispatch of each kernel timed); `record --via vulkan` (the layer without
+#      record's preload library: names from the SPIR-V); the layer for measurement only
 #      (WGPROF_LAYER_TIMESTAMPS_ONLY=1: a timestamp before each dispatch, nothing else); under the
 #      in-library graph profiler's chain;
 #   3. per-kernel medians: the layer's report and the graph profiler's `inside` strategy on the
@@ -41,10 +42,16 @@ nvidia-smi -L
 echo "vk_timestamp_cost: exit $?"
 now() { date +%s%N; }
 # run LABEL CMD...: "LABEL STEP_US WALL_MS" from the program's steps line and the wall time.
+# IMPLS, CONFIGS (the demo's configurations of step 2, by name) and DEMO_ONLY=1 (step 2 alone)
+# narrow a run to what a question needs.
+IMPLS=${IMPLS:-wgpu-native dawn}
+CONFIGS=${CONFIGS:-plain layer layer-via-vulkan layer-batch-chain layer-minimal layer-sample10 layer-untimed layer-compare graph-chain}
 # A run that fails, or prints no steps line, says FAILED (exit status) where its step time goes.
 run() {
-  local label=$1 t0 t1 out status step
+  local label=$1 t0 t1 out status step config
   shift
+  config="$(echo "$label" | cut -d' ' -f2)"
+  [[ " $CONFIGS " == *" $config "* ]] || return 0
   t0=$(now)
   out=$("$@" 2>>err.log)
   status=$?
@@ -54,11 +61,12 @@ run() {
   echo "$label $step $(( (t1 - t0) / 1000000 ))"
 }
 demo=(demo --warmup 50 --iterations "$STEPS")
-for impl in wgpu-native dawn; do
+for impl in $IMPLS; do
   "$W" --webgpu $impl info | head -4
   for rep in $(seq "$REPS"); do
     run "$impl plain $rep" "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer $rep" "$W" --webgpu $impl record -- "$W" --webgpu $impl "${demo[@]}"
+    run "$impl layer-via-vulkan $rep" "$W" --webgpu $impl record --via vulkan -- "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer-batch-chain $rep" env WGPROF_LAYER_CHAIN=submit "$W" --webgpu $impl record -- \
       "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer-minimal $rep" env VK_ADD_LAYER_PATH="$root/.device/build/layer" \
@@ -72,6 +80,7 @@ for impl in wgpu-native dawn; do
     fi
     run "$impl graph-chain $rep" env WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY=chain "$W" --webgpu $impl "${demo[@]}" --quiet
   done | tee -a times.txt
+  [ "${DEMO_ONLY:-0}" = 1 ] && continue
   "$W" --webgpu $impl record --json layer-$impl.json -- "$W" --webgpu $impl demo --warmup 20 \
     --iterations 200 >/dev/null 2>>err.log
   WEBGPU_TIMESTAMP_QUERY=1 WGPROF_STRATEGY=inside "$W" --webgpu $impl demo --warmup 20 --iterations 200 --quiet \
@@ -87,6 +96,7 @@ for impl in wgpu-native dawn; do
   fi
   ls -la layer-$impl.json graph-inside-$impl.json phases-*-$impl.json
 done
+[ "${DEMO_ONLY:-0}" = 1 ] && PAIRS=0
 for pair in $(seq "${PAIRS:-5}"); do
   for how in plain layer; do
     cmd=("$root/.device/build/bench/vk_record_cost" 11 --dispatches 10000)
