@@ -505,18 +505,10 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_FreeCommandBuffers(VkDevice device, VkCo
     d->FreeCommandBuffers(device, pool, count, cbs);
 }
 
-static wgprof_layer_cb *cb_of(VkCommandBuffer handle)
-{
-    wgprof_layer_lock();
-    wgprof_layer_cb *cb = wgprof_layer_map_get(&wgprof_layer_cbs, KEY(handle));
-    wgprof_layer_unlock();
-    return cb;
-}
-
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_BeginCommandBuffer(VkCommandBuffer handle, const VkCommandBufferBeginInfo *info)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    wgprof_layer_cb *cb = cb_of(handle);
+    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
     if (cb) {
         wgprof_layer_cb_release(cb);
         const wgprof_layer_settings *settings = wgprof_layer_settings_get();
@@ -623,7 +615,7 @@ static void close_work(wgprof_layer_cb *cb)
 /* Transfer work of `kind` comes next: a run of it begins here where none is open. */
 static wgprof_layer_device *before_work(VkCommandBuffer handle, unsigned kind)
 {
-    wgprof_layer_cb *cb = cb_of(handle);
+    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
     if (!cb) {
         return wgprof_layer_device_of(handle);
     }
@@ -725,7 +717,7 @@ static bool labels_are_scopes(const wgprof_layer_device *d)
 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuffer handle, const VkDebugUtilsLabelEXT *info)
 {
-    wgprof_layer_cb *cb = cb_of(handle);
+    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
     wgprof_layer_device *d = cb ? cb->device : wgprof_layer_device_of(handle);
     if (cb && labels_are_scopes(d)) {
         label_mark(cb, info && info->pLabelName ? info->pLabelName : "");
@@ -735,7 +727,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuff
 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer handle)
 {
-    wgprof_layer_cb *cb = cb_of(handle);
+    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
     wgprof_layer_device *d = cb ? cb->device : wgprof_layer_device_of(handle);
     if (cb && labels_are_scopes(d)) {
         label_mark(cb, NULL);
@@ -823,7 +815,7 @@ static bool sampled_dispatch(wgprof_layer_cb *cb)
  * dispatch (one lookup: the command buffer's state knows its device). */
 static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z, bool indirect)
 {
-    wgprof_layer_cb *cb = cb_of(handle);
+    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
     if (!cb) {
         return wgprof_layer_device_of(handle);
     }
@@ -877,7 +869,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindPipeline(VkCommandBuffer handle, 
 {
     wgprof_layer_device *d = wgprof_layer_device_of(handle);
     if (point == VK_PIPELINE_BIND_POINT_COMPUTE) {
-        wgprof_layer_cb *cb = cb_of(handle);
+        wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
         if (cb) {
             wgprof_layer_lock();
             cb->bound = wgprof_layer_map_get(&wgprof_layer_pipelines, KEY(pipeline));
@@ -891,7 +883,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindShadersEXT(VkCommandBuffer handle
                                                           const VkShaderStageFlagBits *stages, const VkShaderEXT *shaders)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    wgprof_layer_cb *cb = cb_of(handle);
+    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
     for (uint32_t i = 0; cb && i < count; i++) {
         if (stages[i] == VK_SHADER_STAGE_COMPUTE_BIT) {
             /* NULL shaders, or a null one: the stage unbound. */
@@ -927,7 +919,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer handl
                                                            const VkCommandBuffer *secondaries)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    wgprof_layer_cb *cb = cb_of(handle);
+    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
     /* The row before ends here: what the secondaries do is theirs to time (a gap follows). */
     if (cb && !cb->untimed && cb->count && !wgprof_layer_is_gap(cb->sites[cb->count - 1])) {
         if (cb->work_kinds) {
@@ -938,7 +930,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer handl
         }
     }
     for (uint32_t i = 0; cb && i < count; i++) {
-        wgprof_layer_cb *child = cb_of(secondaries[i]);
+        wgprof_layer_cb *child = wgprof_layer_cb_of(secondaries[i]);
         if (!child) {
             continue;
         }
@@ -959,7 +951,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer handl
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_EndCommandBuffer(VkCommandBuffer handle)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    wgprof_layer_cb *cb = cb_of(handle);
+    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
     if (cb && cb->work_kinds && wgprof_layer_settings_get()->timestamps_only) {
         cb->work_kinds = 0; /* no rows: timestamps only */
     } else if (cb && cb->work_kinds) {
@@ -987,7 +979,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_EndCommandBuffer(VkCommandBuffer han
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_ResetCommandBuffer(VkCommandBuffer handle, VkCommandBufferResetFlags flags)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    wgprof_layer_cb *cb = cb_of(handle);
+    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
     if (cb) {
         wgprof_layer_cb_release(cb);
     }

@@ -353,6 +353,9 @@ extern wgprof_layer_map wgprof_layer_shaders;   /* VkShaderEXT (compute) -> wgpr
 extern wgprof_layer_map wgprof_layer_modules;   /* VkShaderModule -> wgprof_layer_module */
 extern wgprof_layer_map wgprof_layer_pools;     /* VkCommandPool -> queue family + 1 */
 
+/* The layer's state of a program's command buffer (NULL: none kept). */
+wgprof_layer_cb *wgprof_layer_cb_of(VkCommandBuffer handle);
+
 /* ---- layer_commands.c ---- */
 
 typedef struct wgprof_layer_pipeline {

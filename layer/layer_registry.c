@@ -34,6 +34,14 @@ wgprof_layer_device *wgprof_layer_device_of(const void *dispatchable)
     return d;
 }
 
+wgprof_layer_cb *wgprof_layer_cb_of(VkCommandBuffer handle)
+{
+    wgprof_layer_lock();
+    wgprof_layer_cb *cb = wgprof_layer_map_get(&wgprof_layer_cbs, (uint64_t)(uintptr_t)handle);
+    wgprof_layer_unlock();
+    return cb;
+}
+
 wgprof_layer_instance *wgprof_layer_instance_of(const void *dispatchable)
 {
     wgprof_layer_lock();

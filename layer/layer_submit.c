@@ -43,14 +43,6 @@ static void children_submitted(wgprof_layer_cb *cb, uint64_t now, uint64_t seq, 
     }
 }
 
-static wgprof_layer_cb *cb_of(VkCommandBuffer handle)
-{
-    wgprof_layer_lock();
-    wgprof_layer_cb *cb = wgprof_layer_map_get(&wgprof_layer_cbs, (uint64_t)(uintptr_t)handle);
-    wgprof_layer_unlock();
-    return cb;
-}
-
 /* The command buffers of one batch, as either form of submit lists them. */
 typedef struct batch {
     const char *items;
@@ -99,7 +91,7 @@ static void batch_submitted(wgprof_layer_device *d, const batch *b, uint32_t s, 
     wgprof_layer_cb *head = NULL, *last = NULL; /* the chain being made */
     unsigned timed = 0;
     for (uint32_t i = 0; i < b->count; i++) {
-        wgprof_layer_cb *cb = cb_of(batch_cb(b, i));
+        wgprof_layer_cb *cb = wgprof_layer_cb_of(batch_cb(b, i));
         bool rows = cb && cb->count > 0;
         if (cb) {
             children_submitted(cb, now, seq, slot);
@@ -132,8 +124,9 @@ static void batch_submitted(wgprof_layer_device *d, const batch *b, uint32_t s, 
         add_tail(d, last, a, s, b, b->count - 1);
         wgprof_layer_in_flight_put(head, now, seq, slot);
     }
-    /* The next recordings' chains stay open where batches hold several timed command buffers. */
-    if (timed) {
+    /* The next recordings' chains stay open where batches hold several timed command buffers
+     * (only asked where the chain may run across a batch). */
+    if (timed && !wgprof_layer_settings_get()->chain_per_cb) {
         atomic_store_explicit(&d->chain_open, timed >= 2, memory_order_relaxed);
     }
 }
