@@ -25,8 +25,9 @@
  * "submit" at the next command buffer's first timestamp in the same batch of a submit, or at a
  * timestamp of the layer's own after the batch's last (a command buffer of the layer's added to
  * the batch), which saves one timestamp a command buffer where an implementation records one
- * a pass (wgpu-native). Measured on an H200 and an H100 (BENCHMARKS.md section 17), "submit"
- * cost the GPU more than the timestamps it saved, so it is not the default. */
+ * a pass (wgpu-native); a command buffer between them with no row and no work left untimed
+ * (wgpu-native's of barriers before each pass) leaves the chain open. Not the default until
+ * measured on a GPU so (BENCHMARKS.md sections 17 and 18). */
 #define WGPROF_LAYER_CHAIN_ENV "WGPROF_LAYER_CHAIN"
 /* For measurement only: set to 1, the layer writes one timestamp before each row it would time
  * (each dispatch, each run of transfer work) and does nothing else: no names, no records, no

@@ -387,6 +387,7 @@ void wgprof_layer_cb_release(wgprof_layer_cb *cb)
     cb->child_count = 0;
     cb->bound = NULL;
     cb->timed_any = false;
+    cb->holds_untimed = false;
     cb->cached_valid = false;
     cb->broken = false;
     cb->work_kinds = 0;
@@ -627,11 +628,14 @@ static wgprof_layer_device *before_work(VkCommandBuffer handle, unsigned kind)
     } else if (cb->work_timed) {
         if (!cb->work_kinds) {
             if (!open_row(cb, (wgprof_site){0, 0})) { /* a site the pool refuses, until close_work's */
+                cb->holds_untimed = true;
                 return cb->device;
             }
             cb->work_row = cb->count - 1;
         }
         cb->work_kinds |= 1u << kind;
+    } else {
+        cb->holds_untimed = true;
     }
     return cb->device;
 }
@@ -831,6 +835,7 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
     take_scopes(cb);
     if (cb->untimed) {
         atomic_fetch_add_explicit(cb->untimed_count, 1, memory_order_relaxed);
+        cb->holds_untimed = true;
         return d;
     }
     if (cb->work_kinds) {
@@ -839,6 +844,7 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
     if (!sampled_dispatch(cb)) {
         /* Not this one: the row before ends here, and a gap runs to the next row. */
         atomic_fetch_add_explicit(&d->untimed_sampled, 1, memory_order_relaxed);
+        cb->holds_untimed = true;
         if (cb->count && !wgprof_layer_is_gap(cb->sites[cb->count - 1]) && open_row(cb, WGPROF_LAYER_GAP)) {
             cb->gaps++;
         }
@@ -858,9 +864,12 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
         cb->cached_counts[2] = z;
         cb->cached_site = site;
     } else {
+        cb->holds_untimed = true;
         return d;
     }
-    open_row(cb, site);
+    if (!open_row(cb, site)) {
+        cb->holds_untimed = true;
+    }
     return d;
 }
 

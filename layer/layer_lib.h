@@ -388,6 +388,7 @@ struct wgprof_layer_cb {
                                        no timestamps) */
     bool work_timed; /* the program's transfer work is timed in it (its queue family allows) */
     bool timed_any; /* a timestamp was written in this recording */
+    bool holds_untimed; /* a dispatch or transfer work recorded in it has no row of its own */
     bool broken;   /* a row got no site: the recording's rows are dropped at its end */
     const wgprof_layer_pipeline *bound;
     wgprof_layer_block *blocks;

@@ -5,7 +5,10 @@
  * next one's first timestamp, and the last one's at a tail of the layer's (layer_tail.c) added to
  * the batch right after it. A batch is the place for it: its command buffers run one after the
  * other with nothing to wait for between them, so the time from one's last timestamp to the
- * next's first is the last row's; between batches there may be semaphore waits.
+ * next's first is the last row's; between batches there may be semaphore waits. A command
+ * buffer between two with rows that holds none, and no work of the program's left untimed (only
+ * barriers, as wgpu-native records before each pass, or render work, which falls in the row it
+ * lies in inside one command buffer too), does not end the chain: its time is the row's before.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -82,9 +85,17 @@ static void add_tail(wgprof_layer_device *d, wgprof_layer_cb *last, added *a, ui
     }
 }
 
+/* Whether a chain runs on across `cb`, a command buffer without rows: one the layer saw recorded,
+ * a primary that executes no secondary and holds no dispatch or transfer work without a row. */
+static bool passes_through(const wgprof_layer_cb *cb)
+{
+    return cb && cb->primary && !cb->holds_untimed && cb->child_count == 0 && !cb->broken;
+}
+
 /* Puts batch `s`'s command buffers in flight as submit `seq` of queue `slot`, an open one chained to the next where that one's
  * first timestamp comes before anything it does (a timed primary that executes no secondary),
- * else ended by a tail (`a`). */
+ * else ended by a tail (`a`); command buffers between them that the chain passes through
+ * (passes_through) leave it open. */
 static void batch_submitted(wgprof_layer_device *d, const batch *b, uint32_t s, uint64_t now, added *a, uint64_t seq,
                             uint32_t slot)
 {
@@ -98,6 +109,8 @@ static void batch_submitted(wgprof_layer_device *d, const batch *b, uint32_t s, 
         }
         if (rows) {
             previous_read(cb);
+        } else if (last && last->open_end && passes_through(cb)) {
+            continue;
         }
         timed += rows;
         bool joins = last && last->open_end && rows && cb->child_count == 0 && cb->ticks > 0;

@@ -422,7 +422,9 @@ fi
 # The test layer below wgprof's counts the timestamps submitted. Per command buffer
 # (WGPROF_LAYER_CHAIN=command-buffer, the default) each of the 2 a step holds 2: 4 a step. Across
 # the batch (WGPROF_LAYER_CHAIN=submit), once a batch of two timed command buffers was seen: one before each dispatch
-# and one in the tail after the batch, 3 a step (the first step's 4, recorded before any batch).
+# and one in the tail after the batch, 3 a step (the first step's 4, recorded before any batch);
+# batch2's command buffer of a barrier alone between the two does not break the chain: each later
+# batch is "1 0 1 1" (the test layer's timestamps per command buffer, the tail last).
 # Both reports hold the same records, every one valid; across the batch, each later step's
 # scale ends where its fold begins (the same tick).
 test_layer_dir="$(cd "$2" && pwd)"
@@ -435,7 +437,7 @@ for mode in batch batch2; do
     setting=(WGPROF_LAYER_CHAIN="$chain")
     [ "$chain" = command-buffer ] && setting=(-u WGPROF_LAYER_CHAIN)
     env "${setting[@]}" VK_ADD_LAYER_PATH="$test_layer_dir" VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_WGPROF_test_period" \
-      WGPROF_TEST_COUNT_TIMESTAMPS=1 "$wgprof" record --via vulkan \
+      WGPROF_TEST_COUNT_TIMESTAMPS=1 WGPROF_TEST_LOG_BATCHES=1 "$wgprof" record --via vulkan \
       --json "$mode-$chain.json" -- "$app" "$mode" "$chain_steps" >"$mode-$chain.out" 2>"$mode-$chain.err"
     status=$?
     [ "$status" -eq 0 ] && cmp -s "$mode-chain.plain.out" "$mode-$chain.out" && ok \
@@ -446,6 +448,11 @@ for mode in batch batch2; do
   want_submit=$((4 + 3 * (chain_steps - 1))) want_cb=$((4 * chain_steps))
   grep -qx "test layer: $want_submit timestamps submitted" "$mode-submit.err" && ok \
     || bad "vk_compute $mode, chained across the batch: want $want_submit timestamps submitted: $(grep 'test layer' "$mode-submit.err")"
+  if [ "$mode" = batch2 ]; then
+    [ "$(grep '^test layer: batch' "$mode-submit.err" | tail -n +2 | sort | uniq -c | sed 's/^ *//')" = \
+      "$((chain_steps - 1)) test layer: batch 1 0 1 1" ] && ok \
+      || bad "vk_compute batch2, chained across the batch: want each later batch '1 0 1 1': $(grep '^test layer: batch' "$mode-submit.err" | head -n 3)"
+  fi
   grep -qx "test layer: $want_cb timestamps submitted" "$mode-command-buffer.err" && ok \
     || bad "vk_compute $mode, a chain per command buffer (the default): want $want_cb timestamps submitted: $(grep 'test layer' "$mode-command-buffer.err")"
   python3 - "$mode-submit.json" "$mode-command-buffer.json" "$chain_steps" <<'PY' >"$mode-chain.check" 2>&1 && ok \
@@ -466,6 +473,23 @@ if joined != steps - 1:
     sys.exit(f"across the batch: {joined} of the {steps - 1} later steps' scale end at their fold's first tick")
 PY
 done
+# A command buffer that holds a dispatch left untimed (--sample-every 2 by kernel: batch2's
+# middle one dispatches scale again, every other scale timed) ends the chain before it: in the
+# even steps, scale's chain ends at a tail right after it ("1 1 0 0": scale, the tail, the middle,
+# fold untimed), never after the untimed work; the odd steps' batches are closed chains ("2 0 2",
+# the batch before held one timed command buffer). Every record valid, the output as plain.
+if [ -f batch2.plain.out ] && grep -q '^checksum ' batch2.plain.out; then
+  "$app" batch2 "$chain_steps" --middle-dispatch >middle.plain.out 2>/dev/null
+  WGPROF_LAYER_CHAIN=submit VK_ADD_LAYER_PATH="$test_layer_dir" VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_WGPROF_test_period" \
+    WGPROF_TEST_COUNT_TIMESTAMPS=1 WGPROF_TEST_LOG_BATCHES=1 "$wgprof" record --via vulkan --sample-every 2 \
+    --json middle.json -- "$app" batch2 "$chain_steps" --middle-dispatch >middle.out 2>middle.err
+  status=$?
+  batches="$(grep '^test layer: batch' middle.err | sed 's/^test layer: batch //' | tr '\n' '/')"
+  valid="$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["dispatches"]; print(len(d), all(x["valid"] for x in d))' middle.json 2>&1)"
+  [ "$status" -eq 0 ] && cmp -s middle.plain.out middle.out && [ "$batches" = "2 0 2/1 1 0 0/2 0 2/1 1 0 0/2 0 2/1 1 0 0/" ] \
+    && [ "$valid" = "9 True" ] && ok \
+    || bad "vk_compute batch2 --middle-dispatch, --sample-every 2 across the batch: exit $status, batches [$batches] want [2 0 2/1 1 0 0/...], records: $valid (want 9 True)"
+fi
 # Timestamps only: one before each row the layer would time (each dispatch, each run of the
 # program's own transfer work: the rows its manifest counts), nothing else, no file.
 for mode in batch work; do

@@ -8,7 +8,9 @@
  * a layer's above it), and prints `test layer: N timestamps submitted` on stderr at exit; and
  * the queries a host reset (vkResetQueryPool) reached while written by a submit the program had
  * not yet waited for (its fence waited for or found signalled, its queue or the device idle):
- * `test layer: M queries reset before the program waited for their submit`.
+ * `test layer: M queries reset before the program waited for their submit`. With
+ * WGPROF_TEST_LOG_BATCHES set too, each batch submitted as it comes: `test layer: batch T1 T2 ...`,
+ * the timestamps of each of its command buffers in their order (a layer's added ones among them).
  * Everything else it passes through. One instance and one device at a time, as the test's
  * program makes them.
  */
@@ -112,6 +114,16 @@ static VKAPI_ATTR void VKAPI_CALL CmdWriteTimestamp(VkCommandBuffer cb, VkPipeli
     g_next_write_timestamp(cb, stage, pool, query);
 }
 
+/* The timestamps of each command buffer of a batch, appended to `line` (of `size`). */
+static void log_cb(char *line, size_t size, VkCommandBuffer cb)
+{
+    pthread_mutex_lock(&g_lock);
+    cb_entry *e = entry_of(cb);
+    size_t n = strlen(line);
+    snprintf(line + n, size - n, " %lu", e ? e->timestamps : 0ul);
+    pthread_mutex_unlock(&g_lock);
+}
+
 static void count_submitted(VkCommandBuffer cb, VkFence fence)
 {
     pthread_mutex_lock(&g_lock);
@@ -145,8 +157,13 @@ static VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count,
                                                   VkFence fence)
 {
     for (uint32_t s = 0; s < count; s++) {
+        char line[1024] = "";
         for (uint32_t i = 0; i < submits[s].commandBufferCount; i++) {
             count_submitted(submits[s].pCommandBuffers[i], fence);
+            log_cb(line, sizeof line, submits[s].pCommandBuffers[i]);
+        }
+        if (getenv("WGPROF_TEST_LOG_BATCHES")) {
+            fprintf(stderr, "test layer: batch%s\n", line);
         }
     }
     return g_next_submit(queue, count, submits, fence);
@@ -156,8 +173,13 @@ static VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count
                                                    VkFence fence)
 {
     for (uint32_t s = 0; s < count; s++) {
+        char line[1024] = "";
         for (uint32_t i = 0; i < submits[s].commandBufferInfoCount; i++) {
             count_submitted(submits[s].pCommandBufferInfos[i].commandBuffer, fence);
+            log_cb(line, sizeof line, submits[s].pCommandBufferInfos[i].commandBuffer);
+        }
+        if (getenv("WGPROF_TEST_LOG_BATCHES")) {
+            fprintf(stderr, "test layer: batch%s\n", line);
         }
     }
     return g_next_submit2(queue, count, submits, fence);

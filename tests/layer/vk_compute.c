@@ -6,7 +6,7 @@
  * barrier between them, STEPS times, each step submitted with a fence and waited for; then it
  * reads the buffer back, checks it against the same arithmetic on the CPU and prints a checksum.
  *
- * Usage: vk_compute MODE [STEPS] [--debug-utils] [--split-labels] [--end HOW]
+ * Usage: vk_compute MODE [STEPS] [--debug-utils] [--split-labels] [--middle-dispatch] [--end HOW]
  *   basic      a command buffer allocated, recorded and freed per step
  *   names      basic, with the pipelines named `scaler` and `folder` through
  *              vkSetDebugUtilsObjectNameEXT (needs VK_EXT_debug_utils: else exit 77)
@@ -25,7 +25,9 @@
  *   batch      each step's scale and fold in a command buffer each (one dispatch each, as
  *              an implementation that records a command buffer a pass has them), submitted
  *              together in one batch; batch2 the same through vkQueueSubmit2 (a Vulkan 1.3
- *              device: else exit 77)
+ *              device: else exit 77), with a command buffer of a barrier alone between them
+ *              (as wgpu-native records one before each pass); with --middle-dispatch, that one
+ *              also dispatches scale once more after its barrier
  *   pipelined  basic with two steps in flight: each submitted with a fence of its own, then,
  *              20 ms later (its work long done), the step before it waited for
  *   objects    basic with compute shader objects bound instead of pipelines
@@ -489,10 +491,14 @@ static VkPipeline create_pipeline(app *a, VkShaderModule *module, const uint32_t
 }
 
 /* What the shaders do, on the CPU. */
+static bool g_middle_dispatch; /* batch2: the middle command buffer dispatches scale too */
+
 static void step_on_cpu(uint32_t *v)
 {
-    for (uint32_t i = 0; i < ELEMENTS; i++) {
-        v[i] = v[i] * 3u + 1u;
+    for (unsigned k = 0; k < (g_middle_dispatch ? 2u : 1u); k++) {
+        for (uint32_t i = 0; i < ELEMENTS; i++) {
+            v[i] = v[i] * 3u + 1u;
+        }
     }
     for (uint32_t i = 0; i < ELEMENTS; i++) {
         v[i] ^= (v[i] >> 7) + i;
@@ -680,7 +686,8 @@ static void run_steps(const app *a, mode m, unsigned steps)
     }
     if (m == MODE_BATCH || m == MODE_BATCH2) {
         for (unsigned s = 0; s < steps; s++) {
-            VkCommandBuffer cbs[2] = {allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY),
+            VkCommandBuffer cbs[3] = {allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY),
+                                      allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY),
                                       allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY)};
             begin(cbs[0], VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
             vkCmdBindDescriptorSets(cbs[0], VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
@@ -693,11 +700,23 @@ static void run_steps(const app *a, mode m, unsigned steps)
             record_fold(a, cbs[1], DISPATCH_DIRECT);
             VK_CHECK(vkEndCommandBuffer(cbs[1]));
             if (m == MODE_BATCH2) {
-                VkCommandBufferSubmitInfo infos[2] = {
+                begin(cbs[2], VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+                barrier(cbs[2], a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                if (g_middle_dispatch) {
+                    vkCmdBindDescriptorSets(cbs[2], VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
+                    bind_kernel(a, cbs[2], 0);
+                    dispatch(a, cbs[2], DISPATCH_DIRECT, scale_groups, 0);
+                    barrier(cbs[2], a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                }
+                VK_CHECK(vkEndCommandBuffer(cbs[2]));
+                VkCommandBufferSubmitInfo infos[3] = {
                     {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cbs[0]},
+                    {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cbs[2]},
                     {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cbs[1]}};
                 VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
-                                    .commandBufferInfoCount = 2,
+                                    .commandBufferInfoCount = 3,
                                     .pCommandBufferInfos = infos};
                 VK_CHECK(vkQueueSubmit2(a->queue, 1, &si, a->fence));
             } else {
@@ -706,7 +725,7 @@ static void run_steps(const app *a, mode m, unsigned steps)
             }
             VK_CHECK(vkWaitForFences(a->device, 1, &a->fence, VK_TRUE, UINT64_MAX));
             VK_CHECK(vkResetFences(a->device, 1, &a->fence));
-            vkFreeCommandBuffers(a->device, a->pool, 2, cbs);
+            vkFreeCommandBuffers(a->device, a->pool, 3, cbs);
         }
         return;
     }
@@ -770,11 +789,12 @@ static void print_manifest(mode m, unsigned steps)
     const char *entry[2] = {"scale", "fold"};
     const uint32_t *groups[2] = {scale_groups, fold_groups};
     for (int k = 0; k < 2; k++) {
+        unsigned n = k == 0 && g_middle_dispatch ? 2 * steps : steps;
         if (m == MODE_INDIRECT) {
-            printf("manifest %s:%s (indirect) %u\n", label[k], entry[k], steps);
+            printf("manifest %s:%s (indirect) %u\n", label[k], entry[k], n);
         } else {
-            printf("manifest %s:%s %u\n", label[k], entry[k], steps);
-            printf("workgroups %s:%s %u %u %u %u\n", label[k], entry[k], groups[k][0], groups[k][1], groups[k][2], steps);
+            printf("manifest %s:%s %u\n", label[k], entry[k], n);
+            printf("workgroups %s:%s %u %u %u %u\n", label[k], entry[k], groups[k][0], groups[k][1], groups[k][2], n);
         }
     }
     if (m == MODE_WORK) {
@@ -823,7 +843,7 @@ static void destroy(app *a)
 static int usage(void)
 {
     fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|inline|objects|simultaneous|batch|batch2|pipelined [STEPS] [--debug-utils] "
-          "[--split-labels] [--end keep|abort|fork|exec] [--close-fds DIR]\n",
+          "[--split-labels] [--middle-dispatch] [--end keep|abort|fork|exec] [--close-fds DIR]\n",
           stderr);
     return 2;
 }
@@ -870,12 +890,18 @@ int main(int argc, char **argv)
             want_debug_utils = true;
         } else if (strcmp(argv[i], "--split-labels") == 0) {
             g_split_labels = true;
+        } else if (strcmp(argv[i], "--middle-dispatch") == 0) {
+            g_middle_dispatch = true;
         } else if (argv[i][0] >= '0' && argv[i][0] <= '9' && !*end && n >= 1 && n <= 1000000) {
             steps = (unsigned)n;
         } else {
             fprintf(stderr, "vk_compute: '%s': STEPS (1 to 1000000) or --debug-utils\n", argv[i]);
             return usage();
         }
+    }
+    if (g_middle_dispatch && m != MODE_BATCH2) {
+        fputs("vk_compute: --middle-dispatch is batch2's\n", stderr);
+        return usage();
     }
     bool debug_utils = want_debug_utils && instance_has_extension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     if ((m == MODE_NAMES || m == MODE_WORK) && !debug_utils) {
