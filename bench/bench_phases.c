@@ -23,6 +23,11 @@
  *
  * Variants run interleaved, one execute each in turn, so that drift of the machine spreads
  * evenly over them; figures are medians over all executes.
+ *
+ * With --frames FILE, each bracketed execute's two timestamps (ticks of the GPU's clock) go to
+ * FILE, a line each: "LAYOUT SCHEME READBACK BEGIN END". A profiler's per-dispatch records of
+ * the same run carry ticks of the same clock, so each execute's records are found by the frame
+ * they lie in and their durations added up against its span (bench/layer_span.py).
  */
 #include <math.h>
 #include <stdio.h>
@@ -224,6 +229,7 @@ typedef struct variant {
     bool readback;
     double encode[MAX_SAMPLES], submit[MAX_SAMPLES], wait[MAX_SAMPLES], wall[MAX_SAMPLES];
     double span[MAX_SAMPLES], gap[MAX_SAMPLES], busy[MAX_SAMPLES];
+    uint64_t frame[MAX_SAMPLES][2]; /* the bracketing timestamps, ticks */
     int n, spans;
 } variant;
 
@@ -252,6 +258,8 @@ static void read_frame(const bench *b, variant *v, const uint64_t *t, uint32_t u
 {
     double p = b->period;
     v->span[v->spans] = (double)(t[used - 1] - t[0]) * p;
+    v->frame[v->spans][0] = t[0];
+    v->frame[v->spans][1] = t[used - 1];
     double busy = 0, gaps[MAX_SAMPLES];
     int ngaps = 0;
     const uint64_t *s = t + 1;
@@ -312,11 +320,42 @@ static void sample_clock(const bench *b, int samples)
            samples, (lo + hi) / 2, (hi - lo) * 1e6, bench_median(latency, samples), spread_lo, spread_hi);
 }
 
+/* Each variant's bracketing timestamps, a line each (see the head of this file). */
+static bool write_frames(const char *path, const variant *variants, int nv)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        return false;
+    }
+    for (int v = 0; v < nv; v++) {
+        const variant *x = &variants[v];
+        for (int i = 0; i < x->spans; i++) {
+            fprintf(f, "%s %s %s %llu %llu\n", layout_name(x->single_pass), scheme_names[x->scheme],
+                    x->readback ? "true" : "false", (unsigned long long)x->frame[i][0],
+                    (unsigned long long)x->frame[i][1]);
+        }
+    }
+    return fclose(f) == 0;
+}
+
 int main(int argc, char **argv)
 {
-    int executes = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200;
+    int executes = 200;
+    const char *frames = NULL;
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--frames") == 0 && a + 1 < argc) {
+            frames = argv[++a];
+        } else {
+            char *end = NULL;
+            executes = (int)strtol(argv[a], &end, 10);
+            if (end == argv[a] || *end) {
+                executes = 0;
+            }
+        }
+    }
     if (executes < 1 || executes > MAX_SAMPLES) {
-        fprintf(stderr, "usage: bench_phases [EXECUTES per variant (1..%d, default 200)]\n", MAX_SAMPLES);
+        fprintf(stderr, "usage: bench_phases [EXECUTES per variant (1..%d, default 200)] [--frames FILE]\n",
+                MAX_SAMPLES);
         return 2;
     }
     bench b = {0};
@@ -395,6 +434,9 @@ int main(int argc, char **argv)
     printf("\n  ],\n");
     sample_clock(&b, executes < 256 ? executes : 256);
     printf("}\n");
+    if (frames && !write_frames(frames, variants, nv)) {
+        die("writing the frames file");
+    }
 
     wgpuQuerySetRelease(b.set);
     wgpuBufferRelease(b.resolve);

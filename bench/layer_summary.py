@@ -8,6 +8,8 @@ Prints, from the raw files alone:
      span under the layer (and under COMPARE's), per layer timestamp inside the span
      (TIMESTAMPS_IN_SPAN below), against the raw program's chain figure: the layer's GPU cost
      per timestamp and its ratio, and the host times (encode, submit, wait, wall) beside;
+     2b. span.txt (where the run wrote it): how much of the `none` variants' GPU span the
+     layer's per-dispatch durations account for, per chain (bench/layer_span.py);
   3. times.txt: the demo's step time per configuration, the median of its runs, and the
      throughput: the median over the rounds of plain's step time over the configuration's in
      the same round; for the layer's configurations also that throughput over the minimal
@@ -28,17 +30,23 @@ import sys
 # The layer's timestamps between bench_phases' two bracketing timestamps, in its `none` variants
 # (33 dispatches): Dawn records a WebGPU command buffer as one Vulkan command buffer, each
 # dispatch gets one timestamp before it (the one after the last comes after the bracket's end);
-# wgpu-native records each pass in a Vulkan command buffer of its own, whose end the layer also
-# marks with a chain per command buffer (`layer`, the default, and `compare`): two a dispatch.
-# Chained across the batch (`batch`: WGPROF_LAYER_CHAIN=submit), one a dispatch, the tail after
-# the batch. Seen in the layer's own report of bench_phases on lavapipe (rows per command buffer:
-# 33 on Dawn; 1, in 33 buffers an execute, on wgpu-native). (The folders of section 17 were
-# written before the default changed: their `layer` was chained across the batch and `percb` per
-# command buffer; a folder with phases-*-percb.json is read so.)
+# wgpu-native records each pass in a Vulkan command buffer of its own, with one of barriers alone
+# before it, whose end the layer also marks with a chain per command buffer (`layer`, the
+# default, and `compare`): two a dispatch. Chained across the batch (`batch`:
+# WGPROF_LAYER_CHAIN=submit), one a dispatch, the tail after the batch. Seen in the layer's own
+# report of bench_phases on lavapipe (rows per command buffer: 33 on Dawn; 1, in 33 buffers an
+# execute, on wgpu-native) and in the batches the tests' layer below it logs.
 PER_CB_TIMESTAMPS_IN_SPAN = {"dawn": {"pass_per_dispatch": 33, "single_pass": 33},
                              "wgpu-native": {"pass_per_dispatch": 66, "single_pass": 33}}
 BATCH_TIMESTAMPS_IN_SPAN = {"dawn": {"pass_per_dispatch": 33, "single_pass": 33},
                             "wgpu-native": {"pass_per_dispatch": 33, "single_pass": 33}}
+# Folders written before the chain across a batch passed through a command buffer without rows
+# (no span.txt in them; section 17's): there wgpu-native's command buffers of barriers ended the
+# chain at every pass, so each pass's command buffer got a tail after it, 32 of them inside the
+# span, and the last pass's chain ran on into the readback's command buffer. Their `layer` was
+# that chain and `percb` per command buffer (a folder with phases-*-percb.json is read so).
+LEGACY_BATCH_TIMESTAMPS_IN_SPAN = {"dawn": {"pass_per_dispatch": 33, "single_pass": 33},
+                                   "wgpu-native": {"pass_per_dispatch": 65, "single_pass": 33}}
 
 
 def load(folder, name):
@@ -78,7 +86,8 @@ def phases(folder, raw_chain):
                     continue
                 grow = s[which][0] - s["plain"][0]
                 chained = which == "batch" or (legacy and which == "layer")
-                n = (BATCH_TIMESTAMPS_IN_SPAN if chained else PER_CB_TIMESTAMPS_IN_SPAN)[impl][layout]
+                table = BATCH_TIMESTAMPS_IN_SPAN if load(folder, "span.txt") else LEGACY_BATCH_TIMESTAMPS_IN_SPAN
+                n = (table if chained else PER_CB_TIMESTAMPS_IN_SPAN)[impl][layout]
                 each = grow / n
                 ratio = " (%.2fx the raw chain's)" % (each / raw_chain) if raw_chain else ""
                 print("   %-11s %-17s %-7s span %.2f -> %.2f us: +%.2f us for %d timestamps: %.3f us each%s"
@@ -172,9 +181,18 @@ def medians(folder):
               " holds its copies and clears)" % (impl, "a step, mean", layer_step, graph_step))
 
 
+def span(folder):
+    path = load(folder, "span.txt")
+    if path:
+        print("2b. the layer's durations over the GPU span they time (bench/layer_span.py, span.txt):")
+        for line in open(path):
+            print("   " + line.rstrip())
+
+
 def main(folder):
     raw_chain = timestamp_cost(folder)
     phases(folder, raw_chain)
+    span(folder)
     times(folder)
     host(folder)
     medians(folder)

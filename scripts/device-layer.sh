@@ -20,6 +20,8 @@
 #      (phases-IMPL-{plain,layer,batch}.json); its `none` variants' GPU span grows by
 #      the layer's timestamps inside it (the layer's table of that run, in err.log, gives its
 #      rows);
+#   4b. how much of that span the layer's per-dispatch durations account for, per chain
+#      (span.txt; bench/layer_span.sh, its files in span/);
 #   5. the layer's host cost per dispatch: bench/vk_record_cost plain and under the layer, PAIRS
 #      interleaved pairs of processes (host-IMPL.N.json, host_cost.txt).
 # With COMPARE=DIR (a second tree: DIR/cli/wgprof beside DIR/layer and DIR/record, another build
@@ -94,6 +96,10 @@ for impl in $IMPLS; do
     "$COMPARE/cli/wgprof" --webgpu $impl record --via vulkan -- \
       env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-compare.json 2>>err.log
   fi
+  # 4b. How much of the GPU span the layer's durations account for (the goal: within 1%), per
+  # chain: bench/layer_span.sh into span/ (span/span.txt).
+  bash "$root/bench/layer_span.sh" "$root/.device/build" 10 "$PWD/span" "$impl" 2>>err.log
+  cat span/span.txt >>span.txt
   ls -la layer-$impl.json graph-inside-$impl.json phases-*-$impl.json
 done
 [ "${DEMO_ONLY:-0}" = 1 ] && PAIRS=0
