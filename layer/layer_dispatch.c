@@ -212,6 +212,12 @@ static void describe(wgprof_layer_device *d, const VkPhysicalDeviceProperties *p
     info->period_from_implementation = true;
 }
 
+/* At a SIGTERM, every device's results written (defined below), where the program left it its
+ * default action (layer_term.c); watched from the first device on. */
+static void at_term(void);
+static pthread_once_t g_term_once = PTHREAD_ONCE_INIT;
+static void watch_term(void) { wgprof_layer_term_watch(at_term); }
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
                                                          const VkAllocationCallbacks *alloc, VkDevice *out)
 {
@@ -261,6 +267,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     pthread_mutex_init(&d->results_lock, NULL);
     pthread_cond_init(&d->read_done, NULL);
     pthread_cond_init(&d->reader_wake, NULL);
+    pthread_cond_init(&d->final_cond, NULL);
     NEXT(d, DestroyDevice);
     NEXT(d, CreateQueryPool);
     NEXT(d, DestroyQueryPool);
@@ -344,6 +351,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     if (!wgprof_layer_device_put(d)) {
         wgprof_pool_destroy(d->results);
         wgprof__free(d);
+    } else if (wgprof_layer_settings_get()->dir[0] && !wgprof_layer_settings_get()->timestamps_only) {
+        pthread_once(&g_term_once, watch_term);
     }
     return r;
 }
@@ -365,12 +374,17 @@ static uint64_t unread_records(wgprof_layer_device *d)
 
 /* The device's end, or the process's: the work submitted is waited for (at most END_WAIT_NS;
  * at vkDestroyDevice, Vulkan's rules say it is over), read as it finishes, and the results
- * written for good: complete, or partial saying how many records never finished. */
+ * written for good: complete, or partial saying how many records never finished. A second
+ * caller (the program destroying the device while a SIGTERM's thread ends the process, or the
+ * other way round) waits for the first's results to be written. */
 static void finish(wgprof_layer_device *d)
 {
     pthread_mutex_lock(&d->lock);
     bool done = d->finished;
     d->finished = true;
+    while (done && !d->final_written) {
+        pthread_cond_wait(&d->final_cond, &d->lock);
+    }
     pthread_mutex_unlock(&d->lock);
     if (done) {
         return;
@@ -395,6 +409,10 @@ static void finish(wgprof_layer_device *d)
     if (!wgprof_layer_settings_get()->timestamps_only) {
         wgprof_layer_output_write(d, unfinished ? why : NULL);
     }
+    pthread_mutex_lock(&d->lock);
+    d->final_written = true;
+    pthread_cond_broadcast(&d->final_cond);
+    pthread_mutex_unlock(&d->lock);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkAllocationCallbacks *alloc)
@@ -408,6 +426,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     wgprof_layer_tails_destroy(d);
     wgprof_layer_retire_forget(d);
     wgprof_layer_device_take(device);
+    wgprof_layer_device_unwalked(d);
     for (size_t k = 0; k < d->query_pool_count; k++) {
         d->DestroyQueryPool(device, d->query_pools[k], NULL);
     }
@@ -418,6 +437,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     wgprof__free(d->in_flight);
     pthread_cond_destroy(&d->read_done);
     pthread_cond_destroy(&d->reader_wake);
+    pthread_cond_destroy(&d->final_cond);
     pthread_mutex_destroy(&d->lock);
     pthread_mutex_destroy(&d->results_lock);
     wgprof__free(d);
@@ -435,6 +455,25 @@ static void finish_at_exit(wgprof_layer_device *d)
 }
 
 static void at_exit(void) { wgprof_layer_devices_each(finish_at_exit); }
+
+/* At a SIGTERM: as at exit, but for a device that recorded nothing and wrote nothing yet (one a
+ * browser's GPU process keeps for itself), which the signal's default action would have ended
+ * without a word, as it did before the layer answered it. */
+static void finish_at_term(wgprof_layer_device *d)
+{
+    pthread_mutex_lock(&d->results_lock);
+    bool empty = !d->results || wgprof_pool_count(d->results) == 0;
+    pthread_mutex_unlock(&d->results_lock);
+    pthread_mutex_lock(&d->lock);
+    empty = empty && !d->snapshot_ns && atomic_load(&d->dispatches) == 0;
+    pthread_mutex_unlock(&d->lock);
+    if (!empty) {
+        finish_at_exit(d);
+    }
+}
+
+static void at_term(void) { wgprof_layer_devices_each(finish_at_term); }
+
 
 /* Before an exec, from record's preload library (record.h): no exit handler runs then. */
 WGPROF_LAYER_EXPORT void wgprof_layer_end_image(void);

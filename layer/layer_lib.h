@@ -303,7 +303,14 @@ typedef struct wgprof_layer_device {
     _Atomic uint64_t dispatches, untimed_sampled, untimed_simultaneous, untimed_no_timestamps;
     uint64_t dropped;
     uint64_t begun;               /* command buffers begun, for --sample-every */
-    bool finished;
+    /* Its end (layer_dispatch.c, `finish`): begun by one thread (the program's vkDestroyDevice,
+     * its exit, or a SIGTERM's: layer_term.c); the final results written, which another caller
+     * waits for (`final_written`, `final_cond`). */
+    bool finished, final_written;
+    pthread_cond_t final_cond;
+    /* Walks of the devices (wgprof_layer_devices_each) holding it: vkDestroyDevice frees it only
+     * once none does. */
+    _Atomic unsigned walkers;
     bool unsaved;                 /* results read since the last snapshot */
     uint64_t snapshot_ns;         /* when the last snapshot was written (wgprof_cpu_now_ns); 0: none yet */
     uint64_t snapshot_cost_ns;    /* how long writing it took */
@@ -329,8 +336,16 @@ bool wgprof_layer_device_put(wgprof_layer_device *d);     /* false: out of memor
 bool wgprof_layer_instance_put(wgprof_layer_instance *i);
 wgprof_layer_device *wgprof_layer_device_take(const void *dispatchable);
 wgprof_layer_instance *wgprof_layer_instance_take(const void *dispatchable);
-/* Every live device, for the exit. */
+/* Every live device, for the exit: each held (its `walkers`) until `fn` returns, so that a
+ * vkDestroyDevice meanwhile waits to free it (wgprof_layer_device_unwalked). */
 void wgprof_layer_devices_each(void (*fn)(wgprof_layer_device *d));
+/* Waits until no walk holds `d`, taken out of the devices already. */
+void wgprof_layer_device_unwalked(wgprof_layer_device *d);
+
+/* From the first device on (layer_term.c): where SIGTERM has its default action, a SIGTERM
+ * runs `finish_all` (every device's results written, as at exit) on a thread of the layer's,
+ * then ends the process by it as the default action would. */
+void wgprof_layer_term_watch(void (*finish_all)(void));
 /* The settings the CLI passed (record.h): the results folder, its identity, sampling. */
 typedef struct wgprof_layer_settings {
     char dir[4096];

@@ -3,9 +3,11 @@
  * physical devices its), the program's command buffers, pipelines, shader modules and command
  * pools by handle; one mutex, held for a lookup or an update. And the settings the CLI passed. */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 #include "layer.h"
@@ -91,7 +93,9 @@ static void collect(uint64_t key, void *value, void *user)
 {
     (void)key;
     device_list *list = user;
-    list->items[list->count++] = value;
+    wgprof_layer_device *d = value;
+    atomic_fetch_add(&d->walkers, 1); /* under the lock that taking it out of the map takes */
+    list->items[list->count++] = d;
 }
 
 void wgprof_layer_devices_each(void (*fn)(wgprof_layer_device *d))
@@ -104,8 +108,17 @@ void wgprof_layer_devices_each(void (*fn)(wgprof_layer_device *d))
     wgprof_layer_unlock();
     for (size_t i = 0; i < list.count; i++) {
         fn(list.items[i]);
+        atomic_fetch_sub(&list.items[i]->walkers, 1);
     }
     wgprof__free(list.items);
+}
+
+void wgprof_layer_device_unwalked(wgprof_layer_device *d)
+{
+    while (atomic_load(&d->walkers)) {
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
 }
 
 static wgprof_layer_settings g_settings;

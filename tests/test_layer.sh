@@ -397,6 +397,21 @@ check partial abort.out -- abort.json >abort.check 2>&1 && ok || bad "vk_compute
 complete abort.json >/dev/null 2>&1 && bad "vk_compute --end abort: the report is not marked partial" || ok
 grep -q 'created no' abort.err && bad "vk_compute --end abort: $(grep 'created no' abort.err)" || ok
 
+# A program ended by SIGTERM (as a browser ends its GPU process): its report whole, written by
+# the layer's thread before the signal's default action ends it (exit 143, as without wgprof); a
+# child of fork() holding a copy of the device is ended by SIGTERM at once (the parent checks).
+"$app" basic "$steps" --end term >term.plain.out 2>/dev/null
+"$wgprof" record --json term.json -- "$app" basic "$steps" --end term >term.out 2>term.err
+status=$?
+[ "$status" -eq 143 ] && cmp -s term.plain.out term.out && ok \
+  || bad "vk_compute --end term: exit $status (want 143), output $(diff term.plain.out term.out | head -n 3): $(tail_of term.err)"
+check exact term.out -- term.json --stderr term.err >term.check 2>&1 && ok || bad "vk_compute --end term: $(cat term.check)"
+complete term.json >term.complete 2>&1 && ok || bad "vk_compute --end term: $(cat term.complete)"
+"$wgprof" record --json fork-term.json -- "$app" basic "$steps" --end fork-term >fork-term.out 2>fork-term.err
+status=$?
+[ "$status" -eq 0 ] && complete fork-term.json >fork-term.complete 2>&1 && ok \
+  || bad "vk_compute --end fork-term: exit $status, $(cat fork-term.complete 2>/dev/null) $(tail_of fork-term.err)"
+
 # A program that closes every descriptor it did not open and opens a folder of its own in their
 # place: nothing of wgprof's is written into its folder, and its report is whole.
 mkdir -p own

@@ -46,7 +46,10 @@
  * printed and flushed first): keep (returns from main without destroying its device or
  * anything else), abort (abort()), fork (a child of fork() exits at once through exit(); the
  * parent waits for it, then ends as usual), exec (replaces itself with `/bin/sh -c 'exit 0'`
- * without destroying anything). The default ends as usual: everything destroyed, then printed.
+ * without destroying anything), term (sends itself SIGTERM without destroying anything: ended
+ * by it, exit status 143 to a shell; still alive 10 s later, it says so and exits 1), fork-term
+ * (a child of fork() waits until the parent sends it SIGTERM, which must end it within 10 s;
+ * the parent then ends as usual). The default ends as usual: everything destroyed, then printed.
  * --close-fds DIR, once the device is made: every descriptor of a folder from 3 up closed (one a
  * profiler opened included; the driver's own files are left, which Mesa 25's lavapipe needs),
  * then the folder DIR opened 16 times, as a program that tidies its descriptors and opens its
@@ -74,6 +77,7 @@
 #include <string.h>
 #include <time.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -152,8 +156,8 @@ typedef void(VKAPI_PTR *destroy_shader_fn)(VkDevice, shader_object, const VkAllo
 typedef void(VKAPI_PTR *bind_shaders_fn)(VkCommandBuffer, uint32_t, const VkShaderStageFlagBits *,
                                          const shader_object *);
 static bool g_objects;
-typedef enum end_how { END_USUAL, END_KEEP, END_ABORT, END_FORK, END_EXEC } end_how;
-static const char *const end_names[] = {"usual", "keep", "abort", "fork", "exec"};
+typedef enum end_how { END_USUAL, END_KEEP, END_ABORT, END_FORK, END_EXEC, END_TERM, END_FORK_TERM } end_how;
+static const char *const end_names[] = {"usual", "keep", "abort", "fork", "exec", "term", "fork-term"};
 
 static const uint32_t scale_groups[3] = {ELEMENTS / SCALE_LOCAL, 1, 1};
 static const uint32_t fold_groups[3] = {ELEMENTS / FOLD_LOCAL / FOLD_ROWS, FOLD_ROWS, 1};
@@ -843,7 +847,7 @@ static void destroy(app *a)
 static int usage(void)
 {
     fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|inline|objects|simultaneous|batch|batch2|pipelined [STEPS] [--debug-utils] "
-          "[--split-labels] [--middle-dispatch] [--end keep|abort|fork|exec] [--close-fds DIR]\n",
+          "[--split-labels] [--middle-dispatch] [--end keep|abort|fork|exec|term|fork-term] [--close-fds DIR]\n",
           stderr);
     return 2;
 }
@@ -881,7 +885,7 @@ int main(int argc, char **argv)
                 found = strcmp(argv[i + 1], end_names[k]) == 0 ? k : found;
             }
             if (found < 0) {
-                fprintf(stderr, "vk_compute: --end %s: keep, abort, fork or exec\n", argv[i + 1]);
+                fprintf(stderr, "vk_compute: --end %s: keep, abort, fork, exec, term or fork-term\n", argv[i + 1]);
                 return usage();
             }
             how = (end_how)found;
@@ -1000,7 +1004,7 @@ int main(int argc, char **argv)
     if (wrong) {
         die("%u of %u results wrong", wrong, ELEMENTS);
     }
-    if (how == END_KEEP || how == END_ABORT || how == END_EXEC) {
+    if (how == END_KEEP || how == END_ABORT || how == END_EXEC || how == END_TERM) {
         /* Nothing destroyed: what the program made is left for its end to take care of. */
         print_manifest((mode)m, steps);
         printf("checksum %08x\n", checksum);
@@ -1014,7 +1018,38 @@ int main(int argc, char **argv)
             execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
             die("exec /bin/sh failed");
         }
+        if (how == END_TERM) {
+            kill(getpid(), SIGTERM);
+            sleep(10);
+            die("SIGTERM did not end it within 10 s");
+        }
         return 0;
+    }
+    if (how == END_FORK_TERM) {
+        fflush(NULL);
+        pid_t child = fork();
+        if (child == 0) {
+            for (;;) {
+                pause(); /* until a signal ends it */
+            }
+        }
+        int status = 0;
+        pid_t ended = 0;
+        if (child > 0) {
+            kill(child, SIGTERM);
+            for (int tries = 0; tries < 1000 && (ended = waitpid(child, &status, WNOHANG)) == 0; tries++) {
+                struct timespec pause_10ms = {0, 10000000};
+                nanosleep(&pause_10ms, NULL);
+            }
+        }
+        if (ended == 0) {
+            kill(child, SIGKILL);
+            waitpid(child, &status, 0);
+            die("the child of fork() was not ended by SIGTERM within 10 s");
+        }
+        if (ended != child || !WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM) {
+            die("the child of fork() did not end by SIGTERM");
+        }
     }
     if (how == END_FORK) {
         fflush(NULL);
