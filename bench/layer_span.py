@@ -12,9 +12,10 @@ dispatch, between command buffers, after the last).
 Prints, per layout of the `none` variant: frames, the dispatches found per frame (the step's
 nodes, the same in every frame, or the script says otherwise), and the sum over the span: the
 median of the frames and the total of all frames.
-Usage: bench/layer_span.py REPORT.json FRAMES.txt [SCHEME (default none)]
+Usage: bench/layer_span.py REPORT.json[.gz] FRAMES.txt [SCHEME (default none)]
 """
 import bisect
+import gzip
 import json
 import statistics
 import sys
@@ -31,12 +32,28 @@ def dispatches(report):
     return sorted(out)
 
 
+def counter_width(records, frames):
+    """The width in bits the layer's ticks were unwrapped at (a queue family of the device counts
+    fewer than 64 bits: the layer reads every family's readings at the narrowest width, so its
+    ticks are 2^bits plus the reading's low bits, unwrapped from there), found as the one at which
+    the frames' low bits hold records; 64 where they hold some as they are."""
+    def holds(width):
+        mask = (1 << width) - 1
+        low = sorted(b & mask for b, _ in records)
+        return any(bisect.bisect_left(low, b & mask) < bisect.bisect_right(low, e & mask)
+                   for b, e in frames if (b & mask) <= (e & mask))
+    for width in [64] + list(range(32, 64)):
+        if holds(width):
+            return width
+    return 64
+
+
 def main():
     if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     scheme = sys.argv[3] if len(sys.argv) == 4 else "none"
-    records = dispatches(json.load(open(sys.argv[1])))
-    begins = [r[0] for r in records]
+    opener = gzip.open if sys.argv[1].endswith(".gz") else open
+    records = dispatches(json.load(opener(sys.argv[1], "rt")))
     by_layout = {}
     for line in open(sys.argv[2]):
         layout, s, _readback, b, e = line.split()
@@ -44,6 +61,14 @@ def main():
             by_layout.setdefault(layout, []).append((int(b), int(e)))
     if not by_layout:
         sys.exit(f"{sys.argv[2]}: no frame of the {scheme} variants")
+    width = counter_width(records, [f for frames in by_layout.values() for f in frames])
+    if width < 64:
+        mask = (1 << width) - 1
+        records = sorted((b & mask, (b & mask) + (e - b)) for b, e in records)
+        by_layout = {k: [(b & mask, (b & mask) + (e - b)) for b, e in v if (b & mask) <= (e & mask)]
+                     for k, v in by_layout.items()}
+        print(f"(the layer's ticks are unwrapped at {width} bits: compared by their low {width} bits)")
+    begins = [r[0] for r in records]
     for layout, frames in sorted(by_layout.items()):
         ratios, counts, total_sum, total_span = [], set(), 0, 0
         for b, e in frames:
@@ -56,7 +81,9 @@ def main():
                 total_sum += busy
                 total_span += e - b
         if not ratios:
-            print(f"{scheme} {layout}: {len(frames)} frames, no dispatch record inside any")
+            where = (f"records' begins {begins[0]} to {begins[-1]} ticks" if begins else "no valid record") + \
+                f", frames {frames[0][0]} to {frames[-1][1]}"
+            print(f"{scheme} {layout}: {len(frames)} frames, no dispatch record inside any ({where})")
             continue
         print(f"{scheme} {layout}: {len(frames)} frames, dispatches per frame {sorted(counts)}, "
               f"durations over span: median {statistics.median(ratios):.4f} "

@@ -22,6 +22,7 @@ Prints, from the raw files alone:
      of its durations over the steps.
 Usage: bench/layer_summary.py FOLDER
 """
+import gzip
 import json
 import os
 import statistics
@@ -43,15 +44,22 @@ BATCH_TIMESTAMPS_IN_SPAN = {"dawn": {"pass_per_dispatch": 33, "single_pass": 33}
 # Folders written before the chain across a batch passed through a command buffer without rows
 # (no span.txt in them; section 17's): there wgpu-native's command buffers of barriers ended the
 # chain at every pass, so each pass's command buffer got a tail after it, 32 of them inside the
-# span, and the last pass's chain ran on into the readback's command buffer. Their `layer` was
-# that chain and `percb` per command buffer (a folder with phases-*-percb.json is read so).
+# span, and the last pass's chain ran on into the readback's command buffer. In a folder with
+# phases-*-percb.json, `layer` is the chain across a batch (then or now the default) and `percb`
+# per command buffer; in one with phases-*-batch.json (section 18's first, written while a chain
+# per command buffer was the default), `layer` is per command buffer and `batch` across.
 LEGACY_BATCH_TIMESTAMPS_IN_SPAN = {"dawn": {"pass_per_dispatch": 33, "single_pass": 33},
                                    "wgpu-native": {"pass_per_dispatch": 65, "single_pass": 33}}
 
 
 def load(folder, name):
+    """The file's path in the folder, or its gzipped copy's (NAME.gz); None where neither is."""
     path = os.path.join(folder, name)
-    return path if os.path.exists(path) else None
+    return path if os.path.exists(path) else path + ".gz" if os.path.exists(path + ".gz") else None
+
+
+def read_json(path):
+    return json.load(gzip.open(path, "rt") if path.endswith(".gz") else open(path))
 
 
 def timestamp_cost(folder):
@@ -153,7 +161,7 @@ def host(folder):
 def report_medians(path):
     """Per kernel: (median us, count); and the mean step: every duration's sum over the steps
     (one `embedding` a step; the layer's iterations are command buffers, not steps)."""
-    d = json.load(open(path))
+    d = read_json(path)
     times = {}
     for x in d["dispatches"]:
         if x.get("valid") and x.get("duration_ns") is not None:
