@@ -732,10 +732,15 @@ static void print_how(const results_folder *r, const char *json)
     char implementation[256];
     snprintf(implementation, sizeof implementation, "%.*s", (int)len, at);
     /* What a layer row holds depends on how the implementation records (one command buffer for
-     * many passes, or one a pass): said in the terms that hold for both. */
-    static const char layer_rows[] = "a dispatch's time runs from the layer's timestamp before it to the next one in "
-                                     "its command buffer (the next dispatch's or run of transfer work's, or the "
-                                     "buffer's end)";
+     * many passes, or one a pass) and on the layer's chain (layer.h): said in the terms that hold
+     * for both. */
+    const char *chain = getenv(WGPROF_LAYER_CHAIN_ENV);
+    const char *layer_rows =
+        chain && strcmp(chain, "command-buffer") == 0
+            ? "a dispatch's time runs from the layer's timestamp before it to the next one in its command buffer "
+              "(the next dispatch's or run of transfer work's, or the buffer's end)"
+            : "a dispatch's time runs from the layer's timestamp before it to the next one in its command buffer or "
+              "the next of its batch (the next dispatch's or run of transfer work's, or the batch's end)";
     if (strcmp(implementation, RECORD_LAYER_WITH_LABELS) == 0) {
         fprintf(stderr, "timed by wgprof's Vulkan layer; kernels named after the labels given through webgpu.h; %s\n",
                 layer_rows);

@@ -21,13 +21,15 @@
 #define WGPROF_LAYER_IMPLICIT_DIR WGPROF_LAYER_IMPLICIT_ROOT "/vulkan/implicit_layer.d"
 #define WGPROF_LAYER_ENABLE_ENV "WGPROF_LAYER_ENABLE"
 /* How the chain of the layer's timestamps ends a primary command buffer's last row:
- * "command-buffer" (the default) with a timestamp of its own, as a secondary one always does;
- * "submit" at the next command buffer's first timestamp in the same batch of a submit, or at a
- * timestamp of the layer's own after the batch's last (a command buffer of the layer's added to
- * the batch), which saves one timestamp a command buffer where an implementation records one
- * a pass (wgpu-native); a command buffer between them with no row and no work left untimed
- * (wgpu-native's of barriers before each pass) leaves the chain open. Not the default until
- * measured on a GPU so (BENCHMARKS.md sections 17 and 18). */
+ * "submit" (the default, any value but the other) at the next command buffer's first timestamp
+ * in the same batch of a submit, or at a timestamp of the layer's own after the batch's last (a
+ * command buffer of the layer's added to the batch), which saves one timestamp a command buffer
+ * where an implementation records one a pass (wgpu-native) and charges the time between them
+ * to the row before; a command buffer between them with no row and no work left untimed
+ * (wgpu-native's of barriers before each pass) leaves the chain open; "command-buffer" with a
+ * timestamp of its own, as a secondary one always does. On an H100, "submit" halved the GPU
+ * cost of wgpu-native's timestamps and its rows add up to the step's GPU span (BENCHMARKS.md
+ * section 18). */
 #define WGPROF_LAYER_CHAIN_ENV "WGPROF_LAYER_CHAIN"
 /* For measurement only: set to 1, the layer writes one timestamp before each row it would time
  * (each dispatch, each run of transfer work) and does nothing else: no names, no records, no

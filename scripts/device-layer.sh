@@ -6,8 +6,8 @@
 #   2. the demo's decode step as an unmodified program (`wgprof demo`, its own step times), on
 #      each implementation, in interleaved rounds: plain; under `record` (--via auto: the layer
 #      times, the webgpu.h library passes the names down; every dispatch timed, with a chain
-#      per command buffer (the default) and with one across a batch's command buffers
-#      (WGPROF_LAYER_CHAIN=submit), --sample-every 10, and --sample-every 1000000: the
+#      across a batch's command buffers (the default) and with one per command buffer
+#      (WGPROF_LAYER_CHAIN=command-buffer), --sample-every 10, and --sample-every 1000000: the
 #      hooks with one dispatch of each kernel timed); `record --via vulkan` (the layer without
 #      record's preload library: names from the SPIR-V); the layer for measurement only
 #      (WGPROF_LAYER_TIMESTAMPS_ONLY=1: a timestamp before each dispatch, nothing else); under the
@@ -16,8 +16,8 @@
 #      same program (layer-IMPL.json, graph-inside-IMPL.json, 200 steps: bench/layer_summary.py
 #      compares them);
 #   4. the layer's GPU cost per timestamp on each implementation: bench/bench_phases plain and
-#      under the layer, a chain per command buffer and one across a batch
-#      (phases-IMPL-{plain,layer,batch}.json); its `none` variants' GPU span grows by
+#      under the layer, a chain across a batch (the default) and one per command buffer
+#      (phases-IMPL-{plain,layer,percb}.json); its `none` variants' GPU span grows by
 #      the layer's timestamps inside it (the layer's table of that run, in err.log, gives its
 #      rows);
 #   4b. how much of that span the layer's per-dispatch durations account for, per chain
@@ -47,7 +47,7 @@ now() { date +%s%N; }
 # IMPLS, CONFIGS (the demo's configurations of step 2, by name) and DEMO_ONLY=1 (step 2 alone)
 # narrow a run to what a question needs.
 IMPLS=${IMPLS:-wgpu-native dawn}
-CONFIGS=${CONFIGS:-plain layer layer-via-vulkan layer-batch-chain layer-minimal layer-sample10 layer-untimed layer-compare graph-chain}
+CONFIGS=${CONFIGS:-plain layer layer-via-vulkan layer-per-cb layer-minimal layer-sample10 layer-untimed layer-compare graph-chain}
 # A run that fails, or prints no steps line, says FAILED (exit status) where its step time goes.
 run() {
   local label=$1 t0 t1 out status step config
@@ -69,7 +69,7 @@ for impl in $IMPLS; do
     run "$impl plain $rep" "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer $rep" "$W" --webgpu $impl record -- "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer-via-vulkan $rep" "$W" --webgpu $impl record --via vulkan -- "$W" --webgpu $impl "${demo[@]}"
-    run "$impl layer-batch-chain $rep" env WGPROF_LAYER_CHAIN=submit "$W" --webgpu $impl record -- \
+    run "$impl layer-per-cb $rep" env WGPROF_LAYER_CHAIN=command-buffer "$W" --webgpu $impl record -- \
       "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer-minimal $rep" env VK_ADD_LAYER_PATH="$root/.device/build/layer" \
       VK_INSTANCE_LAYERS=VK_LAYER_WGPROF_timing WGPROF_LAYER_TIMESTAMPS_ONLY=1 "$W" --webgpu $impl "${demo[@]}"
@@ -90,8 +90,8 @@ for impl in $IMPLS; do
   WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-plain.json 2>>err.log
   "$W" --webgpu $impl record --via vulkan -- \
     env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-layer.json 2>>err.log
-  WGPROF_LAYER_CHAIN=submit "$W" --webgpu $impl record --via vulkan -- \
-    env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-batch.json 2>>err.log
+  WGPROF_LAYER_CHAIN=command-buffer "$W" --webgpu $impl record --via vulkan -- \
+    env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-percb.json 2>>err.log
   if [ -n "${COMPARE:-}" ]; then
     "$COMPARE/cli/wgprof" --webgpu $impl record --via vulkan -- \
       env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-compare.json 2>>err.log

@@ -435,8 +435,8 @@ fi
 
 # ---- the chain across a batch's command buffers, one dispatch each (vk_compute batch, batch2) ----
 # The test layer below wgprof's counts the timestamps submitted. Per command buffer
-# (WGPROF_LAYER_CHAIN=command-buffer, the default) each of the 2 a step holds 2: 4 a step. Across
-# the batch (WGPROF_LAYER_CHAIN=submit), once a batch of two timed command buffers was seen: one before each dispatch
+# (WGPROF_LAYER_CHAIN=command-buffer) each of the 2 a step holds 2: 4 a step. Across the batch
+# (the default), once a batch of two timed command buffers was seen: one before each dispatch
 # and one in the tail after the batch, 3 a step (the first step's 4, recorded before any batch);
 # batch2's command buffer of a barrier alone between the two does not break the chain: each later
 # batch is "1 0 1 1" (the test layer's timestamps per command buffer, the tail last).
@@ -447,10 +447,10 @@ chain_steps=6
 for mode in batch batch2; do
   [ -f "$mode.plain.out" ] && grep -q '^checksum ' "$mode.plain.out" || continue
   "$app" "$mode" "$chain_steps" >"$mode-chain.plain.out" 2>/dev/null
-  # "command-buffer": the default, WGPROF_LAYER_CHAIN unset.
+  # "submit": the default, WGPROF_LAYER_CHAIN unset.
   for chain in submit command-buffer; do
     setting=(WGPROF_LAYER_CHAIN="$chain")
-    [ "$chain" = command-buffer ] && setting=(-u WGPROF_LAYER_CHAIN)
+    [ "$chain" = submit ] && setting=(-u WGPROF_LAYER_CHAIN)
     env "${setting[@]}" VK_ADD_LAYER_PATH="$test_layer_dir" VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_WGPROF_test_period" \
       WGPROF_TEST_COUNT_TIMESTAMPS=1 WGPROF_TEST_LOG_BATCHES=1 "$wgprof" record --via vulkan \
       --json "$mode-$chain.json" -- "$app" "$mode" "$chain_steps" >"$mode-$chain.out" 2>"$mode-$chain.err"
@@ -462,14 +462,14 @@ for mode in batch batch2; do
   done
   want_submit=$((4 + 3 * (chain_steps - 1))) want_cb=$((4 * chain_steps))
   grep -qx "test layer: $want_submit timestamps submitted" "$mode-submit.err" && ok \
-    || bad "vk_compute $mode, chained across the batch: want $want_submit timestamps submitted: $(grep 'test layer' "$mode-submit.err")"
+    || bad "vk_compute $mode, chained across the batch (the default): want $want_submit timestamps submitted: $(grep 'test layer' "$mode-submit.err")"
   if [ "$mode" = batch2 ]; then
     [ "$(grep '^test layer: batch' "$mode-submit.err" | tail -n +2 | sort | uniq -c | sed 's/^ *//')" = \
       "$((chain_steps - 1)) test layer: batch 1 0 1 1" ] && ok \
       || bad "vk_compute batch2, chained across the batch: want each later batch '1 0 1 1': $(grep '^test layer: batch' "$mode-submit.err" | head -n 3)"
   fi
   grep -qx "test layer: $want_cb timestamps submitted" "$mode-command-buffer.err" && ok \
-    || bad "vk_compute $mode, a chain per command buffer (the default): want $want_cb timestamps submitted: $(grep 'test layer' "$mode-command-buffer.err")"
+    || bad "vk_compute $mode, a chain per command buffer: want $want_cb timestamps submitted: $(grep 'test layer' "$mode-command-buffer.err")"
   python3 - "$mode-submit.json" "$mode-command-buffer.json" "$chain_steps" <<'PY' >"$mode-chain.check" 2>&1 && ok \
     || bad "vk_compute $mode: $(cat "$mode-chain.check")"
 import json, sys

@@ -125,7 +125,7 @@ if via == "auto":
         sys.exit(f"implementation {implementation!r}, want {with_labels!r}")
     if "timed by wgprof's Vulkan layer; kernels named after the labels given through webgpu.h" not in stderr:
         sys.exit("the table is not headed by how its times were taken (the layer, names from webgpu.h)")
-    if "a dispatch's time runs from the layer's timestamp before it to the next one in its command buffer" not in stderr:
+    if "a dispatch's time runs from the layer's timestamp before it to the next one in its command buffer or the next of its batch" not in stderr:
         sys.exit("the table does not say what a layer row's time holds")
 else:
     if implementation.startswith("Vulkan layer"):
