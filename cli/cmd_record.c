@@ -805,8 +805,8 @@ static void print_notes(const results_folder *r, const char *base)
     }
     if (no_timestamps) {
         fprintf(stderr,
-                "%llu dispatches not timed: their device or queue has no usable timestamps (none on the queue, or a "
-                "timestamp period that is not a positive number)\n",
+                "%llu dispatches not timed: their device or queue has no usable timestamps (none on the queue, a "
+                "counter narrower than the device's others, or a timestamp period that is not a positive number)\n",
                 no_timestamps);
     }
     if (dropped) {

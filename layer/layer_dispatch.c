@@ -330,13 +330,24 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     VkQueueFamilyProperties fam[WGPROF_LAYER_FAMILIES];
     families = families < WGPROF_LAYER_FAMILIES ? families : WGPROF_LAYER_FAMILIES;
     i->GetPhysicalDeviceQueueFamilyProperties(physical, &families, fam);
+    /* Every reading is unwrapped at one width: the widest that a family able to dispatch counts
+     * (an H100 has a family of 32 bits beside its 64-bit ones: at the narrowest, every tick
+     * would lose its high bits, and records apart by more than 2^31 ticks their place on one
+     * timeline). A family narrower than that is not timed, as one without timestamps. */
+    uint32_t widest = 0, widest_any = 0;
     for (uint32_t k = 0; k < families; k++) {
-        d->valid_bits[k] = period_ok ? fam[k].timestampValidBits : 0;
+        uint32_t bits = period_ok ? fam[k].timestampValidBits : 0;
+        widest_any = bits > widest_any ? bits : widest_any;
+        if ((fam[k].queueFlags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT)) && bits > widest) {
+            widest = bits;
+        }
+    }
+    d->pool_bits = widest ? widest : widest_any;
+    for (uint32_t k = 0; k < families; k++) {
+        uint32_t bits = period_ok ? fam[k].timestampValidBits : 0;
+        d->valid_bits[k] = bits >= d->pool_bits ? bits : 0;
         if (d->ResetQueryPool || (fam[k].queueFlags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) {
             d->work_families |= 1u << k;
-        }
-        if (d->valid_bits[k] && (!d->pool_bits || d->valid_bits[k] < d->pool_bits)) {
-            d->pool_bits = d->valid_bits[k];
         }
     }
     describe(d, &props);

@@ -259,8 +259,8 @@ typedef struct wgprof_layer_device {
     PFN_vkSetDeviceLoaderData set_loader_data; /* the loader's, for the layer's own command buffers */
 
     double period_ns;
-    uint32_t valid_bits[WGPROF_LAYER_FAMILIES]; /* per queue family; 0: no timestamps there */
-    uint32_t pool_bits; /* the narrowest of them, for every batch (a pool has one width) */
+    uint32_t valid_bits[WGPROF_LAYER_FAMILIES]; /* per queue family; 0: none there, or fewer than pool_bits */
+    uint32_t pool_bits; /* the widest of a family that can dispatch, for every batch (a pool has one width) */
     /* The queue families (bit per family) where the program's transfer work is timed: all with
      * host resets, else those with compute or graphics, where a query reset may be recorded
      * (a transfer-only queue takes no vkCmdResetQueryPool). */

@@ -121,7 +121,8 @@
 #define RECORD_META_UNTIMED_SIMULTANEOUS "untimed_simultaneous" /* in command buffers that may run twice at
                                                                    once (Vulkan's simultaneous use) */
 #define RECORD_META_UNTIMED_NO_TIMESTAMPS "untimed_no_timestamps" /* on a queue or device without usable
-                                                                     timestamps (none, or no period) */
+                                                                     timestamps (none, a counter narrower
+                                                                     than the device's, or no period) */
 #define RECORD_META_SAMPLE_EVERY "sample_every"
 #define RECORD_META_DROPPED "dropped" /* timed, but their timestamps could not be kept (out of memory, a
                                          command buffer reset before they were there) */

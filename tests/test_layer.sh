@@ -557,6 +557,19 @@ if r["dispatches"] or r["partial"]:
 PY
 done
 
+# A device that also lists a copy engine's family counting 32 timestamp bits, as an H100 does (the
+# test layer adds one): the layer reads its compute family's 64-bit ticks as they are, not
+# unwrapped at the narrowest family's 32 bits (then every tick would lie below 2^33; lavapipe's
+# count nanoseconds since boot). Every record there and valid, the output as plain.
+VK_ADD_LAYER_PATH="$test_layer_dir" VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_WGPROF_test_period" \
+  WGPROF_TEST_EXTRA_FAMILY_BITS=32 "$wgprof" record --via vulkan --json family32.json -- \
+  "$app" basic "$steps" >family32.out 2>family32.err
+status=$?
+check exact family32.out -- family32.json --stderr family32.err >family32.check 2>&1 \
+  && python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["dispatches"]; low=min(x["begin_ticks"] for x in d); sys.exit(0 if low >= 1 << 33 else "ticks from %d: unwrapped at 32 bits" % low)' \
+    family32.json >>family32.check 2>&1 && [ "$status" -eq 0 ] && ok \
+  || bad "a device with a 32-bit copy engine family: exit $status: $(cat family32.check)"
+
 # ---- validation: nothing more with wgprof's layer than without it ----
 # The user names wgprof's layer before the validation layer, which the CLI keeps: wgprof's layer
 # then sits above validation, which sees the commands wgprof adds (its timestamps, its query

@@ -2,7 +2,10 @@
  * A Vulkan layer of the tests' own, VK_LAYER_WGPROF_test_period, enabled below wgprof's layer
  * (tests/test_layer.sh): it reports the physical device's timestampPeriod as the number
  * WGPROF_TEST_TIMESTAMP_PERIOD holds (strtod: "nan", "inf", "0", "-1"), as a driver with a broken
- * period would; with WGPROF_TEST_COUNT_TIMESTAMPS set, it counts the timestamps submitted: each
+ * period would; with WGPROF_TEST_EXTRA_FAMILY_BITS=N, vkGetPhysicalDeviceQueueFamilyProperties
+ * lists one queue family more than the driver's, a copy engine's (transfer only, one queue) whose
+ * timestamps count N bits, as an H100 lists a family of 32 beside its 64-bit ones (no queue of it
+ * is ever asked for: the tests' programs use a compute family); with WGPROF_TEST_COUNT_TIMESTAMPS set, it counts the timestamps submitted: each
  * command buffer's vkCmdWriteTimestamp calls since its vkBeginCommandBuffer, added up at each
  * vkQueueSubmit or vkQueueSubmit2 that submits it (the tests' programs write none: every one is
  * a layer's above it), and prints `test layer: N timestamps submitted` on stderr at exit; and
@@ -29,6 +32,7 @@ static PFN_vkGetDeviceProcAddr g_next_gdpa;
 static VkInstance g_instance;
 static PFN_vkGetPhysicalDeviceProperties g_next_props;
 static PFN_vkGetPhysicalDeviceProperties2 g_next_props2;
+static PFN_vkGetPhysicalDeviceQueueFamilyProperties g_next_families;
 
 static PFN_vkCmdWriteTimestamp g_next_write_timestamp;
 static PFN_vkBeginCommandBuffer g_next_begin;
@@ -278,6 +282,32 @@ static VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2(VkPhysicalDevice 
     fake_period(&p->properties);
 }
 
+static VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice physical, uint32_t *count,
+                                                                         VkQueueFamilyProperties *props)
+{
+    const char *bits = getenv("WGPROF_TEST_EXTRA_FAMILY_BITS");
+    if (!bits) {
+        g_next_families(physical, count, props);
+        return;
+    }
+    uint32_t real = 0;
+    g_next_families(physical, &real, NULL);
+    if (!props) {
+        *count = real + 1;
+        return;
+    }
+    uint32_t room = *count;
+    *count = room < real ? room : real;
+    g_next_families(physical, count, props);
+    if (room > real) {
+        props[real] = (VkQueueFamilyProperties){.queueFlags = VK_QUEUE_TRANSFER_BIT,
+                                                .queueCount = 1,
+                                                .timestampValidBits = (uint32_t)strtoul(bits, NULL, 10),
+                                                .minImageTransferGranularity = {1, 1, 1}};
+        *count = real + 1;
+    }
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo *info,
                                                      const VkAllocationCallbacks *alloc, VkInstance *out)
 {
@@ -296,6 +326,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo 
         if (!g_next_props2) {
             g_next_props2 = (PFN_vkGetPhysicalDeviceProperties2)g_next_gipa(*out, "vkGetPhysicalDeviceProperties2KHR");
         }
+        g_next_families = (PFN_vkGetPhysicalDeviceQueueFamilyProperties)g_next_gipa(
+            *out, "vkGetPhysicalDeviceQueueFamilyProperties");
     }
     return r;
 }
@@ -372,6 +404,7 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL period_GetInstanceProcAddr(VkIns
         {"vkGetPhysicalDeviceProperties", (PFN_vkVoidFunction)GetPhysicalDeviceProperties},
         {"vkGetPhysicalDeviceProperties2", (PFN_vkVoidFunction)GetPhysicalDeviceProperties2},
         {"vkGetPhysicalDeviceProperties2KHR", (PFN_vkVoidFunction)GetPhysicalDeviceProperties2},
+        {"vkGetPhysicalDeviceQueueFamilyProperties", (PFN_vkVoidFunction)GetPhysicalDeviceQueueFamilyProperties},
     };
     if (instance && !g_next_gipa) {
         return NULL;
