@@ -647,6 +647,15 @@ static void submit_and_wait(const app *a, VkCommandBuffer cb)
     VK_CHECK(vkResetFences(a->device, 1, &a->fence));
 }
 
+/* scale dispatched in `cb`, its writes then made visible to the next dispatch. */
+static void record_scale_then_barrier(const app *a, VkCommandBuffer cb)
+{
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
+    bind_kernel(a, cb, 0);
+    dispatch(a, cb, DISPATCH_DIRECT, scale_groups, 0);
+    barrier(cb, a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+
 static void run_steps(const app *a, mode m, unsigned steps)
 {
     if (m == MODE_LONG) {
@@ -694,11 +703,7 @@ static void run_steps(const app *a, mode m, unsigned steps)
                                       allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY),
                                       allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY)};
             begin(cbs[0], VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
-            vkCmdBindDescriptorSets(cbs[0], VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
-            bind_kernel(a, cbs[0], 0);
-            dispatch(a, cbs[0], DISPATCH_DIRECT, scale_groups, 0);
-            barrier(cbs[0], a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+            record_scale_then_barrier(a, cbs[0]);
             VK_CHECK(vkEndCommandBuffer(cbs[0]));
             begin(cbs[1], VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
             record_fold(a, cbs[1], DISPATCH_DIRECT);
@@ -708,11 +713,7 @@ static void run_steps(const app *a, mode m, unsigned steps)
                 barrier(cbs[2], a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                         VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
                 if (g_middle_dispatch) {
-                    vkCmdBindDescriptorSets(cbs[2], VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
-                    bind_kernel(a, cbs[2], 0);
-                    dispatch(a, cbs[2], DISPATCH_DIRECT, scale_groups, 0);
-                    barrier(cbs[2], a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                    record_scale_then_barrier(a, cbs[2]);
                 }
                 VK_CHECK(vkEndCommandBuffer(cbs[2]));
                 VkCommandBufferSubmitInfo infos[3] = {
