@@ -4,10 +4,11 @@
  * its own: before each vkCmdDispatch* of a command buffer, before each run of its transfer work
  * (copies, blits, buffer updates and fills, image clears, query copies) between two dispatches
  * or before the first, and once after the last (the chain: a row's time runs from the end of
- * the work before it to its own end). With WGPROF_LAYER_CHAIN_ENV=submit (layer.h), where a
- * batch of a submit holds several primary command buffers (an implementation that records one
- * a pass), their chains are one: the last row of each ends at the next one's first timestamp,
- * and the batch's at a tail, a command buffer of the layer's added after it (layer_submit.c). A run of transfer work is a row of its own, named by the
+ * the work before it to its own end). Where a batch of a submit holds several primary command
+ * buffers (an implementation that records one a pass), their chains are one (the default;
+ * WGPROF_LAYER_CHAIN_ENV=command-buffer ends each at its own, layer.h): the last row of each
+ * ends at the next one's first timestamp, and the batch's at a tail, a command buffer of the
+ * layer's added after it (layer_submit.c). A run of transfer work is a row of its own, named by the
  * kinds it held in record's words ("(copy)", "(copy, clear)"), so that no dispatch's time holds
  * it; render-pass work is not told apart (it falls in the row it lies in), and the layer writes
  * no timestamp inside a render pass, where none of these commands may be. Debug labels
@@ -29,7 +30,8 @@
  * settings), layer_output.c (the results folder), layer_blocks.c (query blocks), layer_tail.c
  * (the tails), layer_queue.c (readback, the reader), layer_retire.c (the program's waits: what
  * is done), layer_submit.c (submits, chains across a batch), layer_commands.c (command buffers, pipelines, names, transfer work, labels),
- * layer_dispatch.c (instances, devices, the loader's interface: it hands out the others' hooks).
+ * layer_term.c (a SIGTERM: results written first), layer_dispatch.c (instances, devices, the
+ * loader's interface: it hands out the others' hooks).
  *
  * Threads: a command buffer and its pool are used by one thread at a time (Vulkan's external
  * synchronization), so its state needs no lock. The maps have one mutex, held for a lookup or
