@@ -485,7 +485,6 @@ static void finish_at_term(wgprof_layer_device *d)
 
 static void at_term(void) { wgprof_layer_devices_each(finish_at_term); }
 
-
 /* Before an exec, from record's preload library (record.h): no exit handler runs then. */
 WGPROF_LAYER_EXPORT void wgprof_layer_end_image(void);
 WGPROF_LAYER_EXPORT void wgprof_layer_end_image(void) { at_exit(); }

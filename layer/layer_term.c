@@ -5,7 +5,8 @@
  * layer's, which writes every device's results as the process's exit would (waiting, as there,
  * for work still running, and for a vkDestroyDevice of the program's already writing them),
  * then ends the process by the same signal with its default action: the program ends as it
- * would have, its results whole, a few milliseconds later.
+ * would have, its results whole, a few milliseconds later (at most the 2 s the exit waits for
+ * work still running); its other threads run on meanwhile, as they do while exit handlers run.
  *
  * The handler does only what a handler may: getpid, sem_post, and in a child of fork() (which has
  * no such thread) sigaction and raise, the default action at once. A semaphore, not a pipe: a
