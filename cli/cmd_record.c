@@ -736,7 +736,7 @@ static void print_how(const results_folder *r, const char *json)
      * for both. */
     const char *chain = getenv(WGPROF_LAYER_CHAIN_ENV);
     const char *layer_rows =
-        chain && strcmp(chain, "command-buffer") == 0
+        chain && strcmp(chain, WGPROF_LAYER_CHAIN_PER_CB) == 0
             ? "a dispatch's time runs from the layer's timestamp before it to the next one in its command buffer "
               "(the next dispatch's or run of transfer work's, or the buffer's end)"
             : "a dispatch's time runs from the layer's timestamp before it to the next one in its command buffer or "

@@ -31,6 +31,7 @@
  * cost of wgpu-native's timestamps and its rows add up to the step's GPU span (BENCHMARKS.md
  * section 18). */
 #define WGPROF_LAYER_CHAIN_ENV "WGPROF_LAYER_CHAIN"
+#define WGPROF_LAYER_CHAIN_PER_CB "command-buffer"
 /* For measurement only: set to 1, the layer writes one timestamp before each row it would time
  * (each dispatch, each run of transfer work) and does nothing else: no names, no records, no
  * chain's end, nothing read back, no report. A benchmark runs it in the same rounds as the

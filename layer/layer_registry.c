@@ -138,7 +138,7 @@ static void read_settings(void)
     const char *by = getenv(RECORD_ENV_SAMPLE_BY);
     g_settings.sample_by_kernel = !by || strcmp(by, "encoder") != 0;
     const char *chain = getenv(WGPROF_LAYER_CHAIN_ENV);
-    g_settings.chain_per_cb = chain && strcmp(chain, "command-buffer") == 0;
+    g_settings.chain_per_cb = chain && strcmp(chain, WGPROF_LAYER_CHAIN_PER_CB) == 0;
     const char *only = getenv(WGPROF_LAYER_TIMESTAMPS_ONLY_ENV);
     g_settings.timestamps_only = only && strcmp(only, "1") == 0;
 }
