@@ -27,19 +27,20 @@ static sem_t g_term;
 static pid_t g_pid;
 static void (*g_finish_all)(void);
 
-static void default_action_now(int sig)
+/* SIGTERM's default action back (sigaction: safe in a handler too). */
+static void default_action(void)
 {
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    raise(sig);
+    sigaction(SIGTERM, &dfl, NULL);
 }
 
 static void on_term(int sig)
 {
     int saved = errno;
     if (getpid() != g_pid || sem_post(&g_term) != 0) {
-        default_action_now(sig);
+        default_action();
+        raise(sig);
     }
     errno = saved;
 }
@@ -52,9 +53,7 @@ static void *term_main(void *unused)
     while (sem_wait(&g_term) != 0) {
     }
     g_finish_all();
-    struct sigaction dfl = {.sa_handler = SIG_DFL};
-    sigemptyset(&dfl.sa_mask);
-    sigaction(SIGTERM, &dfl, NULL);
+    default_action();
     kill(getpid(), SIGTERM);
     return NULL;
 }
