@@ -462,14 +462,14 @@ for mode in batch batch2; do
   done
   want_submit=$((4 + 3 * (chain_steps - 1))) want_cb=$((4 * chain_steps))
   grep -qx "test layer: $want_submit timestamps submitted" "$mode-submit.err" && ok \
-    || bad "vk_compute $mode, chained across the batch (the default): want $want_submit timestamps submitted: $(grep 'test layer' "$mode-submit.err")"
+    || bad "vk_compute $mode, chained across the batch (the default): want $want_submit timestamps submitted: $(grep 'timestamps submitted' "$mode-submit.err")"
   if [ "$mode" = batch2 ]; then
     [ "$(grep '^test layer: batch' "$mode-submit.err" | tail -n +2 | sort | uniq -c | sed 's/^ *//')" = \
       "$((chain_steps - 1)) test layer: batch 1 0 1 1" ] && ok \
       || bad "vk_compute batch2, chained across the batch: want each later batch '1 0 1 1': $(grep '^test layer: batch' "$mode-submit.err" | head -n 3)"
   fi
   grep -qx "test layer: $want_cb timestamps submitted" "$mode-command-buffer.err" && ok \
-    || bad "vk_compute $mode, a chain per command buffer: want $want_cb timestamps submitted: $(grep 'test layer' "$mode-command-buffer.err")"
+    || bad "vk_compute $mode, a chain per command buffer: want $want_cb timestamps submitted: $(grep 'timestamps submitted' "$mode-command-buffer.err")"
   python3 - "$mode-submit.json" "$mode-command-buffer.json" "$chain_steps" <<'PY' >"$mode-chain.check" 2>&1 && ok \
     || bad "vk_compute $mode: $(cat "$mode-chain.check")"
 import json, sys

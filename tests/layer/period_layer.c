@@ -118,21 +118,15 @@ static VKAPI_ATTR void VKAPI_CALL CmdWriteTimestamp(VkCommandBuffer cb, VkPipeli
     g_next_write_timestamp(cb, stage, pool, query);
 }
 
-/* The timestamps of each command buffer of a batch, appended to `line` (of `size`). */
-static void log_cb(char *line, size_t size, VkCommandBuffer cb)
-{
-    pthread_mutex_lock(&g_lock);
-    cb_entry *e = entry_of(cb);
-    size_t n = strlen(line);
-    snprintf(line + n, size - n, " %lu", e ? e->timestamps : 0ul);
-    pthread_mutex_unlock(&g_lock);
-}
-
-static void count_submitted(VkCommandBuffer cb, VkFence fence)
+/* A command buffer submitted with `fence`: its timestamps counted, and appended to its batch's
+ * `line` (of `size`). */
+static void count_submitted(VkCommandBuffer cb, VkFence fence, char *line, size_t size)
 {
     pthread_mutex_lock(&g_lock);
     cb_entry *e = entry_of(cb);
     g_submitted += e ? e->timestamps : 0;
+    size_t n = strlen(line);
+    snprintf(line + n, size - n, " %lu", e ? e->timestamps : 0ul);
     for (unsigned i = 0; e && i < e->queries; i++) {
         size_t p = pool_of(e->pool[i]);
         if (p < POOLS && e->query[i] < POOL_QUERIES) {
@@ -163,8 +157,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count,
     for (uint32_t s = 0; s < count; s++) {
         char line[1024] = "";
         for (uint32_t i = 0; i < submits[s].commandBufferCount; i++) {
-            count_submitted(submits[s].pCommandBuffers[i], fence);
-            log_cb(line, sizeof line, submits[s].pCommandBuffers[i]);
+            count_submitted(submits[s].pCommandBuffers[i], fence, line, sizeof line);
         }
         if (getenv("WGPROF_TEST_LOG_BATCHES")) {
             fprintf(stderr, "test layer: batch%s\n", line);
@@ -179,8 +172,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count
     for (uint32_t s = 0; s < count; s++) {
         char line[1024] = "";
         for (uint32_t i = 0; i < submits[s].commandBufferInfoCount; i++) {
-            count_submitted(submits[s].pCommandBufferInfos[i].commandBuffer, fence);
-            log_cb(line, sizeof line, submits[s].pCommandBufferInfos[i].commandBuffer);
+            count_submitted(submits[s].pCommandBufferInfos[i].commandBuffer, fence, line, sizeof line);
         }
         if (getenv("WGPROF_TEST_LOG_BATCHES")) {
             fprintf(stderr, "test layer: batch%s\n", line);
