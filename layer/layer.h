@@ -32,6 +32,13 @@
  * section 18). */
 #define WGPROF_LAYER_CHAIN_ENV "WGPROF_LAYER_CHAIN"
 #define WGPROF_LAYER_CHAIN_PER_CB "command-buffer"
+/* Where the layer reads its timestamps from: "query", its query pools (vkGetQueryPoolResults);
+ * "buffer", a buffer of its own that each command buffer it times copies its queries into at its
+ * end (a copy and a barrier more on the GPU, and plain memory to read on any thread); unset (or
+ * any other value), "buffer" on a CPU device (lavapipe, where reading a query pool waits for the
+ * whole device, and is not safe beside the program's submits from another thread), else
+ * "query". */
+#define WGPROF_LAYER_READBACK_ENV "WGPROF_LAYER_READBACK"
 /* For measurement only: set to 1, the layer writes one timestamp before each row it would time
  * (each dispatch, each run of transfer work) and does nothing else: no names, no records, no
  * chain's end, nothing read back, no report. A benchmark runs it in the same rounds as the

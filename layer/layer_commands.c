@@ -354,20 +354,25 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateCommandPool(VkDevice device, c
     return r;
 }
 
+/* A command buffer freed (taken out of the map already): its state given back now, or by the
+ * reader where it was left to it. */
 static void cb_free(wgprof_layer_cb *cb)
 {
-    wgprof_layer_cb_release(cb);
-    wgprof__free(cb->blocks);
-    wgprof__free(cb->sites);
-    wgprof__free(cb->children);
-    wgprof__free(cb->marks);
-    wgprof__free(cb->label_text);
-    wgprof__free(cb);
+    if (wgprof_layer_cb_release(cb, false)) {
+        wgprof_layer_cb_destroy(cb);
+    }
 }
 
-void wgprof_layer_cb_release(wgprof_layer_cb *cb)
+wgprof_layer_cb *wgprof_layer_cb_release(wgprof_layer_cb *cb, bool keep_handle)
 {
     wgprof_layer_device *d = cb->device;
+    /* What the handle keeps, copied while `cb` is still this thread's. */
+    wgprof_layer_cb lasting = {.handle = cb->handle, .device = d, .pool = cb->pool, .family = cb->family,
+                               .primary = cb->primary, .work_sites_known = cb->work_sites_known};
+    memcpy(lasting.work_sites, cb->work_sites, sizeof lasting.work_sites);
+    if (wgprof_layer_orphan(cb)) {
+        return keep_handle ? wgprof_layer_cb_renewed(&lasting) : NULL;
+    }
     wgprof_layer_wait_unread(cb);
     bool read = cb->pending;
     if (read) {
@@ -377,9 +382,10 @@ void wgprof_layer_cb_release(wgprof_layer_cb *cb)
     }
     if (cb->block_count) {
         /* A block written but never read (recorded, not submitted) is reset before another use. */
-        wgprof_layer_blocks_return(d, cb->blocks, cb->block_count, cb->ticks > 0 && !read);
+        wgprof_layer_blocks_return(d, cb->blocks, cb->block_count, cb->ticks > 0 && !cb->blocks_reset);
     }
     cb->block_count = 0;
+    cb->blocks_reset = false;
     cb->open_end = false;
     cb->ticks = 0;
     cb->count = 0;
@@ -397,6 +403,7 @@ void wgprof_layer_cb_release(wgprof_layer_cb *cb)
     cb->unnamed_depth = 0;
     cb->unnamed_levels = 0;
     cb->labels_lost = false;
+    return cb;
 }
 
 typedef struct pool_match {
@@ -453,7 +460,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_ResetCommandPool(VkDevice device, Vk
     wgprof_layer_device *d = wgprof_layer_device_of(device);
     pool_match m = pool_cbs(pool, false);
     for (size_t i = 0; i < m.count; i++) {
-        wgprof_layer_cb_release(m.found[i]);
+        wgprof_layer_cb_release(m.found[i], true);
     }
     wgprof__free(m.found);
     return d->ResetCommandPool(device, pool, flags);
@@ -510,8 +517,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_BeginCommandBuffer(VkCommandBuffer h
 {
     wgprof_layer_device *d = wgprof_layer_device_of(handle);
     wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
+    cb = cb ? wgprof_layer_cb_release(cb, true) : NULL;
     if (cb) {
-        wgprof_layer_cb_release(cb);
         const wgprof_layer_settings *settings = wgprof_layer_settings_get();
         uint32_t every = settings->sample_by_kernel ? 1 : settings->sample_every;
         pthread_mutex_lock(&d->lock);
@@ -982,6 +989,15 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_EndCommandBuffer(VkCommandBuffer han
         cb->mark_count = 0;
         cb->label_depth = 0;
     }
+    /* Where the device's results are read from the layer's buffer: a primary's queries, and
+     * those of the secondaries it runs, copied there (a secondary may lie in a render pass). */
+    if (cb && cb->primary && d->readback_buffer && !wgprof_layer_settings_get()->timestamps_only) {
+        wgprof_layer_readback_record(d, handle, cb->blocks, cb->block_count, cb->ticks);
+        for (size_t i = 0; i < cb->child_count; i++) {
+            const wgprof_layer_cb *child = cb->children[i];
+            wgprof_layer_readback_record(d, handle, child->blocks, child->block_count, child->ticks);
+        }
+    }
     return d->EndCommandBuffer(handle);
 }
 
@@ -990,7 +1006,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_ResetCommandBuffer(VkCommandBuffer h
     wgprof_layer_device *d = wgprof_layer_device_of(handle);
     wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
     if (cb) {
-        wgprof_layer_cb_release(cb);
+        wgprof_layer_cb_release(cb, true);
     }
     return d->ResetCommandBuffer(handle, flags);
 }

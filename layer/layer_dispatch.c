@@ -61,6 +61,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
     i->GetPhysicalDeviceProperties = (PFN_vkGetPhysicalDeviceProperties)gipa(*out, "vkGetPhysicalDeviceProperties");
     i->GetPhysicalDeviceQueueFamilyProperties =
         (PFN_vkGetPhysicalDeviceQueueFamilyProperties)gipa(*out, "vkGetPhysicalDeviceQueueFamilyProperties");
+    i->GetPhysicalDeviceMemoryProperties =
+        (PFN_vkGetPhysicalDeviceMemoryProperties)gipa(*out, "vkGetPhysicalDeviceMemoryProperties");
     if (i->api_version >= VK_API_VERSION_1_1) {
         i->GetPhysicalDeviceFeatures2 = (PFN_vkGetPhysicalDeviceFeatures2)gipa(*out, "vkGetPhysicalDeviceFeatures2");
     }
@@ -274,6 +276,14 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     NEXT(d, GetQueryPoolResults);
     NEXT(d, CmdWriteTimestamp);
     NEXT(d, CmdResetQueryPool);
+    NEXT(d, CmdPipelineBarrier);
+    NEXT(d, CreateBuffer);
+    NEXT(d, DestroyBuffer);
+    NEXT(d, GetBufferMemoryRequirements);
+    NEXT(d, AllocateMemory);
+    NEXT(d, FreeMemory);
+    NEXT(d, BindBufferMemory);
+    NEXT(d, MapMemory);
     NEXT(d, CmdDispatch);
     NEXT(d, CmdDispatchBase);
     NEXT(d, CmdDispatchIndirect);
@@ -310,7 +320,19 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     NEXT(d, WaitSemaphoresKHR);
     NEXT(d, GetSemaphoreCounterValue);
     NEXT(d, GetSemaphoreCounterValueKHR);
-    if (host_reset) {
+    /* Read from a buffer of the layer's where asked, or by default on a CPU device (lavapipe:
+     * reading its query pools waits for the whole device, unsafely beside the program's submits). */
+    const char *readback = wgprof_layer_settings_get()->readback;
+    d->readback_buffer = strcmp(readback, "buffer") == 0 ||
+                         (strcmp(readback, "query") != 0 && props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU);
+    if (d->readback_buffer && i->GetPhysicalDeviceMemoryProperties) {
+        i->GetPhysicalDeviceMemoryProperties(physical, &d->memory);
+    }
+    d->readback_buffer = d->readback_buffer && i->GetPhysicalDeviceMemoryProperties;
+    d->read_anywhere = d->readback_buffer || props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+    /* There, its queries are reset in the stream too: a reset from the host (lavapipe's destroys
+     * the query through the queue's context) is not safe beside the queue's running either. */
+    if (host_reset && !d->readback_buffer) {
         d->ResetQueryPool = (PFN_vkResetQueryPool)gdpa(*out, "vkResetQueryPool");
         if (!d->ResetQueryPool) {
             d->ResetQueryPool = (PFN_vkResetQueryPool)gdpa(*out, "vkResetQueryPoolEXT");
@@ -439,7 +461,8 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     wgprof_layer_device_take(device);
     wgprof_layer_device_unwalked(d);
     for (size_t k = 0; k < d->query_pool_count; k++) {
-        d->DestroyQueryPool(device, d->query_pools[k], NULL);
+        wgprof_layer_readback_free(d, &d->query_pools[k]);
+        d->DestroyQueryPool(device, d->query_pools[k].pool, NULL);
     }
     PFN_vkDestroyDevice destroy = d->DestroyDevice;
     wgprof_pool_destroy(d->results);

@@ -130,19 +130,34 @@ typedef struct wgprof_layer_instance {
     PFN_vkDestroyInstance DestroyInstance;
     PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
     PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
+    PFN_vkGetPhysicalDeviceMemoryProperties GetPhysicalDeviceMemoryProperties;
     PFN_vkGetPhysicalDeviceFeatures2 GetPhysicalDeviceFeatures2;
     PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
 } wgprof_layer_instance;
 
 enum { WGPROF_LAYER_BLOCK = 64, WGPROF_LAYER_POOL_QUERIES = 4096, WGPROF_LAYER_FAMILIES = 16, WGPROF_LAYER_QUEUES = 15 };
 
-/* A block of WGPROF_LAYER_BLOCK queries of one of the device's query pools. */
+/* A block of WGPROF_LAYER_BLOCK queries of one of the device's query pools; where the device
+ * reads its results from a buffer of the layer's (layer_readback.c), that buffer and the block's
+ * place in its mapping (a value and its availability a query), else VK_NULL_HANDLE and NULL. */
 typedef struct wgprof_layer_block {
     VkQueryPool pool;
     uint32_t first;
+    VkBuffer buffer;
+    volatile uint64_t *copied;
 } wgprof_layer_block;
 
 typedef struct wgprof_layer_cb wgprof_layer_cb;
+
+/* One of the layer's query pools, of WGPROF_LAYER_POOL_QUERIES timestamps; where the device
+ * reads its results from a buffer (readback_buffer), the buffer that the command buffers copy
+ * them into at their end, its memory and where that is mapped (else all VK_NULL_HANDLE, NULL). */
+typedef struct wgprof_layer_query_pool {
+    VkQueryPool pool;
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    volatile uint64_t *mapped;
+} wgprof_layer_query_pool;
 
 /* A command buffer of the layer's own, recorded once: one timestamp (its block's query
  * `query`, reset in the stream before it where the device has no host reset). Added to a batch
@@ -152,6 +167,8 @@ typedef struct wgprof_layer_tail {
     VkCommandBuffer handle;
     VkQueryPool pool;
     uint32_t query;
+    VkBuffer buffer;           /* where its result is copied, and its place there, as a block's */
+    volatile uint64_t *copied;
     uint32_t family;
     struct wgprof_layer_tail *next_free;
 } wgprof_layer_tail;
@@ -223,6 +240,14 @@ typedef struct wgprof_layer_device {
     PFN_vkGetQueryPoolResults GetQueryPoolResults;
     PFN_vkCmdWriteTimestamp CmdWriteTimestamp;
     PFN_vkCmdResetQueryPool CmdResetQueryPool;
+    PFN_vkCmdPipelineBarrier CmdPipelineBarrier;
+    PFN_vkCreateBuffer CreateBuffer;
+    PFN_vkDestroyBuffer DestroyBuffer;
+    PFN_vkGetBufferMemoryRequirements GetBufferMemoryRequirements;
+    PFN_vkAllocateMemory AllocateMemory;
+    PFN_vkFreeMemory FreeMemory;
+    PFN_vkBindBufferMemory BindBufferMemory;
+    PFN_vkMapMemory MapMemory;
     PFN_vkCmdDispatch CmdDispatch;
     PFN_vkCmdDispatchBase CmdDispatchBase;
     PFN_vkCmdDispatchIndirect CmdDispatchIndirect;
@@ -284,8 +309,17 @@ typedef struct wgprof_layer_device {
     pthread_cond_t read_done;     /* a command buffer's reading ended */
     wgprof_layer_block *free_blocks;
     size_t free_count, free_cap;
-    VkQueryPool *query_pools;
+    wgprof_layer_query_pool *query_pools;
     size_t query_pool_count;
+    /* Its results read from buffers of the layer's, not from its query pools
+     * (WGPROF_LAYER_READBACK_ENV, layer.h; layer_readback.c), and the memory types to have them. */
+    bool readback_buffer;
+    VkPhysicalDeviceMemoryProperties memory;
+    /* Its results may be read on any thread beside the program's submits: from the layer's
+     * buffer, or from the query pools of a device that is not a CPU's (lavapipe's reading waits
+     * for the whole device). Else a command buffer let go of unread is read on the program's
+     * thread (wgprof_layer_orphan). */
+    bool read_anywhere;
     wgprof_layer_tail *free_tails; /* the layer's own command buffers, free (layer_tail.c) */
     struct wgprof_layer_tails *tail_sets; /* every one made, for the device's end */
     /* What the program's waits say is done (layer_retire.c): submits numbered, per queue the
@@ -299,6 +333,7 @@ typedef struct wgprof_layer_device {
     uint32_t queue_count;
     wgprof_layer_map fences, signals;
     wgprof_layer_cb **in_flight;  /* submitted, results not read: the first of each chain */
+    wgprof_layer_cb *orphans_read; /* let go of by the program, read since: to be freed (layer_queue.c) */
     size_t in_flight_count, in_flight_cap;
     wgprof_pool *results;         /* fed by wgprof_pool_add_external: guarded by results_lock */
     /* Counted without the lock: dispatches, and those not timed by why (layer_untimed). */
@@ -357,6 +392,7 @@ typedef struct wgprof_layer_settings {
     bool sample_by_kernel; /* RECORD_ENV_SAMPLE_BY: each pipeline's dispatches sampled (else whole command buffers) */
     bool chain_per_cb;     /* WGPROF_LAYER_CHAIN_ENV=command-buffer (layer.h) */
     bool timestamps_only;  /* WGPROF_LAYER_TIMESTAMPS_ONLY_ENV=1: for measurement only (layer.h) */
+    char readback[16];     /* WGPROF_LAYER_READBACK_ENV as given ("buffer", "query"; "" where unset: by device) */
 } wgprof_layer_settings;
 const wgprof_layer_settings *wgprof_layer_settings_get(void);
 void wgprof_layer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -455,6 +491,12 @@ struct wgprof_layer_cb {
      * the last where its chain is open, the tail that ends it. */
     wgprof_layer_cb *chain_head, *chain_next;
     wgprof_layer_tail *tail;
+    bool blocks_reset; /* its queries read and reset (or cleared) since last written */
+    /* Let go of by the program while pending (begun again, reset or freed): the handle has
+     * another state, or none, and this one is the reader's, which frees it once read (device's
+     * lock; `next_orphan`: the device's list of those read, to be freed). */
+    bool orphaned;
+    wgprof_layer_cb *next_orphan;
 };
 
 /* The site of a gap in a recording's chain: the row begun by the layer's timestamp before a
@@ -533,11 +575,26 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuff
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer cb);
 #define WGPROF_LAYER_WORK_DECLARE(command, kind, params, args) VKAPI_ATTR void VKAPI_CALL wgprof_layer_##command params;
 WGPROF_LAYER_WORK_COMMANDS(WGPROF_LAYER_WORK_DECLARE)
-/* Lets go of a command buffer's recording: its results read if they are there, its queries
- * back to the device. */
-void wgprof_layer_cb_release(wgprof_layer_cb *cb);
+/* Lets go of a command buffer's recording (begun again, reset or freed): its queries back to the
+ * device. Where its last submit is still unread and the device's reader may read it (a reader
+ * runs in this process, and reads safely beside the program: wgprof_layer_orphan), the state is
+ * left to the reader, off the program's thread, and where `keep_handle` a new one takes its
+ * place in the map; else what is there is read first, here. Returns the handle's state from
+ * now on: `cb`, the new one, or NULL (left to the reader and not kept, or no memory for a new
+ * one: the handle then runs untimed). */
+wgprof_layer_cb *wgprof_layer_cb_release(wgprof_layer_cb *cb, bool keep_handle);
 /* Forgets every command buffer of the device's (its end). */
 void wgprof_layer_cbs_forget(wgprof_layer_device *d);
+
+/* ---- layer_cb.c ---- */
+
+/* A command buffer's state given back: its queries to the device (reset first where they were
+ * written and not reset since), its memory. */
+void wgprof_layer_cb_destroy(wgprof_layer_cb *cb);
+/* A new state for the handle of `old` (what lasts across recordings copied: its pool, family,
+ * level, the sites of its runs of transfer work), in the map in its place; NULL, the handle out
+ * of the map, where there is no memory for it. */
+wgprof_layer_cb *wgprof_layer_cb_renewed(const wgprof_layer_cb *old);
 
 /* ---- layer_blocks.c ---- */
 
@@ -545,6 +602,26 @@ void wgprof_layer_cbs_forget(wgprof_layer_device *d);
 void wgprof_layer_blocks_return(wgprof_layer_device *d, wgprof_layer_block *blocks, size_t count, bool reset);
 /* A block for a command buffer being recorded; false where none can be had. */
 bool wgprof_layer_block_take(wgprof_layer_device *d, wgprof_layer_block *out);
+
+/* ---- layer_readback.c ---- */
+
+/* Where reading a query pool waits for the whole device and is not safe beside the program's
+ * submits from another thread (lavapipe, a CPU device), the layer reads its results from a
+ * buffer of its own instead: each command buffer it times copies its queries there at its end.
+ * Makes `p`'s buffer where the device does so (its query pool made already); false where it
+ * could not be had (the pool is then not used). */
+bool wgprof_layer_readback_make(wgprof_layer_device *d, wgprof_layer_query_pool *p);
+/* Gives `p`'s buffer back (the device's end). */
+void wgprof_layer_readback_free(wgprof_layer_device *d, wgprof_layer_query_pool *p);
+/* Records into `handle`, at its end, the copies of the first `ticks` queries of `blocks` (in
+ * order, WGPROF_LAYER_BLOCK a block) into the layer's buffer, then a barrier that makes them
+ * visible to the host. Nothing where the device reads its query pools. */
+void wgprof_layer_readback_record(wgprof_layer_device *d, VkCommandBuffer handle, const wgprof_layer_block *blocks,
+                                  size_t block_count, uint32_t ticks);
+/* `n` queries' readings (value, availability) from `at` into `pairs`. */
+void wgprof_layer_readback_read(const volatile uint64_t *at, uint32_t n, uint64_t *pairs);
+/* Clears `n` queries' readings at `at` (none available) for their next use. */
+void wgprof_layer_readback_clear(volatile uint64_t *at, uint32_t n);
 
 /* ---- layer_queue.c ---- */
 
@@ -554,6 +631,12 @@ void wgprof_layer_poll(wgprof_layer_device *d, bool force);
 /* Stops the device's reader and waits for it to end (at the device's end, or the process's;
  * nothing in a child of fork(), where it does not run). */
 void wgprof_layer_reader_stop(wgprof_layer_device *d);
+/* Leaves `cb`, let go of by the program while its last submit is unread, to the device's reader,
+ * where one runs in this process, the device is not ending, and reading beside the program's
+ * submits is safe (not a CPU device read from its query pools: lavapipe's reading waits for the
+ * whole device): marked orphaned, the reader woken, even while it reads `cb` already; true says
+ * so (the state is then the reader's to free, and not to be touched). */
+bool wgprof_layer_orphan(wgprof_layer_cb *cb);
 /* Reads `cb` now if it was submitted (`force` as above); its queries reset for a new use. Where
  * another thread is reading it, waits for that reading to end (no driver call is waited on
  * with the lock held: only the other thread's). */

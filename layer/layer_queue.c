@@ -44,12 +44,17 @@ typedef struct pool_read {
     uint64_t pairs[2 * WGPROF_LAYER_POOL_QUERIES];
 } pool_read;
 
-/* Block `b`'s `n` readings (value, availability) in `pairs`: from `cache` where it holds the
- * block's pool (read now if it holds another), else read alone. */
+/* Block `b`'s `n` readings (value, availability) in `pairs`: from the layer's buffer where it is
+ * copied there, else from `cache` where it holds the block's pool (read now if it holds
+ * another), else read alone. */
 static void read_block(wgprof_layer_device *d, const wgprof_layer_block *b, uint32_t n, pool_read *cache,
                        uint64_t *pairs, size_t cap)
 {
     const VkQueryResultFlags flags = VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT;
+    if (b->copied) {
+        wgprof_layer_readback_read(b->copied, n, pairs);
+        return;
+    }
     if (cache) {
         if (cache->pool != b->pool) {
             VkResult r = d->GetQueryPoolResults(d->handle, b->pool, 0, WGPROF_LAYER_POOL_QUERIES, sizeof cache->pairs,
@@ -156,9 +161,11 @@ static void chain_reading(wgprof_layer_cb *head, bool reading)
 }
 
 /* The chain from `head` read, or dropped (device's lock): each command buffer no longer pending
- * nor in a chain, free to be used again once its reading ends. */
+ * nor in a chain, free to be used again once its reading ends; one the program let go of
+ * meanwhile (orphaned) to the device's list of those to free (orphans_free). */
 static void chain_unlink(wgprof_layer_cb *head)
 {
+    wgprof_layer_device *d = head->device;
     wgprof_layer_cb *cb = head;
     while (cb) {
         wgprof_layer_cb *next = cb->chain_next;
@@ -166,8 +173,39 @@ static void chain_unlink(wgprof_layer_cb *head)
         cb->chain_head = NULL;
         cb->chain_next = NULL;
         cb->tail = NULL;
+        if (cb->orphaned) {
+            cb->next_orphan = d->orphans_read;
+            d->orphans_read = cb;
+        }
         cb = next;
     }
+}
+
+/* Frees the orphaned command buffers read (not holding the device's lock: their queries go back
+ * through it). */
+static void orphans_free(wgprof_layer_device *d)
+{
+    pthread_mutex_lock(&d->lock);
+    wgprof_layer_cb *cb = d->orphans_read;
+    d->orphans_read = NULL;
+    pthread_mutex_unlock(&d->lock);
+    while (cb) {
+        wgprof_layer_cb *next = cb->next_orphan;
+        wgprof_layer_cb_destroy(cb);
+        cb = next;
+    }
+}
+
+/* Whether the program let go of a command buffer of the chain from `head`: by Vulkan's rules
+ * the chain's execution is over (device's lock). */
+static bool chain_orphaned(const wgprof_layer_cb *head)
+{
+    for (const wgprof_layer_cb *cb = head; cb; cb = cb->chain_next) {
+        if (cb->orphaned) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* The timestamps of one command buffer of a chain being read: its own as written, then its last
@@ -212,7 +250,8 @@ static bool chain_ticks(wgprof_layer_cb *head, size_t n, bool force, pool_read *
             have = out[i + 1].available[0];
         } else if (cb->tail) {
             uint64_t pair[2];
-            read_block(d, &(wgprof_layer_block){cb->tail->pool, cb->tail->query}, 1, cache, pair, 2);
+            const wgprof_layer_tail *t = cb->tail;
+            read_block(d, &(wgprof_layer_block){t->pool, t->query, t->buffer, t->copied}, 1, cache, pair, 2);
             out[i].ticks[cb->count] = pair[0];
             have = pair[1] != 0;
         } else {
@@ -255,7 +294,8 @@ static bool add_cb_rows(wgprof_layer_device *d, wgprof_layer_cb *cb, const cb_ti
 }
 
 /* Resets the blocks of every command buffer of the chains from `heads` (from the host, adjacent
- * blocks in one call) and lets their tails go. */
+ * blocks in one call; where the device reads from the layer's buffer, their copies there cleared
+ * and the queries reset in the stream at their next use) and lets their tails go. */
 static void chains_reset(wgprof_layer_device *d, wgprof_layer_cb *const *heads, size_t n);
 
 /* Reads the chain from `head` (one command buffer, or several of one batch), which the caller
@@ -319,6 +359,7 @@ static bool read_taken(wgprof_layer_cb *head, bool force, pool_read *cache, bool
     }
     pthread_cond_broadcast(&d->read_done);
     pthread_mutex_unlock(&d->lock);
+    orphans_free(d);
     return false;
 }
 
@@ -333,9 +374,10 @@ static void chains_reset(wgprof_layer_device *d, wgprof_layer_cb *const *heads, 
 {
     size_t blocks = 0, tails = 0;
     for (size_t i = 0; i < n; i++) {
-        for (const wgprof_layer_cb *cb = heads[i]; cb; cb = cb->chain_next) {
+        for (wgprof_layer_cb *cb = heads[i]; cb; cb = cb->chain_next) {
             blocks += cb->block_count;
             tails += cb->tail != NULL;
+            cb->blocks_reset = true; /* here, or in the stream at their next use */
         }
     }
     wgprof_layer_tail **done_tails = tails ? wgprof__calloc(tails, sizeof *done_tails) : NULL;
@@ -350,6 +392,15 @@ static void chains_reset(wgprof_layer_device *d, wgprof_layer_cb *const *heads, 
     if (done_tails) {
         wgprof_layer_tails_return(d, done_tails, tails);
         wgprof__free(done_tails);
+    }
+    for (size_t i = 0; d->readback_buffer && i < n; i++) {
+        for (const wgprof_layer_cb *cb = heads[i]; cb; cb = cb->chain_next) {
+            for (size_t b = 0; b < cb->block_count; b++) {
+                if (cb->blocks[b].copied) { /* read: no copy of this execution's may be taken again */
+                    wgprof_layer_readback_clear(cb->blocks[b].copied, WGPROF_LAYER_BLOCK);
+                }
+            }
+        }
     }
     if (!d->ResetQueryPool) {
         return; /* reset in the stream, at their next use */
@@ -395,6 +446,7 @@ static void batch_done(wgprof_layer_device *d, wgprof_layer_cb **done, size_t n)
     }
     pthread_cond_broadcast(&d->read_done);
     pthread_mutex_unlock(&d->lock);
+    orphans_free(d);
 }
 
 void wgprof_layer_wait_unread(wgprof_layer_cb *cb)
@@ -418,6 +470,20 @@ static bool take_in_flight(wgprof_layer_device *d, wgprof_layer_cb *head)
         }
     }
     return false;
+}
+
+bool wgprof_layer_orphan(wgprof_layer_cb *cb)
+{
+    wgprof_layer_device *d = cb->device;
+    pthread_mutex_lock(&d->lock);
+    bool orphan = cb->pending && d->read_anywhere && d->reader_pid == (long)getpid() && !d->finished;
+    if (orphan) {
+        cb->orphaned = true;
+        d->reader_due = true;
+        pthread_cond_signal(&d->reader_wake);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return orphan;
 }
 
 void wgprof_layer_read_cb(wgprof_layer_cb *cb, bool force)
@@ -490,7 +556,7 @@ static void read_in_flight(wgprof_layer_device *d, read_what what)
     size_t kept = 0;
     for (size_t i = 0; taken && i < count; i++) {
         wgprof_layer_cb *head = d->in_flight[i];
-        if (what != READ_RETIRED || wgprof_layer_retired(d, head)) {
+        if (what != READ_RETIRED || wgprof_layer_retired(d, head) || chain_orphaned(head)) {
             chain_reading(head, true);
             taken[n++] = head;
         } else {
@@ -506,7 +572,7 @@ static void read_in_flight(wgprof_layer_device *d, read_what what)
         return;
     }
     /* Several command buffers: their pools read whole, one at a time. */
-    pool_read *cache = n > 1 ? wgprof__alloc(sizeof *cache) : NULL;
+    pool_read *cache = n > 1 && !d->readback_buffer ? wgprof__alloc(sizeof *cache) : NULL;
     if (cache) {
         cache->pool = VK_NULL_HANDLE;
         qsort(taken, n, sizeof *taken, by_pool);
@@ -616,6 +682,7 @@ bool wgprof_layer_in_flight_put(wgprof_layer_cb *head, uint64_t now, uint64_t se
     for (wgprof_layer_cb *cb = head; cb; cb = cb->chain_next) {
         cb->pending = kept;
         cb->submit_ns = now;
+        cb->blocks_reset = false; /* written again */
     }
     if (kept) {
         reader_start_locked(d);

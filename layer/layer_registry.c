@@ -139,6 +139,8 @@ static void read_settings(void)
     g_settings.sample_by_kernel = !by || strcmp(by, "encoder") != 0;
     const char *chain = getenv(WGPROF_LAYER_CHAIN_ENV);
     g_settings.chain_per_cb = chain && strcmp(chain, WGPROF_LAYER_CHAIN_PER_CB) == 0;
+    const char *readback = getenv(WGPROF_LAYER_READBACK_ENV);
+    snprintf(g_settings.readback, sizeof g_settings.readback, "%s", readback ? readback : "");
     const char *only = getenv(WGPROF_LAYER_TIMESTAMPS_ONLY_ENV);
     g_settings.timestamps_only = only && strcmp(only, "1") == 0;
 }

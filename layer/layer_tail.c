@@ -19,7 +19,8 @@ typedef struct wgprof_layer_tails {
     wgprof_layer_tail tails[TAILS_A_SET];
 } wgprof_layer_tails;
 
-/* Records tail `t`: its timestamp (reset first in the stream where there is no host reset). */
+/* Records tail `t`: its timestamp (reset first in the stream where there is no host reset), and
+ * its copy where the device reads from the layer's buffer. */
 static bool record_tail(wgprof_layer_device *d, wgprof_layer_tail *t)
 {
     if (d->set_loader_data(d->handle, t->handle) != VK_SUCCESS) {
@@ -33,6 +34,7 @@ static bool record_tail(wgprof_layer_device *d, wgprof_layer_tail *t)
         d->CmdResetQueryPool(t->handle, t->pool, t->query, 1);
     }
     d->CmdWriteTimestamp(t->handle, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->pool, t->query);
+    wgprof_layer_readback_record(d, t->handle, &(wgprof_layer_block){t->pool, t->query, t->buffer, t->copied}, 1, 1);
     return d->EndCommandBuffer(t->handle) == VK_SUCCESS;
 }
 
@@ -55,8 +57,12 @@ static wgprof_layer_tail *make_set(wgprof_layer_device *d, uint32_t family)
     alloc.commandPool = set->pool;
     ok = ok && d->AllocateCommandBuffers(d->handle, &alloc, handles) == VK_SUCCESS;
     for (uint32_t i = 0; ok && i < TAILS_A_SET; i++) {
-        set->tails[i] = (wgprof_layer_tail){
-            .handle = handles[i], .pool = block.pool, .query = block.first + i, .family = family};
+        set->tails[i] = (wgprof_layer_tail){.handle = handles[i],
+                                            .pool = block.pool,
+                                            .query = block.first + i,
+                                            .buffer = block.buffer,
+                                            .copied = block.copied ? block.copied + 2 * i : NULL,
+                                            .family = family};
         ok = record_tail(d, &set->tails[i]);
     }
     if (!ok) {
@@ -96,8 +102,13 @@ wgprof_layer_tail *wgprof_layer_tail_take(wgprof_layer_device *d, uint32_t famil
 
 void wgprof_layer_tails_return(wgprof_layer_device *d, wgprof_layer_tail *const *tails, size_t count)
 {
-    for (size_t i = 0; d->ResetQueryPool && i < count; i++) {
-        d->ResetQueryPool(d->handle, tails[i]->pool, tails[i]->query, 1);
+    for (size_t i = 0; i < count; i++) {
+        if (d->ResetQueryPool) {
+            d->ResetQueryPool(d->handle, tails[i]->pool, tails[i]->query, 1);
+        }
+        if (tails[i]->copied) {
+            wgprof_layer_readback_clear(tails[i]->copied, 1);
+        }
     }
     pthread_mutex_lock(&d->lock);
     for (size_t i = 0; i < count; i++) {

@@ -7,7 +7,8 @@
 #      each implementation, in interleaved rounds: plain; under `record` (--via auto: the layer
 #      times, the webgpu.h library passes the names down; every dispatch timed, with a chain
 #      across a batch's command buffers (the default) and with one per command buffer
-#      (WGPROF_LAYER_CHAIN=command-buffer), --sample-every 10, and --sample-every 1000000: the
+#      (WGPROF_LAYER_CHAIN=command-buffer), read from the layer's buffer instead of its query
+#      pools (WGPROF_LAYER_READBACK=buffer), --sample-every 10, and --sample-every 1000000: the
 #      hooks with one dispatch of each kernel timed); `record --via vulkan` (the layer without
 #      record's preload library: names from the SPIR-V); the layer for measurement only
 #      (WGPROF_LAYER_TIMESTAMPS_ONLY=1: a timestamp before each dispatch, nothing else); under the
@@ -47,7 +48,7 @@ now() { date +%s%N; }
 # IMPLS, CONFIGS (the demo's configurations of step 2, by name) and DEMO_ONLY=1 (step 2 alone)
 # narrow a run to what a question needs.
 IMPLS=${IMPLS:-wgpu-native dawn}
-CONFIGS=${CONFIGS:-plain layer layer-via-vulkan layer-per-cb layer-minimal layer-sample10 layer-untimed layer-compare graph-chain}
+CONFIGS=${CONFIGS:-plain layer layer-via-vulkan layer-per-cb layer-buffer layer-minimal layer-sample10 layer-untimed layer-compare graph-chain}
 # A run that fails, or prints no steps line, says FAILED (exit status) where its step time goes.
 run() {
   local label=$1 t0 t1 out status step config
@@ -70,6 +71,8 @@ for impl in $IMPLS; do
     run "$impl layer $rep" "$W" --webgpu $impl record -- "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer-via-vulkan $rep" "$W" --webgpu $impl record --via vulkan -- "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer-per-cb $rep" env WGPROF_LAYER_CHAIN=command-buffer "$W" --webgpu $impl record -- \
+      "$W" --webgpu $impl "${demo[@]}"
+    run "$impl layer-buffer $rep" env WGPROF_LAYER_READBACK=buffer "$W" --webgpu $impl record -- \
       "$W" --webgpu $impl "${demo[@]}"
     run "$impl layer-minimal $rep" env VK_ADD_LAYER_PATH="$root/.device/build/layer" \
       VK_INSTANCE_LAYERS=VK_LAYER_WGPROF_timing WGPROF_LAYER_TIMESTAMPS_ONLY=1 "$W" --webgpu $impl "${demo[@]}"

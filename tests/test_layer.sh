@@ -19,7 +19,7 @@ src="$(cd "$4" && pwd)"
 cd "$tmp" || exit 1
 
 layer_name=VK_LAYER_WGPROF_timing
-modes="basic names reuse secondary indirect work base mixed batch batch2 pipelined"
+modes="basic names reuse secondary indirect work base mixed batch batch2 pipelined event"
 steps=4
 check() { python3 "$src/check_record.py" "$@"; }
 # scopes STDOUT REPORT: the records in scopes are those the program's `scope KERNEL PATH COUNT`
@@ -138,6 +138,13 @@ for mode in $modes; do
     || bad "vk_compute $mode: $(cat "$mode.check")"
   scopes "$mode.out" "$(report_of "$mode.json")" >"$mode.scopes" 2>&1 && ok || bad "vk_compute $mode: $(cat "$mode.scopes")"
 done
+# event: each command buffer freed while its submit was unread, its end known through an event
+# alone (no wait the layer sees): the layer's reader reads it then, off the program's thread, so
+# a file of results appears while the program runs, not only at its end.
+if [ -f event.err ]; then
+  grep -qx "vk_compute: results written while running" event.err && ok \
+    || bad "vk_compute event: command buffers freed unread were not read while the program ran: $(grep 'while running' event.err)"
+fi
 # A debug label ended in the buffer after the one that began it: the layer leaves that end out
 # (and the rows before it outside the label) and keeps the rest of its scopes as they were.
 if [ -f work.out ] && grep -q '^checksum ' work.out; then
@@ -249,16 +256,20 @@ fi
 # ---- submits that only append ----
 # A program that submits 5,000 one-dispatch command buffers without waiting, then waits once,
 # three times over (bench/vk_record_cost --submits: the same buffers submitted again each round):
-# the layer reads them on its own thread (past 4,096 in flight, without a wait of the program's),
-# a query pool at a time, resets their blocks together, and reads a buffer submitted again
-# before it was read; every dispatch is in the report, valid.
+# the layer reads them on its own thread (past 4,096 in flight, without a wait of the program's)
+# and reads a buffer submitted again before it was read; every dispatch is in the report, valid.
+# Both ways of reading (layer.h, WGPROF_LAYER_READBACK): from the layer's buffer, lavapipe's
+# default (each command buffer copies its queries there, reset in the stream; a copy read is
+# cleared, or the next round's reading would take the last one's), and from the query pools,
+# a pool at a time, their blocks reset together from the host.
 submits_app="$(cd "$2/../.." 2>/dev/null && pwd)/bench/vk_record_cost"
 if [ -x "$submits_app" ]; then
-  "$wgprof" record --via vulkan --json submits.json -- "$submits_app" 2 --dispatches 5000 --submits \
-    >submits.out 2>submits.err
-  status=$?
-  python3 - submits.json <<'PY' >submits.check 2>&1 && [ "$status" -eq 0 ] && ok \
-    || bad "5,000 submits without waiting, three rounds: exit $status: $(cat submits.check) $(tail -n 3 submits.err)"
+  for readback in buffer query; do
+    WGPROF_LAYER_READBACK=$readback "$wgprof" record --via vulkan --json "submits-$readback.json" -- "$submits_app" 2 \
+      --dispatches 5000 --submits >"submits-$readback.out" 2>"submits-$readback.err"
+    status=$?
+    python3 - "submits-$readback.json" <<'PY' >submits.check 2>&1 && [ "$status" -eq 0 ] && ok \
+      || bad "5,000 submits without waiting, three rounds, read from the $readback: exit $status: $(cat submits.check) $(tail -n 3 "submits-$readback.err")"
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert (r["records"], r["invalid"], r["partial"]) == (15000, 0, False), (r["records"], r["invalid"], r["partial"])
@@ -269,6 +280,7 @@ begins.sort()
 late = [(a, b) for a, b in zip(begins, begins[1:]) if a[0] < b[0] and b[1] < a[1]]
 assert not late, f"{len(late)} command buffers ran before one submitted earlier: {late[:3]}"
 PY
+  done
 else
   echo "note: the submits case skipped: no $submits_app (the benchmarks are not built)"
 fi
@@ -523,17 +535,24 @@ done
 # ---- only what the program's waits retired is read (vk_compute pipelined: two steps in flight) ----
 # Each step's work is long done when the program waits for the step before it: the layer must not
 # read (and reset from the host) the later step's queries before the program waits for it, as
-# the Khronos validation layers hold (the test layer counts such resets).
+# the Khronos validation layers hold (the test layer counts such resets). Read from the query
+# pools (WGPROF_LAYER_READBACK=query), and from the layer's buffer (lavapipe's default), where
+# the readings come without a single vkGetQueryPoolResults and no reset from the host.
 if [ -f pipelined.plain.out ] && grep -q '^checksum ' pipelined.plain.out; then
-  VK_ADD_LAYER_PATH="$test_layer_dir" VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_WGPROF_test_period" \
-    WGPROF_TEST_COUNT_TIMESTAMPS=1 "$wgprof" record --via vulkan --json retire.json -- "$app" pipelined "$steps" \
-    >retire.out 2>retire.err
-  status=$?
-  [ "$status" -eq 0 ] && cmp -s pipelined.plain.out retire.out \
-    && grep -qx "test layer: 0 queries reset before the program waited for their submit" retire.err && ok \
-    || bad "vk_compute pipelined: exit $status, queries reset early: $(grep 'test layer' retire.err) $(tail_of retire.err)"
-  check exact retire.out -- "$(report_of retire.json)" --stderr retire.err >retire.check 2>&1 && ok \
-    || bad "vk_compute pipelined, counting layer below: $(cat retire.check)"
+  for readback in query buffer; do
+    VK_ADD_LAYER_PATH="$test_layer_dir" VK_INSTANCE_LAYERS="$layer_name:VK_LAYER_WGPROF_test_period" \
+      WGPROF_TEST_COUNT_TIMESTAMPS=1 WGPROF_LAYER_READBACK=$readback "$wgprof" record --via vulkan \
+      --json "retire-$readback.json" -- "$app" pipelined "$steps" >"retire-$readback.out" 2>"retire-$readback.err"
+    status=$?
+    reads="$(sed -n 's/^test layer: \([0-9]*\) query pool reads$/\1/p' "retire-$readback.err")"
+    [ "$status" -eq 0 ] && cmp -s pipelined.plain.out "retire-$readback.out" \
+      && grep -qx "test layer: 0 queries reset before the program waited for their submit" "retire-$readback.err" \
+      && { { [ "$readback" = query ] && [ "${reads:-0}" -gt 0 ]; } || { [ "$readback" = buffer ] && [ "$reads" = 0 ]; }; } \
+      && ok \
+      || bad "vk_compute pipelined, read from the $readback: exit $status, queries reset early or read from the pools: $(grep 'test layer' "retire-$readback.err") $(tail_of "retire-$readback.err")"
+    check exact "retire-$readback.out" -- "$(report_of "retire-$readback.json")" --stderr "retire-$readback.err" \
+      >retire.check 2>&1 && ok || bad "vk_compute pipelined, read from the $readback, counting layer below: $(cat retire.check)"
+  done
 fi
 
 # A driver whose timestampPeriod is no positive finite number (a layer of the test's own below

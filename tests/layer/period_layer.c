@@ -11,7 +11,8 @@
  * a layer's above it), and prints `test layer: N timestamps submitted` on stderr at exit; and
  * the queries a host reset (vkResetQueryPool) reached while written by a submit the program had
  * not yet waited for (its fence waited for or found signalled, its queue or the device idle):
- * `test layer: M queries reset before the program waited for their submit`. With
+ * `test layer: M queries reset before the program waited for their submit`, and the calls of
+ * vkGetQueryPoolResults: `test layer: R query pool reads`. With
  * WGPROF_TEST_LOG_BATCHES set too, each batch submitted as it comes: `test layer: batch T1 T2 ...`,
  * the timestamps of each of its command buffers in their order (a layer's added ones among them).
  * Everything else it passes through. One instance and one device at a time, as the test's
@@ -44,7 +45,8 @@ static PFN_vkQueueWaitIdle g_next_queue_idle;
 static PFN_vkDeviceWaitIdle g_next_device_idle;
 static PFN_vkResetQueryPool g_next_reset;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long g_submitted, g_early_resets;
+static PFN_vkGetQueryPoolResults g_next_results;
+static unsigned long g_submitted, g_early_resets, g_pool_reads;
 
 /* Each command buffer's timestamps since its begin, and the queries they write (the tests'
  * programs use a few thousand command buffers, of a few timestamps each). */
@@ -229,10 +231,21 @@ static VKAPI_ATTR void VKAPI_CALL ResetQueryPool(VkDevice device, VkQueryPool po
     g_next_reset(device, pool, first, count);
 }
 
+static VKAPI_ATTR VkResult VKAPI_CALL GetQueryPoolResults(VkDevice device, VkQueryPool pool, uint32_t first,
+                                                          uint32_t count, size_t size, void *data, VkDeviceSize stride,
+                                                          VkQueryResultFlags flags)
+{
+    pthread_mutex_lock(&g_lock);
+    g_pool_reads++;
+    pthread_mutex_unlock(&g_lock);
+    return g_next_results(device, pool, first, count, size, data, stride, flags);
+}
+
 static void say_count(void)
 {
     fprintf(stderr, "test layer: %lu timestamps submitted\n", g_submitted);
     fprintf(stderr, "test layer: %lu queries reset before the program waited for their submit\n", g_early_resets);
+    fprintf(stderr, "test layer: %lu query pool reads\n", g_pool_reads);
 }
 
 __attribute__((constructor)) static void watch(void)
@@ -345,6 +358,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, co
         g_next_fence_status = (PFN_vkGetFenceStatus)g_next_gdpa(*out, "vkGetFenceStatus");
         g_next_queue_idle = (PFN_vkQueueWaitIdle)g_next_gdpa(*out, "vkQueueWaitIdle");
         g_next_device_idle = (PFN_vkDeviceWaitIdle)g_next_gdpa(*out, "vkDeviceWaitIdle");
+        g_next_results = (PFN_vkGetQueryPoolResults)g_next_gdpa(*out, "vkGetQueryPoolResults");
         g_next_reset = (PFN_vkResetQueryPool)g_next_gdpa(*out, "vkResetQueryPool");
         if (!g_next_reset) {
             g_next_reset = (PFN_vkResetQueryPool)g_next_gdpa(*out, "vkResetQueryPoolEXT");
@@ -373,6 +387,7 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL period_GetDeviceProcAddr(VkDevic
         {"vkDeviceWaitIdle", (PFN_vkVoidFunction)DeviceWaitIdle},
         {"vkResetQueryPool", (PFN_vkVoidFunction)ResetQueryPool},
         {"vkResetQueryPoolEXT", (PFN_vkVoidFunction)ResetQueryPool},
+        {"vkGetQueryPoolResults", (PFN_vkVoidFunction)GetQueryPoolResults},
     };
     for (size_t i = 0; g_next_write_timestamp && i < sizeof counted / sizeof counted[0]; i++) {
         if (strcmp(name, counted[i].name) == 0 && g_next_gdpa(device, name)) {

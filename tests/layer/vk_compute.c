@@ -30,6 +30,14 @@
  *              also dispatches scale once more after its barrier
  *   pipelined  basic with two steps in flight: each submitted with a fence of its own, then,
  *              20 ms later (its work long done), the step before it waited for
+ *   event      basic, each step's end known through an event that a second command buffer,
+ *              submitted after the step's, sets once everything before it is done
+ *              (vkGetEventStatus polled: no fence, no wait the layer sees), then the step's
+ *              command buffer freed; under record (WGPROF_RECORD_DIR set), then waits up to 10 s for a
+ *              file of results (*.json) in that folder, written while it runs (a profiler that
+ *              reads a command buffer freed unread writes one at once), and says which:
+ *              `vk_compute: results written while running` or `vk_compute: no results written
+ *              while running`
  *   objects    basic with compute shader objects bound instead of pipelines
  *              (VK_EXT_shader_object, on a Vulkan 1.3 instance: else exit 77)
  *   work       basic, with the program's own transfer work between the dispatches and debug
@@ -80,6 +88,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vulkan/vulkan.h>
@@ -107,11 +116,12 @@ typedef enum mode {
     MODE_SIMULTANEOUS,
     MODE_BATCH,
     MODE_BATCH2,
-    MODE_PIPELINED
+    MODE_PIPELINED,
+    MODE_EVENT
 } mode;
 static const char *const mode_names[] = {"basic",  "names",   "reuse",        "secondary", "indirect",
                                          "work",   "base",    "long",         "mixed",     "inline",
-                                         "objects", "simultaneous", "batch", "batch2", "pipelined"};
+                                         "objects", "simultaneous", "batch", "batch2", "pipelined", "event"};
 
 /* VK_KHR_maintenance5's feature, declared here (Vulkan headers older than 1.3.260 lack it). */
 #define MAINTENANCE5_EXTENSION "VK_KHR_maintenance5"
@@ -656,8 +666,74 @@ static void record_scale_then_barrier(const app *a, VkCommandBuffer cb)
     barrier(cb, a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
+/* Whether a file of results (*.json) appears in `dir` within 10 s. */
+static bool results_appear(const char *dir)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            size_t n = strlen(e->d_name);
+            if (n > 5 && strcmp(e->d_name + n - 5, ".json") == 0) {
+                closedir(d);
+                return true;
+            }
+        }
+        if (d) {
+            closedir(d);
+        }
+        struct timespec pause = {0, 10000000};
+        nanosleep(&pause, NULL);
+    }
+    return false;
+}
+
+/* event: each step's end seen through an event alone, its command buffer then freed. */
+static void run_event_steps(const app *a, unsigned steps)
+{
+    VkEventCreateInfo ei = {.sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
+    VkEvent event;
+    VK_CHECK(vkCreateEvent(a->device, &ei, NULL, &event));
+    /* Set once every command before it on the queue is done (a profiler's own at the step's
+     * command buffer's end included), in a submit of its own. */
+    VkCommandBuffer setter = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+    begin(setter, 0, NULL);
+    vkCmdSetEvent(setter, event, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    VK_CHECK(vkEndCommandBuffer(setter));
+    for (unsigned s = 0; s < steps; s++) {
+        VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+        begin(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+        record_step(a, cb, DISPATCH_DIRECT);
+        VK_CHECK(vkEndCommandBuffer(cb));
+        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+        VK_CHECK(vkQueueSubmit(a->queue, 1, &si, VK_NULL_HANDLE));
+        si.pCommandBuffers = &setter;
+        VK_CHECK(vkQueueSubmit(a->queue, 1, &si, VK_NULL_HANDLE));
+        VkResult r;
+        while ((r = vkGetEventStatus(a->device, event)) == VK_EVENT_RESET) {
+            struct timespec pause = {0, 100000};
+            nanosleep(&pause, NULL);
+        }
+        if (r != VK_EVENT_SET) {
+            die("vkGetEventStatus: %s", result_name(r));
+        }
+        VK_CHECK(vkResetEvent(a->device, event));
+        vkFreeCommandBuffers(a->device, a->pool, 1, &cb);
+    }
+    vkFreeCommandBuffers(a->device, a->pool, 1, &setter);
+    vkDestroyEvent(a->device, event, NULL);
+    const char *dir = getenv("WGPROF_RECORD_DIR");
+    if (dir && dir[0]) {
+        fprintf(stderr, "vk_compute: %s written while running\n", results_appear(dir) ? "results" : "no results");
+    }
+}
+
 static void run_steps(const app *a, mode m, unsigned steps)
 {
+    if (m == MODE_EVENT) {
+        run_event_steps(a, steps);
+        return;
+    }
     if (m == MODE_LONG) {
         VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
         begin(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
