@@ -81,7 +81,7 @@ def phases(folder, raw_chain):
     for impl in ("wgpu-native", "dawn"):
         spans = {}
         legacy = any(load(folder, "phases-%s-percb.json" % i) for i in ("wgpu-native", "dawn"))
-        kinds = ("layer", "percb", "compare") if legacy else ("layer", "batch", "compare")
+        kinds = ("layer", "percb", "compare", "minimal") if legacy else ("layer", "batch", "compare")
         for which in ("plain",) + kinds:
             path = load(folder, "phases-%s-%s.json" % (impl, which))
             for v in json.load(open(path))["variants"] if path else []:
@@ -93,7 +93,8 @@ def phases(folder, raw_chain):
                 if which not in s:
                     continue
                 grow = s[which][0] - s["plain"][0]
-                chained = which == "batch" or (legacy and which == "layer")
+                # The minimal variant: one timestamp a dispatch, as the chain across a batch.
+                chained = which in ("batch", "minimal") or (legacy and which == "layer")
                 table = BATCH_TIMESTAMPS_IN_SPAN if load(folder, "span.txt") else LEGACY_BATCH_TIMESTAMPS_IN_SPAN
                 n = (table if chained else PER_CB_TIMESTAMPS_IN_SPAN)[impl][layout]
                 each = grow / n

@@ -292,6 +292,47 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyShaderEXT(VkDevice device, VkShad
     d->DestroyShaderEXT(device, shader, alloc);
 }
 
+/* Holds pipeline `p`'s cache of its last site (a copy's time: nobody calls anything under it). */
+static void site_hold(wgprof_layer_pipeline *p)
+{
+    while (atomic_exchange_explicit(&p->site_busy, true, memory_order_acquire)) {
+    }
+}
+static void site_let_go(wgprof_layer_pipeline *p) { atomic_store_explicit(&p->site_busy, false, memory_order_release); }
+
+/* The site of the bound pipeline's last dispatch, where it had these counts: false where not. */
+static bool site_cached(wgprof_layer_pipeline *p, uint32_t x, uint32_t y, uint32_t z, bool indirect, wgprof_site *out)
+{
+    site_hold(p);
+    bool hit = p->site_known && p->site_indirect == indirect && p->site_counts[0] == x && p->site_counts[1] == y &&
+               p->site_counts[2] == z;
+    if (hit) {
+        *out = p->site;
+    }
+    site_let_go(p);
+    return hit;
+}
+
+/* Its name changed: the sites kept are another name's. */
+static void site_forget(wgprof_layer_pipeline *p)
+{
+    site_hold(p);
+    p->site_known = false;
+    site_let_go(p);
+}
+
+static void site_keep(wgprof_layer_pipeline *p, uint32_t x, uint32_t y, uint32_t z, bool indirect, wgprof_site site)
+{
+    site_hold(p);
+    p->site_known = true;
+    p->site_indirect = indirect;
+    p->site_counts[0] = x;
+    p->site_counts[1] = y;
+    p->site_counts[2] = z;
+    p->site = site;
+    site_let_go(p);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_SetDebugUtilsObjectNameEXT(VkDevice device,
                                                                        const VkDebugUtilsObjectNameInfoEXT *info)
 {
@@ -308,11 +349,13 @@ void wgprof_layer_object_named(const VkDebugUtilsObjectNameInfoEXT *info)
             wgprof_layer_pipeline *p = wgprof_layer_map_get(&wgprof_layer_pipelines, info->objectHandle);
             if (p) {
                 snprintf(p->label, sizeof p->label, "%s", info->pObjectName);
+                site_forget(p);
             }
         } else if (info->objectType == VK_OBJECT_TYPE_SHADER_EXT) {
             wgprof_layer_pipeline *p = wgprof_layer_map_get(&wgprof_layer_shaders, info->objectHandle);
             if (p) {
                 snprintf(p->label, sizeof p->label, "%s", info->pObjectName);
+                site_forget(p);
             }
         } else if (info->objectType == VK_OBJECT_TYPE_SHADER_MODULE) {
             wgprof_layer_module *m = wgprof_layer_map_get(&wgprof_layer_modules, info->objectHandle);
@@ -860,9 +903,13 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
     wgprof_site site;
     bool cached = cb->cached_valid && cb->cached_pipeline == cb->bound && cb->cached_indirect == indirect &&
                   cb->cached_counts[0] == x && cb->cached_counts[1] == y && cb->cached_counts[2] == z;
+    wgprof_layer_pipeline *p = cb->bound;
     if (cached) {
         site = cb->cached_site;
-    } else if (site_of(cb, x, y, z, indirect, &site)) {
+    } else if ((p && site_cached(p, x, y, z, indirect, &site)) || site_of(cb, x, y, z, indirect, &site)) {
+        if (p) {
+            site_keep(p, x, y, z, indirect, site);
+        }
         cb->cached_valid = true;
         cb->cached_pipeline = cb->bound;
         cb->cached_indirect = indirect;

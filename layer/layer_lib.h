@@ -423,6 +423,14 @@ typedef struct wgprof_layer_pipeline {
     char label[WGPROF_LAYER_NAME_CAP];         /* its debug-utils name */
     uint32_t local_size[3];
     _Atomic uint64_t sampled; /* its dispatches recorded so far, for --sample-every by kernel */
+    /* The site of its last dispatch timed, by that dispatch's workgroup counts (and whether it was
+     * indirect), so that the next with the same (most are) needs no name made and no lookup under
+     * the results' lock; every command buffer's, of any thread: guarded by `site_busy`, a spin
+     * held for a copy (no call made under it), and forgotten where its name changes. */
+    atomic_bool site_busy;
+    bool site_known, site_indirect;
+    uint32_t site_counts[3];
+    wgprof_site site;
 } wgprof_layer_pipeline;
 
 /* A debug label's begin or end among a recording's rows. */
@@ -443,7 +451,7 @@ struct wgprof_layer_cb {
     bool timed_any; /* a timestamp was written in this recording */
     bool holds_untimed; /* a dispatch or transfer work recorded in it has no row of its own */
     bool broken;   /* a row got no site: the recording's rows are dropped at its end */
-    const wgprof_layer_pipeline *bound;
+    wgprof_layer_pipeline *bound;
     wgprof_layer_block *blocks;
     size_t block_count, block_cap;
     uint32_t ticks; /* timestamps written */

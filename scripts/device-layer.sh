@@ -17,8 +17,8 @@
 #      same program (layer-IMPL.json, graph-inside-IMPL.json, 200 steps: bench/layer_summary.py
 #      compares them);
 #   4. the layer's GPU cost per timestamp on each implementation: bench/bench_phases plain and
-#      under the layer, a chain across a batch (the default) and one per command buffer
-#      (phases-IMPL-{plain,layer,percb}.json); its `none` variants' GPU span grows by
+#      under the layer, a chain across a batch (the default) and one per command buffer, and its
+#      minimal variant (phases-IMPL-{plain,layer,percb,minimal}.json); its `none` variants' GPU span grows by
 #      the layer's timestamps inside it (the layer's table of that run, in err.log, gives its
 #      rows);
 #   4b. how much of that span the layer's per-dispatch durations account for, per chain
@@ -95,6 +95,8 @@ for impl in $IMPLS; do
     env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-layer.json 2>>err.log
   WGPROF_LAYER_CHAIN=command-buffer "$W" --webgpu $impl record --via vulkan -- \
     env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-percb.json 2>>err.log
+  VK_ADD_LAYER_PATH="$root/.device/build/layer" VK_INSTANCE_LAYERS=VK_LAYER_WGPROF_timing WGPROF_LAYER_TIMESTAMPS_ONLY=1 \
+    WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-minimal.json 2>>err.log
   if [ -n "${COMPARE:-}" ]; then
     "$COMPARE/cli/wgprof" --webgpu $impl record --via vulkan -- \
       env WGPROF_WEBGPU=$impl "$root/.device/build/bench/bench_phases" 200 >phases-$impl-compare.json 2>>err.log
