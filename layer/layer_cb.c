@@ -3,7 +3,7 @@
  * whose old one the program let go of while it was still unread (orphaned: begun again, reset or
  * freed before the layer's reader read its last submit; the reader reads that one and frees it),
  * and given back, by layer_commands.c when the program frees the command buffer or its pool, or
- * by layer_queue.c once an orphaned one is read.
+ * by layer_queue.c once an orphaned one is read (kept then for the next renewal).
  */
 #include <string.h>
 
@@ -24,9 +24,74 @@ void wgprof_layer_cb_destroy(wgprof_layer_cb *cb)
     wgprof__free(cb);
 }
 
+/* The states kept for renewals: those read and let go of (with their arrays' room), up to so
+ * many a device, so that a program that resets its pools after each wait (wgpu-native) allocates
+ * nothing a step. */
+enum { SPARES_KEPT = 256 };
+
+void wgprof_layer_cb_recycle(wgprof_layer_cb *cb)
+{
+    wgprof_layer_device *d = cb->device;
+    if (cb->block_count) {
+        wgprof_layer_blocks_return(d, cb->blocks, cb->block_count, cb->ticks > 0 && !cb->blocks_reset);
+        cb->block_count = 0;
+    }
+    pthread_mutex_lock(&d->lock);
+    bool kept = d->spare_count < SPARES_KEPT;
+    if (kept) {
+        cb->next_orphan = d->spares;
+        d->spares = cb;
+        d->spare_count++;
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (!kept) {
+        wgprof_layer_cb_destroy(cb);
+    }
+}
+
+void wgprof_layer_cb_spares_free(wgprof_layer_device *d)
+{
+    wgprof_layer_cb *cb = d->spares;
+    d->spares = NULL;
+    d->spare_count = 0;
+    while (cb) {
+        wgprof_layer_cb *next = cb->next_orphan;
+        wgprof_layer_cb_destroy(cb);
+        cb = next;
+    }
+}
+
+/* A kept state, made as new but for its arrays' room; NULL where none is kept. */
+static wgprof_layer_cb *spare_take(wgprof_layer_device *d)
+{
+    pthread_mutex_lock(&d->lock);
+    wgprof_layer_cb *cb = d->spares;
+    if (cb) {
+        d->spares = cb->next_orphan;
+        d->spare_count--;
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (cb) {
+        wgprof_layer_cb room = *cb;
+        memset(cb, 0, sizeof *cb);
+        cb->blocks = room.blocks;
+        cb->block_cap = room.block_cap;
+        cb->sites = room.sites;
+        cb->cap = room.cap;
+        cb->children = room.children;
+        cb->child_cap = room.child_cap;
+        cb->marks = room.marks;
+        cb->mark_cap = room.mark_cap;
+        cb->label_text = room.label_text;
+        cb->label_cap = room.label_cap;
+    }
+    return cb;
+}
+
 wgprof_layer_cb *wgprof_layer_cb_renewed(const wgprof_layer_cb *old)
 {
-    wgprof_layer_cb *cb = wgprof__calloc(1, sizeof *cb);
+    wgprof_layer_cb *cb = spare_take(old->device);
+    cb = cb ? cb : wgprof__calloc(1, sizeof *cb);
     if (cb) {
         cb->handle = old->handle;
         cb->device = old->device;
@@ -44,7 +109,7 @@ wgprof_layer_cb *wgprof_layer_cb_renewed(const wgprof_layer_cb *old)
     }
     wgprof_layer_unlock();
     if (!kept) {
-        wgprof__free(cb);
+        wgprof_layer_cb_destroy(cb);
         return NULL;
     }
     return cb;

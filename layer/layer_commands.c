@@ -564,9 +564,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_BeginCommandBuffer(VkCommandBuffer h
     if (cb) {
         const wgprof_layer_settings *settings = wgprof_layer_settings_get();
         uint32_t every = settings->sample_by_kernel ? 1 : settings->sample_every;
-        pthread_mutex_lock(&d->lock);
-        bool sampled = d->begun++ % every == 0;
-        pthread_mutex_unlock(&d->lock);
+        bool sampled = atomic_fetch_add_explicit(&d->begun, 1, memory_order_relaxed) % every == 0;
         /* A command buffer that may be pending twice at once would write one query twice. */
         bool simultaneous = info && (info->flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT);
         uint32_t family = cb->family < WGPROF_LAYER_FAMILIES ? cb->family : 0;

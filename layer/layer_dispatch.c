@@ -456,6 +456,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     }
     finish(d);
     wgprof_layer_cbs_forget(d);
+    wgprof_layer_cb_spares_free(d);
     wgprof_layer_tails_destroy(d);
     wgprof_layer_retire_forget(d);
     wgprof_layer_device_take(device);

@@ -334,12 +334,14 @@ typedef struct wgprof_layer_device {
     wgprof_layer_map fences, signals;
     wgprof_layer_cb **in_flight;  /* submitted, results not read: the first of each chain */
     wgprof_layer_cb *orphans_read; /* let go of by the program, read since: to be freed (layer_queue.c) */
+    wgprof_layer_cb *spares;       /* states read and let go of, kept for renewals (layer_cb.c) */
+    size_t spare_count;
     size_t in_flight_count, in_flight_cap;
     wgprof_pool *results;         /* fed by wgprof_pool_add_external: guarded by results_lock */
     /* Counted without the lock: dispatches, and those not timed by why (layer_untimed). */
     _Atomic uint64_t dispatches, untimed_sampled, untimed_simultaneous, untimed_no_timestamps;
     uint64_t dropped;
-    uint64_t begun;               /* command buffers begun, for --sample-every */
+    _Atomic uint64_t begun;       /* command buffers begun, for --sample-every */
     /* Its end (layer_dispatch.c, `finish`): begun by one thread (the program's vkDestroyDevice,
      * its exit, or a SIGTERM's: layer_term.c); the final results written, which another caller
      * waits for (`final_written`, `final_cond`). */
@@ -504,7 +506,7 @@ struct wgprof_layer_cb {
      * another state, or none, and this one is the reader's, which frees it once read (device's
      * lock; `next_orphan`: the device's list of those read, to be freed). */
     bool orphaned;
-    wgprof_layer_cb *next_orphan;
+    wgprof_layer_cb *next_orphan; /* also the next of the device's spares */
 };
 
 /* The site of a gap in a recording's chain: the row begun by the layer's timestamp before a
@@ -599,6 +601,11 @@ void wgprof_layer_cbs_forget(wgprof_layer_device *d);
 /* A command buffer's state given back: its queries to the device (reset first where they were
  * written and not reset since), its memory. */
 void wgprof_layer_cb_destroy(wgprof_layer_cb *cb);
+/* An orphaned state read: kept for a renewal (its queries back to the device, its arrays' room
+ * kept), or given back where the device keeps enough. */
+void wgprof_layer_cb_recycle(wgprof_layer_cb *cb);
+/* Gives back every state kept (the device's end). */
+void wgprof_layer_cb_spares_free(wgprof_layer_device *d);
 /* A new state for the handle of `old` (what lasts across recordings copied: its pool, family,
  * level, the sites of its runs of transfer work), in the map in its place; NULL, the handle out
  * of the map, where there is no memory for it. */

@@ -181,8 +181,8 @@ static void chain_unlink(wgprof_layer_cb *head)
     }
 }
 
-/* Frees the orphaned command buffers read (not holding the device's lock: their queries go back
- * through it). */
+/* Gives back the orphaned command buffers read (not holding the device's lock: their queries go
+ * back through it), kept for the next renewals. */
 static void orphans_free(wgprof_layer_device *d)
 {
     pthread_mutex_lock(&d->lock);
@@ -191,7 +191,7 @@ static void orphans_free(wgprof_layer_device *d)
     pthread_mutex_unlock(&d->lock);
     while (cb) {
         wgprof_layer_cb *next = cb->next_orphan;
-        wgprof_layer_cb_destroy(cb);
+        wgprof_layer_cb_recycle(cb);
         cb = next;
     }
 }
@@ -479,8 +479,11 @@ bool wgprof_layer_orphan(wgprof_layer_cb *cb)
     bool orphan = cb->pending && d->read_anywhere && d->reader_pid == (long)getpid() && !d->finished;
     if (orphan) {
         cb->orphaned = true;
-        d->reader_due = true;
-        pthread_cond_signal(&d->reader_wake);
+        /* Woken once for a pool's command buffers let go of together, not once each. */
+        if (!d->reader_due) {
+            d->reader_due = true;
+            pthread_cond_signal(&d->reader_wake);
+        }
     }
     pthread_mutex_unlock(&d->lock);
     return orphan;
