@@ -108,9 +108,8 @@ wgprof_layer_cb *wgprof_layer_cb_renewed(const wgprof_layer_cb *old)
         wgprof_layer_map_take(&wgprof_layer_cbs, key);
     }
     wgprof_layer_unlock();
-    if (!kept) {
+    if (!kept && cb) {
         wgprof_layer_cb_destroy(cb);
-        return NULL;
     }
-    return cb;
+    return kept ? cb : NULL;
 }

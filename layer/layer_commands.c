@@ -904,8 +904,14 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
     wgprof_layer_pipeline *p = cb->bound;
     if (cached) {
         site = cb->cached_site;
-    } else if ((p && site_cached(p, x, y, z, indirect, &site)) || site_of(cb, x, y, z, indirect, &site)) {
-        if (p) {
+    } else {
+        /* The pipeline's last site, else one made (and kept there for the next). */
+        bool kept = p && site_cached(p, x, y, z, indirect, &site);
+        if (!kept && !site_of(cb, x, y, z, indirect, &site)) {
+            cb->holds_untimed = true;
+            return d;
+        }
+        if (p && !kept) {
             site_keep(p, x, y, z, indirect, site);
         }
         cb->cached_valid = true;
@@ -915,9 +921,6 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
         cb->cached_counts[1] = y;
         cb->cached_counts[2] = z;
         cb->cached_site = site;
-    } else {
-        cb->holds_untimed = true;
-        return d;
     }
     if (!open_row(cb, site)) {
         cb->holds_untimed = true;
