@@ -4,6 +4,7 @@
  * the host where the device allows, else in the stream at their next use (and their copies in
  * the layer's buffer cleared, where the device reads from one: layer_readback.c).
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "internal.h"
@@ -30,6 +31,11 @@ bool wgprof_layer_block_take(wgprof_layer_device *d, wgprof_layer_block *out)
     }
     if (!wgprof_layer_readback_make(d, &made)) {
         d->DestroyQueryPool(d->handle, made.pool, NULL);
+        if (!atomic_exchange(&d->readback_failed_said, true)) {
+            wgprof_layer_say("device %s: no host-visible memory for the layer's copy of its timestamps: its "
+                             "dispatches run untimed (WGPROF_LAYER_READBACK=query reads the query pools instead)",
+                             d->info.adapter);
+        }
         return false;
     }
     if (d->ResetQueryPool) {

@@ -365,6 +365,7 @@ typedef struct wgprof_layer_device {
     bool left_by_preload;         /* record's preload library left it to the layer: its pipelines'
                                      names and its scopes come from that library (record.h) */
     atomic_bool unwritten_said;   /* a file of its results could not be written, and that was said */
+    atomic_bool readback_failed_said; /* no buffer could be had for its copies, and that was said */
 } wgprof_layer_device;
 
 /* What the layer knows of a dispatchable handle's owner (the loader's dispatch key): a device
