@@ -10,12 +10,19 @@
 #include "internal.h"
 #include "layer_lib.h"
 
-void wgprof_layer_cb_destroy(wgprof_layer_cb *cb)
+void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb)
 {
     if (cb->block_count) {
         /* Read and reset already, or written and never read: reset before another use. */
         wgprof_layer_blocks_return(cb->device, cb->blocks, cb->block_count, cb->ticks > 0 && !cb->blocks_reset);
     }
+    cb->block_count = 0;
+    cb->blocks_reset = false;
+}
+
+void wgprof_layer_cb_destroy(wgprof_layer_cb *cb)
+{
+    wgprof_layer_cb_blocks_return(cb);
     wgprof__free(cb->blocks);
     wgprof__free(cb->sites);
     wgprof__free(cb->children);
@@ -32,10 +39,7 @@ enum { SPARES_KEPT = 256 };
 void wgprof_layer_cb_recycle(wgprof_layer_cb *cb)
 {
     wgprof_layer_device *d = cb->device;
-    if (cb->block_count) {
-        wgprof_layer_blocks_return(d, cb->blocks, cb->block_count, cb->ticks > 0 && !cb->blocks_reset);
-        cb->block_count = 0;
-    }
+    wgprof_layer_cb_blocks_return(cb);
     pthread_mutex_lock(&d->lock);
     bool kept = d->spare_count < SPARES_KEPT;
     if (kept) {

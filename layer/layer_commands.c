@@ -416,19 +416,12 @@ wgprof_layer_cb *wgprof_layer_cb_release(wgprof_layer_cb *cb, bool keep_handle)
     if (wgprof_layer_orphan(cb)) {
         return keep_handle ? wgprof_layer_cb_renewed(&lasting) : NULL;
     }
-    wgprof_layer_wait_unread(cb);
-    bool read = cb->pending;
-    if (read) {
+    if (cb->pending) {
         /* Reset or freed: by Vulkan's rules its execution is over, so what is there is read (and
          * its blocks reset by the reading). */
         wgprof_layer_read_cb(cb, true);
     }
-    if (cb->block_count) {
-        /* A block written but never read (recorded, not submitted) is reset before another use. */
-        wgprof_layer_blocks_return(d, cb->blocks, cb->block_count, cb->ticks > 0 && !cb->blocks_reset);
-    }
-    cb->block_count = 0;
-    cb->blocks_reset = false;
+    wgprof_layer_cb_blocks_return(cb);
     cb->open_end = false;
     cb->ticks = 0;
     cb->count = 0;

@@ -27,8 +27,10 @@
  *
  * Files, from the bottom: layer_map.c (handle maps), layer_spirv.c (entry points, workgroup
  * sizes and a hash from SPIR-V), layer_registry.c (the maps, the devices by dispatch key, the
- * settings), layer_output.c (the results folder), layer_blocks.c (query blocks), layer_tail.c
- * (the tails), layer_queue.c (readback, the reader), layer_retire.c (the program's waits: what
+ * settings), layer_output.c (the results folder), layer_blocks.c (query blocks),
+ * layer_readback.c (the copy of the timestamps in a buffer of the layer's, where the device
+ * reads from one), layer_tail.c (the tails), layer_cb.c (a command buffer's state: renewed for a
+ * handle let go of unread, kept, given back), layer_queue.c (readback, the reader), layer_retire.c (the program's waits: what
  * is done), layer_submit.c (submits, chains across a batch), layer_commands.c (command buffers, pipelines, names, transfer work, labels),
  * layer_term.c (a SIGTERM: results written first), layer_dispatch.c (instances, devices, the
  * loader's interface: it hands out the others' hooks).
@@ -599,6 +601,9 @@ void wgprof_layer_cbs_forget(wgprof_layer_device *d);
 
 /* ---- layer_cb.c ---- */
 
+/* A command buffer's queries back to the device (reset first where written and not reset
+ * since); it holds none after. */
+void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb);
 /* A command buffer's state given back: its queries to the device (reset first where they were
  * written and not reset since), its memory. */
 void wgprof_layer_cb_destroy(wgprof_layer_cb *cb);
@@ -651,7 +656,8 @@ void wgprof_layer_reader_stop(wgprof_layer_device *d);
  * where one runs in this process, the device is not ending, and reading beside the program's
  * submits is safe (not a CPU device read from its query pools: lavapipe's reading waits for the
  * whole device): marked orphaned, the reader woken, even while it reads `cb` already; true says
- * so (the state is then the reader's to free, and not to be touched). */
+ * so (the state is then the reader's to free, and not to be touched). False: the state stays
+ * the caller's, no reading of it under way (one was waited for). */
 bool wgprof_layer_orphan(wgprof_layer_cb *cb);
 /* Reads `cb` now if it was submitted (`force` as above); its queries reset for a new use. Where
  * another thread is reading it, waits for that reading to end (no driver call is waited on

@@ -485,6 +485,9 @@ bool wgprof_layer_orphan(wgprof_layer_cb *cb)
             pthread_cond_signal(&d->reader_wake);
         }
     }
+    while (!orphan && cb->reading) {
+        pthread_cond_wait(&d->read_done, &d->lock);
+    }
     pthread_mutex_unlock(&d->lock);
     return orphan;
 }
