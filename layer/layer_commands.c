@@ -928,9 +928,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindPipeline(VkCommandBuffer handle, 
     if (point == VK_PIPELINE_BIND_POINT_COMPUTE) {
         wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
         if (cb) {
-            wgprof_layer_lock();
             cb->bound = wgprof_layer_map_get(&wgprof_layer_pipelines, KEY(pipeline));
-            wgprof_layer_unlock();
         }
     }
     d->CmdBindPipeline(handle, point, pipeline);
@@ -945,9 +943,7 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindShadersEXT(VkCommandBuffer handle
         if (stages[i] == VK_SHADER_STAGE_COMPUTE_BIT) {
             /* NULL shaders, or a null one: the stage unbound. */
             VkShaderEXT shader = shaders ? shaders[i] : VK_NULL_HANDLE;
-            wgprof_layer_lock();
             cb->bound = shader ? wgprof_layer_map_get(&wgprof_layer_shaders, KEY(shader)) : NULL;
-            wgprof_layer_unlock();
         }
     }
     d->CmdBindShadersEXT(handle, count, stages, shaders);

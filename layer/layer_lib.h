@@ -89,10 +89,21 @@ typedef void(VKAPI_PTR *PFN_vkCmdBindShadersEXT)(VkCommandBuffer cb, uint32_t co
 
 /* ---- layer_map.c ---- */
 
+typedef struct wgprof_layer_map_slot {
+    _Atomic uint64_t key; /* 0: never used; UINT64_MAX: taken */
+    _Atomic(void *) value;
+} wgprof_layer_map_slot;
+
+typedef struct wgprof_layer_map_table {
+    size_t cap;                              /* a power of two */
+    struct wgprof_layer_map_table *outgrown; /* the table this one replaced, kept for gets */
+    wgprof_layer_map_slot slots[];
+} wgprof_layer_map_table;
+
+/* Zero-initialised is empty. Updates are serialised by the owner; gets need no lock (layer_map.c). */
 typedef struct wgprof_layer_map {
-    uint64_t *keys;
-    void **values;
-    size_t cap, count, used;
+    _Atomic(wgprof_layer_map_table *) table;
+    size_t count, used; /* keys present; slots not empty (keys and tombstones) */
 } wgprof_layer_map;
 
 void *wgprof_layer_map_get(const wgprof_layer_map *map, uint64_t key);

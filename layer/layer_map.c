@@ -1,5 +1,10 @@
 /* A map from a 64-bit handle (never 0) to a pointer: open addressing, tombstones on removal.
- * Not thread-safe: its owner locks. */
+ * Updates (put, take, each, free) are its owner's to serialise; a get may run beside them, on
+ * any thread, without a lock: a table once published is never changed in a way that hides a
+ * key from a probe (a slot goes from empty to a key, a key to a tombstone or back to a key),
+ * and a table outgrown stays allocated, read-only, until the map is freed. A get returns the
+ * value of the put that happens before it: what Vulkan's external synchronisation of a handle
+ * gives every hook looking up the handle it was called with. */
 #include <stdint.h>
 #include <string.h>
 
@@ -14,47 +19,57 @@ static size_t slot_of(uint64_t key, size_t cap)
     return (size_t)(h ^ (h >> 29)) & (cap - 1);
 }
 
+static wgprof_layer_map_table *table_of(const wgprof_layer_map *map)
+{
+    return atomic_load_explicit(&((wgprof_layer_map *)map)->table, memory_order_acquire);
+}
+
 void *wgprof_layer_map_get(const wgprof_layer_map *map, uint64_t key)
 {
-    if (!map->cap || !key) {
+    wgprof_layer_map_table *t = table_of(map);
+    if (!t || !key) {
         return NULL;
     }
-    for (size_t i = slot_of(key, map->cap), n = 0; n < map->cap; i = (i + 1) & (map->cap - 1), n++) {
-        if (map->keys[i] == key) {
-            return map->values[i];
+    for (size_t i = slot_of(key, t->cap), n = 0; n < t->cap; i = (i + 1) & (t->cap - 1), n++) {
+        uint64_t k = atomic_load_explicit(&t->slots[i].key, memory_order_acquire);
+        if (k == key) {
+            return atomic_load_explicit(&t->slots[i].value, memory_order_acquire);
         }
-        if (!map->keys[i]) {
+        if (!k) {
             return NULL;
         }
     }
     return NULL;
 }
 
+/* Writes a slot: the value first, so that a get finding the key finds its value. */
+static void slot_set(wgprof_layer_map_slot *s, uint64_t key, void *value)
+{
+    atomic_store_explicit(&s->value, value, memory_order_release);
+    atomic_store_explicit(&s->key, key, memory_order_release);
+}
+
 static bool grow(wgprof_layer_map *map)
 {
-    size_t cap = map->cap ? map->cap * 2 : 64;
-    uint64_t *keys = wgprof__calloc(cap, sizeof *keys);
-    void **values = wgprof__calloc(cap, sizeof *values);
-    if (!keys || !values) {
-        wgprof__free(keys);
-        wgprof__free(values);
+    wgprof_layer_map_table *old = table_of(map);
+    size_t cap = old ? old->cap * 2 : 64;
+    wgprof_layer_map_table *t = wgprof__calloc(1, sizeof *t + cap * sizeof t->slots[0]);
+    if (!t) {
         return false;
     }
-    for (size_t i = 0; i < map->cap; i++) {
-        if (map->keys[i] && map->keys[i] != TOMBSTONE) {
-            size_t j = slot_of(map->keys[i], cap);
-            while (keys[j]) {
+    t->cap = cap;
+    t->outgrown = old;
+    for (size_t i = 0; old && i < old->cap; i++) {
+        uint64_t k = atomic_load_explicit(&old->slots[i].key, memory_order_relaxed);
+        if (k && k != TOMBSTONE) {
+            size_t j = slot_of(k, cap);
+            while (atomic_load_explicit(&t->slots[j].key, memory_order_relaxed)) {
                 j = (j + 1) & (cap - 1);
             }
-            keys[j] = map->keys[i];
-            values[j] = map->values[i];
+            slot_set(&t->slots[j], k, atomic_load_explicit(&old->slots[i].value, memory_order_relaxed));
         }
     }
-    wgprof__free(map->keys);
-    wgprof__free(map->values);
-    map->keys = keys;
-    map->values = values;
-    map->cap = cap;
+    atomic_store_explicit(&map->table, t, memory_order_release);
     map->used = map->count;
     return true;
 }
@@ -64,25 +79,27 @@ bool wgprof_layer_map_put(wgprof_layer_map *map, uint64_t key, void *value)
     if (!key || key == TOMBSTONE) {
         return false;
     }
-    if ((map->used + 1) * 4 >= map->cap * 3 && !grow(map)) {
+    wgprof_layer_map_table *t = table_of(map);
+    if ((!t || (map->used + 1) * 4 >= t->cap * 3) && !grow(map)) {
         return false;
     }
+    t = table_of(map);
     size_t free_slot = SIZE_MAX;
-    for (size_t i = slot_of(key, map->cap);; i = (i + 1) & (map->cap - 1)) {
-        if (map->keys[i] == key) {
-            map->values[i] = value;
+    for (size_t i = slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
+        uint64_t k = atomic_load_explicit(&t->slots[i].key, memory_order_relaxed);
+        if (k == key) {
+            atomic_store_explicit(&t->slots[i].value, value, memory_order_release);
             return true;
         }
-        if (map->keys[i] == TOMBSTONE && free_slot == SIZE_MAX) {
+        if (k == TOMBSTONE && free_slot == SIZE_MAX) {
             free_slot = i;
         }
-        if (!map->keys[i]) {
+        if (!k) {
             if (free_slot == SIZE_MAX) {
                 free_slot = i;
                 map->used++;
             }
-            map->keys[free_slot] = key;
-            map->values[free_slot] = value;
+            slot_set(&t->slots[free_slot], key, value);
             map->count++;
             return true;
         }
@@ -91,18 +108,20 @@ bool wgprof_layer_map_put(wgprof_layer_map *map, uint64_t key, void *value)
 
 void *wgprof_layer_map_take(wgprof_layer_map *map, uint64_t key)
 {
-    if (!map->cap || !key) {
+    wgprof_layer_map_table *t = table_of(map);
+    if (!t || !key) {
         return NULL;
     }
-    for (size_t i = slot_of(key, map->cap), n = 0; n < map->cap; i = (i + 1) & (map->cap - 1), n++) {
-        if (map->keys[i] == key) {
-            void *v = map->values[i];
-            map->keys[i] = TOMBSTONE;
-            map->values[i] = NULL;
+    for (size_t i = slot_of(key, t->cap), n = 0; n < t->cap; i = (i + 1) & (t->cap - 1), n++) {
+        uint64_t k = atomic_load_explicit(&t->slots[i].key, memory_order_relaxed);
+        if (k == key) {
+            void *v = atomic_load_explicit(&t->slots[i].value, memory_order_relaxed);
+            atomic_store_explicit(&t->slots[i].key, TOMBSTONE, memory_order_release);
+            atomic_store_explicit(&t->slots[i].value, NULL, memory_order_release);
             map->count--;
             return v;
         }
-        if (!map->keys[i]) {
+        if (!k) {
             return NULL;
         }
     }
@@ -111,18 +130,25 @@ void *wgprof_layer_map_take(wgprof_layer_map *map, uint64_t key)
 
 void wgprof_layer_map_each(const wgprof_layer_map *map, void (*fn)(uint64_t key, void *value, void *user), void *user)
 {
-    for (size_t i = 0; i < map->cap; i++) {
-        if (map->keys[i] && map->keys[i] != TOMBSTONE) {
-            fn(map->keys[i], map->values[i], user);
+    wgprof_layer_map_table *t = table_of(map);
+    for (size_t i = 0; t && i < t->cap; i++) {
+        uint64_t k = atomic_load_explicit(&t->slots[i].key, memory_order_relaxed);
+        if (k && k != TOMBSTONE) {
+            fn(k, atomic_load_explicit(&t->slots[i].value, memory_order_relaxed), user);
         }
     }
 }
 
 void wgprof_layer_map_free(wgprof_layer_map *map)
 {
-    wgprof__free(map->keys);
-    wgprof__free(map->values);
-    memset(map, 0, sizeof *map);
+    wgprof_layer_map_table *t = table_of(map);
+    while (t) {
+        wgprof_layer_map_table *outgrown = t->outgrown;
+        wgprof__free(t);
+        t = outgrown;
+    }
+    atomic_store_explicit(&map->table, NULL, memory_order_release);
+    map->count = map->used = 0;
 }
 
 void *wgprof_layer_grow(void *old, size_t old_count, size_t new_count, size_t size)

@@ -1,7 +1,8 @@
 /* The layer's maps: its instances and devices by the loader's dispatch key (the first word of
  * every dispatchable handle: a device's queues and command buffers share its key, an instance's
  * physical devices its), the program's command buffers, pipelines, shader modules and command
- * pools by handle; one mutex, held for a lookup or an update. And the settings the CLI passed. */
+ * pools by handle; one mutex, held for an update (a lookup takes none: layer_map.c). And the
+ * settings the CLI passed. */
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -30,26 +31,17 @@ static uint64_t key_of(const void *dispatchable)
 
 wgprof_layer_device *wgprof_layer_device_of(const void *dispatchable)
 {
-    wgprof_layer_lock();
-    wgprof_layer_device *d = wgprof_layer_map_get(&g_devices, key_of(dispatchable));
-    wgprof_layer_unlock();
-    return d;
+    return wgprof_layer_map_get(&g_devices, key_of(dispatchable));
 }
 
 wgprof_layer_cb *wgprof_layer_cb_of(VkCommandBuffer handle)
 {
-    wgprof_layer_lock();
-    wgprof_layer_cb *cb = wgprof_layer_map_get(&wgprof_layer_cbs, (uint64_t)(uintptr_t)handle);
-    wgprof_layer_unlock();
-    return cb;
+    return wgprof_layer_map_get(&wgprof_layer_cbs, (uint64_t)(uintptr_t)handle);
 }
 
 wgprof_layer_instance *wgprof_layer_instance_of(const void *dispatchable)
 {
-    wgprof_layer_lock();
-    wgprof_layer_instance *i = wgprof_layer_map_get(&g_instances, key_of(dispatchable));
-    wgprof_layer_unlock();
-    return i;
+    return wgprof_layer_map_get(&g_instances, key_of(dispatchable));
 }
 
 bool wgprof_layer_device_put(wgprof_layer_device *d)
