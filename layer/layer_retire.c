@@ -54,12 +54,23 @@ static bool retire_locked(wgprof_layer_device *d, uint32_t slot, uint64_t seq)
 enum { SIGNALS_KEPT = 64 };
 
 typedef struct semaphore_signals {
+    _Atomic uint64_t lowest; /* the least value kept, UINT64_MAX where none: read without the lock */
     uint32_t count;
     struct {
         uint64_t value, seq;
         uint32_t slot;
     } at[SIGNALS_KEPT];
 } semaphore_signals;
+
+/* Sets `s`'s least value kept (device's lock held). */
+static void lowest_locked(semaphore_signals *s)
+{
+    uint64_t lowest = UINT64_MAX;
+    for (uint32_t i = 0; i < s->count; i++) {
+        lowest = s->at[i].value < lowest ? s->at[i].value : lowest;
+    }
+    atomic_store_explicit(&s->lowest, lowest, memory_order_relaxed);
+}
 
 /* Keeps that submit `seq` of queue `slot` signals `semaphore` to `value` (device's lock held). */
 static void signal_locked(wgprof_layer_device *d, VkSemaphore semaphore, uint64_t value, uint32_t slot, uint64_t seq)
@@ -81,6 +92,7 @@ static void signal_locked(wgprof_layer_device *d, VkSemaphore semaphore, uint64_
     s->at[s->count].seq = seq;
     s->at[s->count].slot = slot;
     s->count++;
+    lowest_locked(s);
 }
 
 /* `semaphore` reached `value`: the submits that signal it to no more are done (device's lock);
@@ -97,8 +109,9 @@ static bool reached_locked(wgprof_layer_device *d, VkSemaphore semaphore, uint64
             s->at[kept++] = s->at[i];
         }
     }
-    if (s) {
+    if (s && s->count != kept) {
         s->count = kept;
+        lowest_locked(s);
     }
     return any;
 }
@@ -299,7 +312,10 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphoresKHR(VkDevice device, c
  * reader woken only where that retired a submit. */
 static VkResult counter_read(wgprof_layer_device *d, VkSemaphore semaphore, const uint64_t *value, VkResult r)
 {
-    if (r == VK_SUCCESS) {
+    /* Asked again and again while a submit runs: a value below every signal kept retires
+     * nothing, and says so without the lock (a signal kept meanwhile is of a later value). */
+    const semaphore_signals *s = wgprof_layer_map_get(&d->signals, (uint64_t)(uintptr_t)semaphore);
+    if (r == VK_SUCCESS && s && *value >= atomic_load_explicit(&s->lowest, memory_order_relaxed)) {
         pthread_mutex_lock(&d->lock);
         bool retired = reached_locked(d, semaphore, *value);
         pthread_mutex_unlock(&d->lock);
