@@ -408,15 +408,16 @@ static void cb_free(wgprof_layer_cb *cb)
 
 wgprof_layer_cb *wgprof_layer_cb_release(wgprof_layer_cb *cb, bool keep_handle)
 {
-    wgprof_layer_device *d = cb->device;
-    /* What the handle keeps, copied while `cb` is still this thread's. */
-    wgprof_layer_cb lasting = {.handle = cb->handle, .device = d, .pool = cb->pool, .family = cb->family,
-                               .primary = cb->primary, .work_sites_known = cb->work_sites_known};
-    memcpy(lasting.work_sites, cb->work_sites, sizeof lasting.work_sites);
-    if (wgprof_layer_orphan(cb)) {
-        return keep_handle ? wgprof_layer_cb_renewed(&lasting) : NULL;
+    if (atomic_load(&cb->pending)) {
+        /* What the handle keeps, copied while `cb` is still this thread's. */
+        wgprof_layer_cb lasting = {.handle = cb->handle, .device = cb->device, .pool = cb->pool, .family = cb->family,
+                                   .primary = cb->primary, .work_sites_known = cb->work_sites_known};
+        memcpy(lasting.work_sites, cb->work_sites, sizeof lasting.work_sites);
+        if (wgprof_layer_orphan(cb)) {
+            return keep_handle ? wgprof_layer_cb_renewed(&lasting) : NULL;
+        }
     }
-    if (cb->pending) {
+    if (atomic_load(&cb->pending)) {
         /* Reset or freed: by Vulkan's rules its execution is over, so what is there is read (and
          * its blocks reset by the reading). */
         wgprof_layer_read_cb(cb, true);
@@ -557,7 +558,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_BeginCommandBuffer(VkCommandBuffer h
     if (cb) {
         const wgprof_layer_settings *settings = wgprof_layer_settings_get();
         uint32_t every = settings->sample_by_kernel ? 1 : settings->sample_every;
-        bool sampled = atomic_fetch_add_explicit(&d->begun, 1, memory_order_relaxed) % every == 0;
+        bool sampled = every == 1 || atomic_fetch_add_explicit(&d->begun, 1, memory_order_relaxed) % every == 0;
         /* A command buffer that may be pending twice at once would write one query twice. */
         bool simultaneous = info && (info->flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT);
         uint32_t family = cb->family < WGPROF_LAYER_FAMILIES ? cb->family : 0;

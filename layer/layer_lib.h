@@ -505,8 +505,11 @@ struct wgprof_layer_cb {
     /* Its chain's last row ends after it (WGPROF_LAYER_CHAIN_ENV): no timestamp of its own at
      * its end, but the next command buffer's first in its batch (`chain_next`) or a tail's. */
     bool open_end;
-    bool pending;   /* submitted, not read */
-    bool reading;   /* taken out of the in-flight list by a thread reading it (device's lock) */
+    /* Both written under the device's lock; read without it where false says enough: a
+     * command buffer not pending is nobody's but the program's (only its submit makes it
+     * pending again, and `reading` is true only while it is pending). */
+    _Atomic bool pending; /* submitted, not read */
+    _Atomic bool reading; /* taken out of the in-flight list by a thread reading it */
     uint64_t submit_ns;
     uint64_t seq;        /* while pending: its submit's number (layer_retire.c) */
     uint32_t queue_slot; /* and its queue's place (WGPROF_LAYER_QUEUES: none) */

@@ -451,6 +451,9 @@ static void batch_done(wgprof_layer_device *d, wgprof_layer_cb **done, size_t n)
 
 void wgprof_layer_wait_unread(wgprof_layer_cb *cb)
 {
+    if (!atomic_load(&cb->pending)) {
+        return; /* not read by anyone: read already, or never submitted */
+    }
     wgprof_layer_device *d = cb->device;
     pthread_mutex_lock(&d->lock);
     while (cb->reading) {
@@ -474,6 +477,9 @@ static bool take_in_flight(wgprof_layer_device *d, wgprof_layer_cb *head)
 
 bool wgprof_layer_orphan(wgprof_layer_cb *cb)
 {
+    if (!atomic_load(&cb->pending)) {
+        return false; /* nothing of its to read, nobody reading it */
+    }
     wgprof_layer_device *d = cb->device;
     pthread_mutex_lock(&d->lock);
     bool orphan = cb->pending && d->read_anywhere && d->reader_pid == (long)getpid() && !d->finished;
@@ -494,6 +500,9 @@ bool wgprof_layer_orphan(wgprof_layer_cb *cb)
 
 void wgprof_layer_read_cb(wgprof_layer_cb *cb, bool force)
 {
+    if (!atomic_load(&cb->pending)) {
+        return;
+    }
     wgprof_layer_device *d = cb->device;
     pthread_mutex_lock(&d->lock);
     while (cb->reading) {
