@@ -10,12 +10,24 @@
 #include "internal.h"
 #include "layer_lib.h"
 
+/* The clean blocks a command buffer keeps for its next recordings (the others go back to the
+ * device): what one of wgpu-native's, a pass each, needs, so that its next takes no lock. */
+enum { BLOCKS_HELD = 2 };
+
 void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb)
 {
-    if (cb->block_count) {
-        /* Read and reset already, or written and never read: reset before another use. */
-        wgprof_layer_blocks_return(cb->device, cb->blocks, cb->block_count, cb->ticks > 0 && !cb->blocks_reset);
+    size_t used = cb->block_count, held = cb->blocks_held;
+    if (used && cb->ticks > 0 && !cb->blocks_reset) {
+        /* Written and never read: reset before another use, and not kept. */
+        wgprof_layer_blocks_return(cb->device, cb->blocks, used, true);
+        memmove(cb->blocks, cb->blocks + used, held * sizeof *cb->blocks);
+        used = 0;
     }
+    size_t keep = used + held < BLOCKS_HELD ? used + held : BLOCKS_HELD;
+    if (used + held > keep) {
+        wgprof_layer_blocks_return(cb->device, cb->blocks + keep, used + held - keep, false);
+    }
+    cb->blocks_held = keep;
     cb->block_count = 0;
     cb->blocks_reset = false;
 }
@@ -23,6 +35,9 @@ void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb)
 void wgprof_layer_cb_destroy(wgprof_layer_cb *cb)
 {
     wgprof_layer_cb_blocks_return(cb);
+    if (cb->blocks_held) {
+        wgprof_layer_blocks_return(cb->device, cb->blocks, cb->blocks_held, false);
+    }
     wgprof__free(cb->blocks);
     wgprof__free(cb->sites);
     wgprof__free(cb->children);
@@ -80,6 +95,7 @@ static wgprof_layer_cb *spare_take(wgprof_layer_device *d)
         memset(cb, 0, sizeof *cb);
         cb->blocks = room.blocks;
         cb->block_cap = room.block_cap;
+        cb->blocks_held = room.blocks_held;
         cb->sites = room.sites;
         cb->cap = room.cap;
         cb->children = room.children;

@@ -782,10 +782,10 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer
 }
 
 /* The site of a dispatch of the bound pipeline with these workgroup counts (0: indirect). */
-static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, bool indirect, wgprof_site *out)
+/* The kernel's name for a dispatch of pipeline `p` (NULL: none bound) into `name`; returns where
+ * the name came from, as the report's header and each kernel's name_source say. */
+static const char *name_of(const wgprof_layer_pipeline *p, bool indirect, char name[WGPROF_LAYER_KERNEL_NAME_CAP])
 {
-    const wgprof_layer_pipeline *p = cb->bound;
-    char name[4 * WGPROF_LAYER_NAME_CAP + 64];
     /* Dawn names every entry point of its SPIR-V so: it tells nothing, and is left out. */
     const char *entry = p && p->entry[0] && strcmp(p->entry, "dawn_entry_point") != 0 ? p->entry : "";
     const char *who = !p ? "unknown" : p->label[0] ? p->label : p->module_label[0] ? p->module_label : p->code;
@@ -796,20 +796,31 @@ static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, boo
         snprintf(size, sizeof size, "[%ux%ux%u]", p->local_size[0], p->local_size[1], p->local_size[2]);
     }
     if (p && p->given[0]) { /* the program's, named as the webgpu.h way names it */
-        snprintf(name, sizeof name, "%s%s", p->given, indirect ? " (indirect)" : "");
+        snprintf(name, WGPROF_LAYER_KERNEL_NAME_CAP, "%s%s", p->given, indirect ? " (indirect)" : "");
     } else {
-        snprintf(name, sizeof name, "%s%s%s%s%s%s%s%s", p && p->own ? "(implementation) " : "", who, size,
-                 entry[0] ? ":" : "", entry, p && p->origin[0] ? " @ " : "", p ? p->origin : "",
+        snprintf(name, WGPROF_LAYER_KERNEL_NAME_CAP, "%s%s%s%s%s%s%s%s", p && p->own ? "(implementation) " : "",
+                 who, size, entry[0] ? ":" : "", entry, p && p->origin[0] ? " @ " : "", p ? p->origin : "",
                  indirect ? " (indirect)" : "");
     }
-    /* Where the name came from, as the report's header and each kernel's name_source say. */
-    const char *source = !p                  ? "no pipeline bound"
-                         : p->given[0]       ? (p->given_source ? p->given_source : "webgpu.h")
-                         : p->own            ? "the implementation's own pipeline"
-                         : p->label[0]       ? "Vulkan pipeline name"
-                         : p->module_label[0] ? "Vulkan shader module name"
-                         : entry[0]          ? "SPIR-V hash and entry point"
-                                             : "SPIR-V hash and workgroup size";
+    return !p                   ? "no pipeline bound"
+           : p->given[0]        ? (p->given_source ? p->given_source : "webgpu.h")
+           : p->own             ? "the implementation's own pipeline"
+           : p->label[0]        ? "Vulkan pipeline name"
+           : p->module_label[0] ? "Vulkan shader module name"
+           : entry[0]           ? "SPIR-V hash and entry point"
+                                : "SPIR-V hash and workgroup size";
+}
+
+static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, bool indirect, wgprof_site *out)
+{
+    wgprof_layer_pipeline *p = cb->bound;
+    char name[WGPROF_LAYER_KERNEL_NAME_CAP];
+    /* The pipeline's name made once (its source told the results then), not per workgroup counts. */
+    const char *source = p ? name_cached(p, indirect, name) : NULL;
+    bool made = !source;
+    if (made) {
+        source = name_of(p, indirect, name);
+    }
     wgprof_dispatch_desc desc = {.kernel = name};
     if (p) {
         desc.workgroup_size[0] = p->local_size[0];

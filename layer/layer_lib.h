@@ -468,8 +468,10 @@ struct wgprof_layer_cb {
     bool holds_untimed; /* a dispatch or transfer work recorded in it has no row of its own */
     bool broken;   /* a row got no site: the recording's rows are dropped at its end */
     wgprof_layer_pipeline *bound;
+    /* The recording's blocks of queries, then `blocks_held` more kept clean (reset, their
+     * copies cleared) for its next recordings, taken without the device's lock. */
     wgprof_layer_block *blocks;
-    size_t block_count, block_cap;
+    size_t block_count, block_cap, blocks_held;
     uint32_t ticks; /* timestamps written */
     wgprof_site *sites;
     size_t count, cap; /* rows timed: dispatches and runs of transfer work, and gaps */
