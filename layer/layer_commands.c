@@ -313,11 +313,35 @@ static bool site_cached(wgprof_layer_pipeline *p, uint32_t x, uint32_t y, uint32
     return hit;
 }
 
-/* Its name changed: the sites kept are another name's. */
+/* Its name changed: the site and name kept are another name's. */
 static void site_forget(wgprof_layer_pipeline *p)
 {
     site_hold(p);
     p->site_known = false;
+    p->name_known = false;
+    site_let_go(p);
+}
+
+/* The kernel's name last made for `p`'s dispatches (direct or indirect) copied to `name`, and
+ * where it came from; NULL where none is kept. */
+static const char *name_cached(wgprof_layer_pipeline *p, bool indirect, char name[WGPROF_LAYER_KERNEL_NAME_CAP])
+{
+    site_hold(p);
+    const char *source = p->name_known && p->name_indirect == indirect ? p->name_source : NULL;
+    if (source) {
+        memcpy(name, p->name, strlen(p->name) + 1);
+    }
+    site_let_go(p);
+    return source;
+}
+
+static void name_keep(wgprof_layer_pipeline *p, bool indirect, const char *name, const char *source)
+{
+    site_hold(p);
+    p->name_known = true;
+    p->name_indirect = indirect;
+    p->name_source = source;
+    memcpy(p->name, name, strlen(name) + 1);
     site_let_go(p);
 }
 
@@ -577,7 +601,10 @@ static bool write_timestamp(wgprof_layer_cb *cb)
 {
     wgprof_layer_device *d = cb->device;
     uint32_t in_block = cb->ticks % WGPROF_LAYER_BLOCK;
-    if (in_block == 0) {
+    if (in_block == 0 && cb->blocks_held) { /* one it kept clean, next in its array: no lock */
+        cb->blocks_held--;
+        cb->block_count++;
+    } else if (in_block == 0) {
         if (cb->block_count == cb->block_cap) {
             size_t cap = cb->block_cap ? 2 * cb->block_cap : 4;
             wgprof_layer_block *more = wgprof_layer_grow(cb->blocks, cb->block_count, cap, sizeof *more);
@@ -592,11 +619,11 @@ static bool write_timestamp(wgprof_layer_cb *cb)
             return false;
         }
         cb->blocks[cb->block_count++] = b;
-        if (!d->ResetQueryPool) {
-            d->CmdResetQueryPool(cb->handle, b.pool, b.first, WGPROF_LAYER_BLOCK);
-        }
     }
     const wgprof_layer_block *b = &cb->blocks[cb->block_count - 1];
+    if (in_block == 0 && !d->ResetQueryPool) {
+        d->CmdResetQueryPool(cb->handle, b->pool, b->first, WGPROF_LAYER_BLOCK);
+    }
     d->CmdWriteTimestamp(cb->handle, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->pool, b->first + in_block);
     cb->ticks++;
     cb->timed_any = true;
@@ -833,8 +860,11 @@ static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, boo
     wgprof_layer_device *d = cb->device;
     pthread_mutex_lock(&d->results_lock);
     bool ok = d->results && wgprof_pool_site(d->results, &desc, out) == WGPROF_OK &&
-              wgprof_pool_kernel_source(d->results, name, source) == WGPROF_OK;
+              (!made || wgprof_pool_kernel_source(d->results, name, source) == WGPROF_OK);
     pthread_mutex_unlock(&d->results_lock);
+    if (ok && made && p) {
+        name_keep(p, indirect, name, source);
+    }
     return ok;
 }
 

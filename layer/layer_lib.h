@@ -118,6 +118,7 @@ void *wgprof_layer_grow(void *old, size_t old_count, size_t new_count, size_t si
 /* ---- layer_spirv.c ---- */
 
 enum { WGPROF_LAYER_ENTRIES = 16, WGPROF_LAYER_NAME_CAP = 128 };
+enum { WGPROF_LAYER_KERNEL_NAME_CAP = 4 * WGPROF_LAYER_NAME_CAP + 64 }; /* a kernel's name, as reported */
 
 typedef struct wgprof_layer_entry {
     char name[WGPROF_LAYER_NAME_CAP];
@@ -447,6 +448,11 @@ typedef struct wgprof_layer_pipeline {
     bool site_known, site_indirect;
     uint32_t site_counts[3];
     wgprof_site site;
+    /* And its kernel's name as last made (direct or indirect), with where the name came from,
+     * so that a dispatch with other counts makes none (also under `site_busy`). */
+    bool name_known, name_indirect;
+    const char *name_source; /* static */
+    char name[WGPROF_LAYER_KERNEL_NAME_CAP];
 } wgprof_layer_pipeline;
 
 /* A debug label's begin or end among a recording's rows. */
