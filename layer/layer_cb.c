@@ -51,20 +51,24 @@ void wgprof_layer_cb_destroy(wgprof_layer_cb *cb)
  * nothing a step. */
 enum { SPARES_KEPT = 256 };
 
-void wgprof_layer_cb_recycle(wgprof_layer_cb *cb)
+void wgprof_layer_cbs_recycle(wgprof_layer_device *d, wgprof_layer_cb *list)
 {
-    wgprof_layer_device *d = cb->device;
-    wgprof_layer_cb_blocks_return(cb);
+    for (wgprof_layer_cb *cb = list; cb; cb = cb->next_orphan) {
+        wgprof_layer_cb_blocks_return(cb);
+    }
     pthread_mutex_lock(&d->lock);
-    bool kept = d->spare_count < SPARES_KEPT;
-    if (kept) {
-        cb->next_orphan = d->spares;
-        d->spares = cb;
+    while (list && d->spare_count < SPARES_KEPT) {
+        wgprof_layer_cb *next = list->next_orphan;
+        list->next_orphan = d->spares;
+        d->spares = list;
         d->spare_count++;
+        list = next;
     }
     pthread_mutex_unlock(&d->lock);
-    if (!kept) {
-        wgprof_layer_cb_destroy(cb);
+    while (list) {
+        wgprof_layer_cb *next = list->next_orphan;
+        wgprof_layer_cb_destroy(list);
+        list = next;
     }
 }
 
@@ -80,56 +84,77 @@ void wgprof_layer_cb_spares_free(wgprof_layer_device *d)
     }
 }
 
-/* A kept state, made as new but for its arrays' room; NULL where none is kept. */
-static wgprof_layer_cb *spare_take(wgprof_layer_device *d)
+/* A kept state made as new but for its arrays' room (and the clean blocks it holds). */
+static void as_new(wgprof_layer_cb *cb)
 {
-    pthread_mutex_lock(&d->lock);
-    wgprof_layer_cb *cb = d->spares;
-    if (cb) {
-        d->spares = cb->next_orphan;
-        d->spare_count--;
-    }
-    pthread_mutex_unlock(&d->lock);
-    if (cb) {
-        wgprof_layer_cb room = *cb;
-        memset(cb, 0, sizeof *cb);
-        cb->blocks = room.blocks;
-        cb->block_cap = room.block_cap;
-        cb->blocks_held = room.blocks_held;
-        cb->sites = room.sites;
-        cb->cap = room.cap;
-        cb->children = room.children;
-        cb->child_cap = room.child_cap;
-        cb->marks = room.marks;
-        cb->mark_cap = room.mark_cap;
-        cb->label_text = room.label_text;
-        cb->label_cap = room.label_cap;
-    }
-    return cb;
+    wgprof_layer_cb room = *cb;
+    memset(cb, 0, sizeof *cb);
+    cb->blocks = room.blocks;
+    cb->block_cap = room.block_cap;
+    cb->blocks_held = room.blocks_held;
+    cb->sites = room.sites;
+    cb->cap = room.cap;
+    cb->children = room.children;
+    cb->child_cap = room.child_cap;
+    cb->marks = room.marks;
+    cb->mark_cap = room.mark_cap;
+    cb->label_text = room.label_text;
+    cb->label_cap = room.label_cap;
 }
 
-wgprof_layer_cb *wgprof_layer_cb_renewed(const wgprof_layer_cb *old)
+void wgprof_layer_cbs_made(wgprof_layer_cb *const *olds, size_t n, wgprof_layer_cb **news)
 {
-    wgprof_layer_cb *cb = spare_take(old->device);
-    cb = cb ? cb : wgprof__calloc(1, sizeof *cb);
-    if (cb) {
-        cb->handle = old->handle;
-        cb->device = old->device;
-        cb->pool = old->pool;
-        cb->family = old->family;
-        cb->primary = old->primary;
-        memcpy(cb->work_sites, old->work_sites, sizeof cb->work_sites);
-        cb->work_sites_known = old->work_sites_known;
+    wgprof_layer_device *d = olds[0]->device;
+    pthread_mutex_lock(&d->lock);
+    for (size_t i = 0; i < n; i++) {
+        news[i] = d->spares;
+        if (news[i]) {
+            d->spares = news[i]->next_orphan;
+            d->spare_count--;
+        }
     }
-    uint64_t key = (uint64_t)(uintptr_t)old->handle;
+    pthread_mutex_unlock(&d->lock);
+    for (size_t i = 0; i < n; i++) {
+        wgprof_layer_cb *cb = news[i];
+        if (cb) {
+            as_new(cb);
+        } else {
+            cb = news[i] = wgprof__calloc(1, sizeof *cb);
+        }
+        if (cb) {
+            const wgprof_layer_cb *old = olds[i];
+            cb->handle = old->handle;
+            cb->device = old->device;
+            cb->pool = old->pool;
+            cb->family = old->family;
+            cb->primary = old->primary;
+            memcpy(cb->work_sites, old->work_sites, sizeof cb->work_sites);
+            cb->work_sites_known = old->work_sites_known;
+        }
+    }
+}
+
+void wgprof_layer_cbs_renewed(const VkCommandBuffer *handles, wgprof_layer_cb **news, const bool *orphaned, size_t n)
+{
+    bool lost[WGPROF_LAYER_RELEASE_BATCH] = {false};
     wgprof_layer_lock();
-    bool kept = cb && wgprof_layer_map_put(&wgprof_layer_cbs, key, cb);
-    if (!kept) {
-        wgprof_layer_map_take(&wgprof_layer_cbs, key);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = (uint64_t)(uintptr_t)handles[i];
+        if (orphaned[i] && !(news[i] && wgprof_layer_map_put(&wgprof_layer_cbs, key, news[i]))) {
+            wgprof_layer_map_take(&wgprof_layer_cbs, key); /* no state: the handle runs untimed */
+            lost[i] = true;
+        }
     }
     wgprof_layer_unlock();
-    if (!kept && cb) {
-        wgprof_layer_cb_destroy(cb);
+    for (size_t i = 0; i < n; i++) {
+        if (news[i] && lost[i]) {
+            wgprof_layer_cb_destroy(news[i]);
+        } else if (news[i] && !orphaned[i]) {
+            news[i]->next_orphan = NULL;
+            wgprof_layer_cbs_recycle(news[i]->device, news[i]);
+        }
+        if (lost[i] || !orphaned[i]) {
+            news[i] = NULL;
+        }
     }
-    return kept ? cb : NULL;
 }

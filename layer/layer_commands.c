@@ -430,17 +430,9 @@ static void cb_free(wgprof_layer_cb *cb)
     }
 }
 
-wgprof_layer_cb *wgprof_layer_cb_release(wgprof_layer_cb *cb, bool keep_handle)
+/* A recording let go of, its state kept for the handle's next: nothing of it left. */
+static void cb_cleared(wgprof_layer_cb *cb)
 {
-    if (atomic_load(&cb->pending)) {
-        /* What the handle keeps, copied while `cb` is still this thread's. */
-        wgprof_layer_cb lasting = {.handle = cb->handle, .device = cb->device, .pool = cb->pool, .family = cb->family,
-                                   .primary = cb->primary, .work_sites_known = cb->work_sites_known};
-        memcpy(lasting.work_sites, cb->work_sites, sizeof lasting.work_sites);
-        if (wgprof_layer_orphan(cb)) {
-            return keep_handle ? wgprof_layer_cb_renewed(&lasting) : NULL;
-        }
-    }
     if (atomic_load(&cb->pending)) {
         /* Reset or freed: by Vulkan's rules its execution is over, so what is there is read (and
          * its blocks reset by the reading). */
@@ -464,6 +456,61 @@ wgprof_layer_cb *wgprof_layer_cb_release(wgprof_layer_cb *cb, bool keep_handle)
     cb->unnamed_depth = 0;
     cb->unnamed_levels = 0;
     cb->labels_lost = false;
+}
+
+/* At most WGPROF_LAYER_RELEASE_BATCH of them. */
+static void release_batch(wgprof_layer_cb **cbs, size_t n, bool keep_handle)
+{
+    enum { B = WGPROF_LAYER_RELEASE_BATCH };
+    /* Those with a submit unread, and new states for their handles made while the old ones are
+     * still this thread's (once orphaned they are the reader's). */
+    wgprof_layer_cb *unread[B], *news[B];
+    VkCommandBuffer handles[B];
+    size_t at[B];
+    bool orphaned[B], gone[B];
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++) {
+        gone[i] = false;
+        if (atomic_load(&cbs[i]->pending)) {
+            at[u] = i;
+            handles[u] = cbs[i]->handle;
+            news[u] = NULL;
+            unread[u++] = cbs[i];
+        }
+    }
+    if (u) {
+        if (keep_handle) {
+            wgprof_layer_cbs_made(unread, u, news);
+        }
+        wgprof_layer_orphan(unread, u, orphaned);
+        if (keep_handle) {
+            wgprof_layer_cbs_renewed(handles, news, orphaned, u);
+        }
+        for (size_t k = 0; k < u; k++) {
+            if (orphaned[k]) {
+                gone[at[k]] = true;
+                cbs[at[k]] = news[k];
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!gone[i]) {
+            cb_cleared(cbs[i]);
+        }
+    }
+}
+
+void wgprof_layer_cbs_release(wgprof_layer_cb **cbs, size_t n, bool keep_handle)
+{
+    for (size_t i = 0; i < n; i += WGPROF_LAYER_RELEASE_BATCH) {
+        size_t left = n - i;
+        release_batch(cbs + i, left < WGPROF_LAYER_RELEASE_BATCH ? left : WGPROF_LAYER_RELEASE_BATCH, keep_handle);
+    }
+}
+
+wgprof_layer_cb *wgprof_layer_cb_release(wgprof_layer_cb *cb, bool keep_handle)
+{
+    release_batch(&cb, 1, keep_handle);
     return cb;
 }
 
@@ -520,9 +567,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_ResetCommandPool(VkDevice device, Vk
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
     pool_match m = pool_cbs(pool, false);
-    for (size_t i = 0; i < m.count; i++) {
-        wgprof_layer_cb_release(m.found[i], true);
-    }
+    wgprof_layer_cbs_release(m.found, m.count, true);
     wgprof__free(m.found);
     return d->ResetCommandPool(device, pool, flags);
 }

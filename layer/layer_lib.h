@@ -610,13 +610,18 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuff
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer cb);
 #define WGPROF_LAYER_WORK_DECLARE(command, kind, params, args) VKAPI_ATTR void VKAPI_CALL wgprof_layer_##command params;
 WGPROF_LAYER_WORK_COMMANDS(WGPROF_LAYER_WORK_DECLARE)
-/* Lets go of a command buffer's recording (begun again, reset or freed): its queries back to the
- * device. Where its last submit is still unread and the device's reader may read it (a reader
- * runs in this process, and reads safely beside the program: wgprof_layer_orphan), the state is
- * left to the reader, off the program's thread, and where `keep_handle` a new one takes its
- * place in the map; else what is there is read first, here. Returns the handle's state from
- * now on: `cb`, the new one, or NULL (left to the reader and not kept, or no memory for a new
- * one: the handle then runs untimed). */
+/* Lets go of command buffers' recordings (begun again, reset or freed), all of one device's:
+ * their queries back to the device. Where one's last submit is still unread and the device's
+ * reader may read it (a reader runs in this process, and reads safely beside the program:
+ * wgprof_layer_orphan), its state is left to the reader, off the program's thread, and where
+ * `keep_handle` a new one takes its place in the map; else what is there is read first, here.
+ * The device's lock and the map's are taken once for as many as WGPROF_LAYER_RELEASE_BATCH
+ * (a pool's reset). cbs[i] becomes the handle's state from now on: the same, a new one, or
+ * NULL (left to the reader and not kept, or no memory for a new one: the handle then runs
+ * untimed). */
+enum { WGPROF_LAYER_RELEASE_BATCH = 64 };
+void wgprof_layer_cbs_release(wgprof_layer_cb **cbs, size_t n, bool keep_handle);
+/* The same for one command buffer; returns its handle's state from now on. */
 wgprof_layer_cb *wgprof_layer_cb_release(wgprof_layer_cb *cb, bool keep_handle);
 /* Forgets every command buffer of the device's (its end). */
 void wgprof_layer_cbs_forget(wgprof_layer_device *d);
@@ -629,15 +634,22 @@ void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb);
 /* A command buffer's state given back: its queries to the device (reset first where they were
  * written and not reset since), its memory. */
 void wgprof_layer_cb_destroy(wgprof_layer_cb *cb);
-/* An orphaned state read: kept for a renewal (its queries back to the device, its arrays' room
- * kept), or given back where the device keeps enough. */
-void wgprof_layer_cb_recycle(wgprof_layer_cb *cb);
+/* States read and let go of (a list through `next_orphan`): kept for renewals (their queries
+ * back to the device but for the clean ones they hold, their arrays' room kept), or given back
+ * where the device keeps enough; one trip through the device's lock. */
+void wgprof_layer_cbs_recycle(wgprof_layer_device *d, wgprof_layer_cb *list);
 /* Gives back every state kept (the device's end). */
 void wgprof_layer_cb_spares_free(wgprof_layer_device *d);
-/* A new state for the handle of `old` (what lasts across recordings copied: its pool, family,
- * level, the sites of its runs of transfer work), in the map in its place; NULL, the handle out
- * of the map, where there is no memory for it. */
-wgprof_layer_cb *wgprof_layer_cb_renewed(const wgprof_layer_cb *old);
+/* New states for the handles of `n` command buffers of one device (what lasts across recordings
+ * copied: pool, family, level, the sites of their runs of transfer work), kept ones taken in
+ * one trip through the device's lock; made before the old ones may go to the reader. news[i]
+ * NULL where there is no memory. */
+void wgprof_layer_cbs_made(wgprof_layer_cb *const *olds, size_t n, wgprof_layer_cb **news);
+/* The new states of the handles whose old ones were orphaned put in the map in their place, in
+ * one trip through the map's lock (the handle out of the map, running untimed, where there is
+ * no state); the others kept for later. news[i] is the handle's state from now on, or NULL. At
+ * most WGPROF_LAYER_RELEASE_BATCH. */
+void wgprof_layer_cbs_renewed(const VkCommandBuffer *handles, wgprof_layer_cb **news, const bool *orphaned, size_t n);
 
 /* ---- layer_blocks.c ---- */
 
@@ -674,13 +686,14 @@ void wgprof_layer_poll(wgprof_layer_device *d, bool force);
 /* Stops the device's reader and waits for it to end (at the device's end, or the process's;
  * nothing in a child of fork(), where it does not run). */
 void wgprof_layer_reader_stop(wgprof_layer_device *d);
-/* Leaves `cb`, let go of by the program while its last submit is unread, to the device's reader,
- * where one runs in this process, the device is not ending, and reading beside the program's
- * submits is safe (not a CPU device read from its query pools: lavapipe's reading waits for the
- * whole device): marked orphaned, the reader woken, even while it reads `cb` already; true says
- * so (the state is then the reader's to free, and not to be touched). False: the state stays
- * the caller's, no reading of it under way (one was waited for). */
-bool wgprof_layer_orphan(wgprof_layer_cb *cb);
+/* Leaves each of `n` command buffers of one device, let go of by the program while its last
+ * submit is unread, to the device's reader, where one runs in this process, the device is not
+ * ending, and reading beside the program's submits is safe (not a CPU device read from its
+ * query pools: lavapipe's reading waits for the whole device): marked orphaned, the reader woken
+ * once, even while it reads one already; orphaned[i] says so (the state is then the reader's to
+ * free, and not to be touched). False: the state stays the caller's, no reading of it under way
+ * (one was waited for). One trip through the device's lock, but for those waits. */
+void wgprof_layer_orphan(wgprof_layer_cb *const *cbs, size_t n, bool *orphaned);
 /* Reads `cb` now if it was submitted (`force` as above); its queries reset for a new use. Where
  * another thread is reading it, waits for that reading to end (no driver call is waited on
  * with the lock held: only the other thread's). */

@@ -189,10 +189,8 @@ static void orphans_free(wgprof_layer_device *d)
     wgprof_layer_cb *cb = d->orphans_read;
     d->orphans_read = NULL;
     pthread_mutex_unlock(&d->lock);
-    while (cb) {
-        wgprof_layer_cb *next = cb->next_orphan;
-        wgprof_layer_cb_recycle(cb);
-        cb = next;
+    if (cb) {
+        wgprof_layer_cbs_recycle(d, cb);
     }
 }
 
@@ -475,27 +473,28 @@ static bool take_in_flight(wgprof_layer_device *d, wgprof_layer_cb *head)
     return false;
 }
 
-bool wgprof_layer_orphan(wgprof_layer_cb *cb)
+void wgprof_layer_orphan(wgprof_layer_cb *const *cbs, size_t n, bool *orphaned)
 {
-    if (!atomic_load(&cb->pending)) {
-        return false; /* nothing of its to read, nobody reading it */
-    }
-    wgprof_layer_device *d = cb->device;
+    wgprof_layer_device *d = cbs[0]->device;
     pthread_mutex_lock(&d->lock);
-    bool orphan = cb->pending && d->read_anywhere && d->reader_pid == (long)getpid() && !d->finished;
-    if (orphan) {
-        cb->orphaned = true;
-        /* Woken once for a pool's command buffers let go of together, not once each. */
-        if (!d->reader_due) {
-            d->reader_due = true;
-            pthread_cond_signal(&d->reader_wake);
+    bool reader = d->read_anywhere && d->reader_pid == (long)getpid() && !d->finished;
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        orphaned[i] = reader && cbs[i]->pending;
+        cbs[i]->orphaned = cbs[i]->orphaned || orphaned[i];
+        any = any || orphaned[i];
+    }
+    /* Woken once for command buffers let go of together (a pool's), not once each. */
+    if (any && !d->reader_due) {
+        d->reader_due = true;
+        pthread_cond_signal(&d->reader_wake);
+    }
+    for (size_t i = 0; i < n; i++) {
+        while (!orphaned[i] && cbs[i]->reading) {
+            pthread_cond_wait(&d->read_done, &d->lock);
         }
     }
-    while (!orphan && cb->reading) {
-        pthread_cond_wait(&d->read_done, &d->lock);
-    }
     pthread_mutex_unlock(&d->lock);
-    return orphan;
 }
 
 void wgprof_layer_read_cb(wgprof_layer_cb *cb, bool force)
