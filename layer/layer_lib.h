@@ -673,7 +673,8 @@ void wgprof_layer_readback_free(wgprof_layer_device *d, wgprof_layer_query_pool 
  * visible to the host. Nothing where the device reads its query pools. */
 void wgprof_layer_readback_record(wgprof_layer_device *d, VkCommandBuffer handle, const wgprof_layer_block *blocks,
                                   size_t block_count, uint32_t ticks);
-/* `n` queries' readings (value, availability) from `at` into `pairs`. */
+/* `n` queries' readings (value, availability) from `at` into `pairs`; a reading whose value is
+ * still the cleared 0 is not available (its copy is under way). Safe beside the device's copy. */
 void wgprof_layer_readback_read(const volatile uint64_t *at, uint32_t n, uint64_t *pairs);
 /* Clears `n` queries' readings at `at` (none available) for their next use. */
 void wgprof_layer_readback_clear(volatile uint64_t *at, uint32_t n);

@@ -99,12 +99,16 @@ void wgprof_layer_readback_record(wgprof_layer_device *d, VkCommandBuffer handle
 
 void wgprof_layer_readback_read(const volatile uint64_t *at, uint32_t n, uint64_t *pairs)
 {
-    /* Each availability before its value: a value is read only once its copy says it is there. */
+    /* Each availability before its value: a value is read only once its copy says it is there.
+     * And a value still 0 (as cleared) is not there yet, whatever its availability says: the
+     * copy may write the availability first (lavapipe's does), and the reader reads the copies
+     * of executions still running. */
     for (uint32_t i = 0; i < n; i++) {
         uint64_t available = at[2 * i + 1];
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        pairs[2 * i] = available ? at[2 * i] : 0;
-        pairs[2 * i + 1] = available;
+        uint64_t value = available ? at[2 * i] : 0;
+        pairs[2 * i] = value;
+        pairs[2 * i + 1] = available && value;
     }
 }
 

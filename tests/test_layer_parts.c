@@ -1,0 +1,97 @@
+/*
+ * Parts of the Vulkan layer that need no driver (layer/layer_lib.h), on their own:
+ *  - its map's gets without a lock (layer_map.c): threads look up keys they put before starting,
+ *    each must find its own value every time, while another thread puts and takes other keys and
+ *    so grows the map through many tables;
+ *  - a reading of the layer's buffer (layer_readback.c) as a copy under way leaves it: the
+ *    availability written, the value not yet (lavapipe's copy writes them in that order).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "layer_lib.h"
+
+enum { KEPT = 64, READERS = 3, CHURN = 200000 };
+
+static wgprof_layer_map g_map;
+static atomic_bool g_done;
+static atomic_ulong g_wrong, g_gets;
+
+static void *value_of(uint64_t key) { return (void *)(uintptr_t)(key * 7 + 1); }
+
+static void *reader(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&g_done)) {
+        for (uint64_t k = 1; k <= KEPT; k++) {
+            if (wgprof_layer_map_get(&g_map, k) != value_of(k)) {
+                atomic_fetch_add(&g_wrong, 1);
+            }
+            atomic_fetch_add_explicit(&g_gets, 1, memory_order_relaxed);
+        }
+    }
+    return NULL;
+}
+
+static void map_gets_beside_updates(void)
+{
+    for (uint64_t k = 1; k <= KEPT; k++) {
+        CHECK(wgprof_layer_map_put(&g_map, k, value_of(k)));
+    }
+    pthread_t threads[READERS];
+    for (int i = 0; i < READERS; i++) {
+        CHECK(pthread_create(&threads[i], NULL, reader, NULL) == 0);
+    }
+    /* Other keys put, replaced and taken: the map grows table after table (tombstones count
+     * towards its load), and every slot of the first keys' tables is rewritten around them. */
+    for (uint64_t i = 0; i < CHURN; i++) {
+        uint64_t k = 1000 + i;
+        CHECK(wgprof_layer_map_put(&g_map, k, value_of(k)));
+        CHECK(wgprof_layer_map_put(&g_map, k, value_of(k + 1)));
+        if (i % 3 != 0) {
+            CHECK(wgprof_layer_map_take(&g_map, k) == value_of(k + 1));
+        }
+    }
+    atomic_store(&g_done, true);
+    for (int i = 0; i < READERS; i++) {
+        pthread_join(threads[i], NULL);
+    }
+    printf("map: %lu gets beside %d updates, %lu wrong\n", atomic_load(&g_gets), 3 * CHURN, atomic_load(&g_wrong));
+    CHECK(atomic_load(&g_wrong) == 0);
+    CHECK(atomic_load(&g_gets) > 0);
+    CHECK(g_map.count == KEPT + (CHURN + 2) / 3);
+    for (uint64_t k = 1; k <= KEPT; k++) {
+        CHECK(wgprof_layer_map_get(&g_map, k) == value_of(k));
+    }
+    CHECK(wgprof_layer_map_get(&g_map, 1001) == NULL);
+    CHECK(wgprof_layer_map_get(&g_map, 1000) == value_of(1001));
+    wgprof_layer_map_free(&g_map);
+    CHECK(wgprof_layer_map_get(&g_map, 1) == NULL);
+}
+
+static void readings_of_a_copy_under_way(void)
+{
+    volatile uint64_t copy[6];
+    wgprof_layer_readback_clear(copy, 3);
+    uint64_t pairs[6] = {1, 1, 1, 1, 1, 1};
+    wgprof_layer_readback_read(copy, 3, pairs);
+    CHECK(pairs[1] == 0 && pairs[3] == 0 && pairs[5] == 0); /* cleared: none there */
+    copy[1] = 1;                                             /* availability written, value not yet */
+    copy[2] = 123456789;                                     /* a value, its availability not yet */
+    copy[4] = 987654321;                                     /* both */
+    copy[5] = 1;
+    wgprof_layer_readback_read(copy, 3, pairs);
+    CHECK(pairs[1] == 0);
+    CHECK(pairs[3] == 0);
+    CHECK(pairs[4] == 987654321 && pairs[5] != 0);
+}
+
+int main(void)
+{
+    map_gets_beside_updates();
+    readings_of_a_copy_under_way();
+    return check_summary();
+}
