@@ -20,8 +20,8 @@
  * pipelines' names those it tells as they are made. The timestamps are written into query pools the layer owns, reset from the
  * host where the device allows it (hostQueryReset, enabled at device creation where the program
  * did not say otherwise), else by one reset in the stream per block of queries. Results are read without waiting (vkGetQueryPoolResults with
- * availability) by the device's reader thread after the program's waits, when a command buffer
- * is used again, and at the device's end; they go into a wgprof pool fed from outside
+ * availability) by the device's reader thread after the program's waits (at its next idle
+ * moment: layer_queue.c), when a command buffer is used again, and at the device's end; they go into a wgprof pool fed from outside
  * (wgprof_pool_add_external, the labels as the batch's scopes) and are written into record's
  * results folder (record.h).
  *
@@ -36,9 +36,10 @@
  * loader's interface: it hands out the others' hooks).
  *
  * Threads: a command buffer and its pool are used by one thread at a time (Vulkan's external
- * synchronization), so its state needs no lock. The maps have one mutex, held for a lookup or
- * an update; a device's mutex guards its free query blocks, the command buffers in flight and
- * its counts, and a second one its results. No lock is held while the layer calls the driver.
+ * synchronization), so its state needs no lock. The maps have one mutex, held for an update (a
+ * lookup takes none: layer_map.c); a device's mutex guards its free query blocks, the command
+ * buffers in flight and its counts, and a second one its results. No lock is held while the
+ * layer calls the driver.
  */
 #ifndef WGPROF_LAYER_LIB_H
 #define WGPROF_LAYER_LIB_H
@@ -370,11 +371,17 @@ typedef struct wgprof_layer_device {
     bool snapshot_busy;           /* one is being written */
     /* The reader: wgprof's own thread, which reads what the program submitted and writes the
      * snapshots, so that a submit only appends (layer_queue.c). */
-    pthread_cond_t reader_wake;   /* signalled by the program's waits and by the device's end */
+    pthread_cond_t reader_wake;   /* signalled by the program's idle moments and by the device's end */
     pthread_t reader;
     long reader_pid;              /* the process it runs in (0: none started) */
-    bool reader_due;              /* a wait of the program's said that work is done */
+    bool reader_due;              /* to read now */
     bool reader_stop;
+    bool reader_sleeping;         /* waiting with nothing owed, for as long as it takes */
+    /* A wait of the program's said that work is done (or the program let go of command buffers
+     * unread): a read is owed, done at the program's next idle moment (wgprof_layer_idle) or
+     * within the reader's period, so that its driver calls do not meet the program's recording.
+     * Set under the device's lock, taken without it. */
+    atomic_bool read_owed;
     long pid;                     /* the process that made it: a child of fork() has a copy, not the device */
     bool left_by_preload;         /* record's preload library left it to the layer: its pipelines'
                                      names and its scopes come from that library (record.h) */
@@ -414,7 +421,7 @@ typedef struct wgprof_layer_settings {
 const wgprof_layer_settings *wgprof_layer_settings_get(void);
 void wgprof_layer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The maps, behind one mutex (layer_registry.c). */
+/* The maps, updated behind one mutex, read without it (layer_registry.c). */
 void wgprof_layer_lock(void);
 void wgprof_layer_unlock(void);
 extern wgprof_layer_map wgprof_layer_cbs;       /* VkCommandBuffer -> wgprof_layer_cb */
@@ -687,11 +694,15 @@ void wgprof_layer_poll(wgprof_layer_device *d, bool force);
 /* Stops the device's reader and waits for it to end (at the device's end, or the process's;
  * nothing in a child of fork(), where it does not run). */
 void wgprof_layer_reader_stop(wgprof_layer_device *d);
+/* The program is about to wait, or asked and found its work not done: where a read is owed,
+ * the reader reads now, while the program's thread has nothing to record. Takes no lock where
+ * none is owed. */
+void wgprof_layer_idle(wgprof_layer_device *d);
 /* Leaves each of `n` command buffers of one device, let go of by the program while its last
  * submit is unread, to the device's reader, where one runs in this process, the device is not
  * ending, and reading beside the program's submits is safe (not a CPU device read from its
- * query pools: lavapipe's reading waits for the whole device): marked orphaned, the reader woken
- * once, even while it reads one already; orphaned[i] says so (the state is then the reader's to
+ * query pools: lavapipe's reading waits for the whole device): marked orphaned, a read owed
+ * (wgprof_layer_idle), even while the reader reads one already; orphaned[i] says so (the state is then the reader's to
  * free, and not to be touched). False: the state stays the caller's, no reading of it under way
  * (one was waited for). One trip through the device's lock, but for those waits. */
 void wgprof_layer_orphan(wgprof_layer_cb *const *cbs, size_t n, bool *orphaned);

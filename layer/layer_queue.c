@@ -473,6 +473,30 @@ static bool take_in_flight(wgprof_layer_device *d, wgprof_layer_cb *head)
     return false;
 }
 
+/* A read owed (device's lock held): the reader, where it sleeps for as long as it takes, told
+ * to wait no longer than its period. */
+static void read_owed_locked(wgprof_layer_device *d)
+{
+    atomic_store(&d->read_owed, true);
+    if (d->reader_sleeping) {
+        d->reader_sleeping = false;
+        pthread_cond_signal(&d->reader_wake);
+    }
+}
+
+void wgprof_layer_idle(wgprof_layer_device *d)
+{
+    if (!atomic_load_explicit(&d->read_owed, memory_order_relaxed)) {
+        return;
+    }
+    pthread_mutex_lock(&d->lock);
+    if (atomic_exchange(&d->read_owed, false)) {
+        d->reader_due = true;
+        pthread_cond_signal(&d->reader_wake);
+    }
+    pthread_mutex_unlock(&d->lock);
+}
+
 void wgprof_layer_orphan(wgprof_layer_cb *const *cbs, size_t n, bool *orphaned)
 {
     wgprof_layer_device *d = cbs[0]->device;
@@ -484,10 +508,8 @@ void wgprof_layer_orphan(wgprof_layer_cb *const *cbs, size_t n, bool *orphaned)
         cbs[i]->orphaned = cbs[i]->orphaned || orphaned[i];
         any = any || orphaned[i];
     }
-    /* Woken once for command buffers let go of together (a pool's), not once each. */
-    if (any && !d->reader_due) {
-        d->reader_due = true;
-        pthread_cond_signal(&d->reader_wake);
+    if (any) {
+        read_owed_locked(d);
     }
     for (size_t i = 0; i < n; i++) {
         while (!orphaned[i] && cbs[i]->reading) {
@@ -622,12 +644,14 @@ static void *reader_main(void *arg)
     wgprof_layer_device *d = arg;
     pthread_mutex_lock(&d->lock);
     while (!d->reader_stop) {
-        /* It reads after a wait of the program's, or where much is in flight (a program that
-         * never waits): between them, reading a query pool can wait for the whole device
-         * (lavapipe), which the program's next submit would then wait for too. Otherwise it
-         * wakes only to write a snapshot that is owed. */
+        /* It reads what the program's waits retired, at the program's next idle moment (or
+         * within its period where none comes), or where much is in flight (a program that never
+         * waits): between them, reading a query pool can wait for the whole device (lavapipe),
+         * which the program's next submit would then wait for too, and a driver's calls from
+         * two threads can meet on its locks. Otherwise it wakes only to write a snapshot that
+         * is owed. */
         if (!d->reader_due) {
-            if (d->unsaved || d->in_flight_count >= READER_BACKLOG) {
+            if (d->unsaved || d->in_flight_count >= READER_BACKLOG || atomic_load(&d->read_owed)) {
                 struct timespec until;
                 clock_gettime(CLOCK_REALTIME, &until);
                 until.tv_nsec += READER_PERIOD_NS;
@@ -635,11 +659,13 @@ static void *reader_main(void *arg)
                 until.tv_nsec %= 1000000000;
                 pthread_cond_timedwait(&d->reader_wake, &d->lock, &until);
             } else {
+                d->reader_sleeping = true;
                 pthread_cond_wait(&d->reader_wake, &d->lock);
+                d->reader_sleeping = false;
             }
         }
         bool backlog = d->in_flight_count >= READER_BACKLOG;
-        bool read = d->reader_due || backlog;
+        bool read = atomic_exchange(&d->read_owed, false) || d->reader_due || backlog;
         d->reader_due = false;
         if (d->reader_stop) {
             break;
@@ -714,8 +740,9 @@ void wgprof_layer_waited(wgprof_layer_device *d)
     bool any = d->in_flight_count > 0;
     /* Inline where no reader runs in this process (a child of fork, or none could start). */
     bool inline_read = any && (!d->snapshot_ns || d->reader_pid != (long)getpid());
-    d->reader_due = true;
-    pthread_cond_signal(&d->reader_wake);
+    if (any && !inline_read) {
+        read_owed_locked(d);
+    }
     pthread_mutex_unlock(&d->lock);
     if (inline_read) {
         read_in_flight(d, READ_RETIRED);

@@ -199,6 +199,7 @@ void wgprof_layer_retire_forget(wgprof_layer_device *d)
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueWaitIdle(VkQueue queue)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(queue);
+    wgprof_layer_idle(d);
     pthread_mutex_lock(&d->lock);
     uint64_t before = d->submit_seq;
     uint32_t slot = queue_slot_locked(d, queue);
@@ -216,6 +217,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueWaitIdle(VkQueue queue)
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_DeviceWaitIdle(VkDevice device)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
+    wgprof_layer_idle(d);
     pthread_mutex_lock(&d->lock);
     uint64_t before = d->submit_seq;
     pthread_mutex_unlock(&d->lock);
@@ -233,6 +235,9 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitForFences(VkDevice device, uint3
                                                           VkBool32 all, uint64_t timeout)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
+    if (timeout) {
+        wgprof_layer_idle(d);
+    }
     VkResult r = d->WaitForFences(device, count, fences, all, timeout);
     if (r != VK_SUCCESS) {
         return r;
@@ -263,6 +268,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_GetFenceStatus(VkDevice device, VkFe
         fence_done_locked(d, fence);
         pthread_mutex_unlock(&d->lock);
         wgprof_layer_waited(d);
+    } else if (r == VK_NOT_READY) {
+        wgprof_layer_idle(d);
     }
     return r;
 }
@@ -298,6 +305,9 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphores(VkDevice device, cons
                                                            uint64_t timeout)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
+    if (timeout) {
+        wgprof_layer_idle(d);
+    }
     return semaphores_waited(d, device, info, d->WaitSemaphores(device, info, timeout));
 }
 
@@ -305,23 +315,29 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphoresKHR(VkDevice device, c
                                                               uint64_t timeout)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
+    if (timeout) {
+        wgprof_layer_idle(d);
+    }
     return semaphores_waited(d, device, info, d->WaitSemaphoresKHR(device, info, timeout));
 }
 
-/* A timeline semaphore's value asked (how wgpu-native polls its submissions): reached; the
- * reader woken only where that retired a submit. */
+/* A timeline semaphore's value asked (how wgpu-native polls its submissions): reached; a read
+ * owed where that retired a submit, and done where the program polls for work not done yet. */
 static VkResult counter_read(wgprof_layer_device *d, VkSemaphore semaphore, const uint64_t *value, VkResult r)
 {
     /* Asked again and again while a submit runs: a value below every signal kept retires
      * nothing, and says so without the lock (a signal kept meanwhile is of a later value). */
     const semaphore_signals *s = wgprof_layer_map_get(&d->signals, (uint64_t)(uintptr_t)semaphore);
-    if (r == VK_SUCCESS && s && *value >= atomic_load_explicit(&s->lowest, memory_order_relaxed)) {
+    uint64_t lowest = s ? atomic_load_explicit(&s->lowest, memory_order_relaxed) : UINT64_MAX;
+    if (r == VK_SUCCESS && *value >= lowest) {
         pthread_mutex_lock(&d->lock);
         bool retired = reached_locked(d, semaphore, *value);
         pthread_mutex_unlock(&d->lock);
         if (retired) {
             wgprof_layer_waited(d);
         }
+    } else if (r == VK_SUCCESS && lowest != UINT64_MAX) {
+        wgprof_layer_idle(d);
     }
     return r;
 }
