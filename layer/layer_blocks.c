@@ -82,7 +82,7 @@ void wgprof_layer_blocks_return(wgprof_layer_device *d, wgprof_layer_block *bloc
     }
     for (size_t i = 0; i < count; i++) {
         if (blocks[i].copied) {
-            wgprof_layer_readback_clear(blocks[i].copied, WGPROF_LAYER_BLOCK);
+            wgprof_layer_copy_clear(blocks[i].copied, WGPROF_LAYER_BLOCK);
         }
     }
     pthread_mutex_lock(&d->lock);

@@ -29,7 +29,8 @@
  * sizes and a hash from SPIR-V), layer_registry.c (the maps, the devices by dispatch key, the
  * settings), layer_output.c (the results folder), layer_blocks.c (query blocks),
  * layer_readback.c (the copy of the timestamps in a buffer of the layer's, where the device
- * reads from one), layer_tail.c (the tails), layer_cb.c (a command buffer's state: renewed for a
+ * reads from one), layer_copy.c (that copy read and cleared; with layer_map.c a library of its
+ * own, wgprof_layer_parts, plain data that its unit test links), layer_tail.c (the tails), layer_cb.c (a command buffer's state: renewed for a
  * handle let go of unread, kept, given back), layer_queue.c (readback, the reader), layer_retire.c (the program's waits: what
  * is done), layer_submit.c (submits, chains across a batch), layer_commands.c (command buffers, pipelines, names, transfer work, labels),
  * layer_term.c (a SIGTERM: results written first), layer_dispatch.c (instances, devices, the
@@ -56,6 +57,8 @@
 #include <wgprof/wgprof.h>
 
 #include "common.h"
+#include "layer_copy.h"
+#include "layer_map.h"
 
 #define WGPROF_LAYER_EXPORT __attribute__((visibility("default")))
 
@@ -88,33 +91,7 @@ typedef void(VKAPI_PTR *PFN_vkCmdBindShadersEXT)(VkCommandBuffer cb, uint32_t co
 #define VK_OBJECT_TYPE_SHADER_EXT ((VkObjectType)1000482000)
 #endif
 
-/* ---- layer_map.c ---- */
-
-typedef struct wgprof_layer_map_slot {
-    _Atomic uint64_t key; /* 0: never used; UINT64_MAX: taken */
-    _Atomic(void *) value;
-} wgprof_layer_map_slot;
-
-typedef struct wgprof_layer_map_table {
-    size_t cap;                              /* a power of two */
-    struct wgprof_layer_map_table *outgrown; /* the table this one replaced, kept for gets */
-    wgprof_layer_map_slot slots[];
-} wgprof_layer_map_table;
-
-/* Zero-initialised is empty. Updates are serialised by the owner; gets need no lock (layer_map.c). */
-typedef struct wgprof_layer_map {
-    _Atomic(wgprof_layer_map_table *) table;
-    size_t count, used; /* keys present; slots not empty (keys and tombstones) */
-} wgprof_layer_map;
-
-void *wgprof_layer_map_get(const wgprof_layer_map *map, uint64_t key);
-bool wgprof_layer_map_put(wgprof_layer_map *map, uint64_t key, void *value); /* false: out of memory */
-void *wgprof_layer_map_take(wgprof_layer_map *map, uint64_t key);
-void wgprof_layer_map_each(const wgprof_layer_map *map, void (*fn)(uint64_t key, void *value, void *user), void *user);
-void wgprof_layer_map_free(wgprof_layer_map *map);
-/* A copy of `old`'s first old_count items in a new array of new_count (zeroed past them), `old`
- * freed; NULL (and `old` kept) where out of memory. */
-void *wgprof_layer_grow(void *old, size_t old_count, size_t new_count, size_t size);
+/* ---- layer_map.c: layer_map.h ---- */
 
 /* ---- layer_spirv.c ---- */
 
@@ -680,11 +657,7 @@ void wgprof_layer_readback_free(wgprof_layer_device *d, wgprof_layer_query_pool 
  * visible to the host. Nothing where the device reads its query pools. */
 void wgprof_layer_readback_record(wgprof_layer_device *d, VkCommandBuffer handle, const wgprof_layer_block *blocks,
                                   size_t block_count, uint32_t ticks);
-/* `n` queries' readings (value, availability) from `at` into `pairs`; a reading whose value is
- * still the cleared 0 is not available (its copy is under way). Safe beside the device's copy. */
-void wgprof_layer_readback_read(const volatile uint64_t *at, uint32_t n, uint64_t *pairs);
-/* Clears `n` queries' readings at `at` (none available) for their next use. */
-void wgprof_layer_readback_clear(volatile uint64_t *at, uint32_t n);
+/* Reading and clearing the copies there: layer_copy.h. */
 
 /* ---- layer_queue.c ---- */
 

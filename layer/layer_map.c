@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "layer_lib.h"
+#include "layer_map.h"
 
 static const uint64_t TOMBSTONE = UINT64_MAX;
 

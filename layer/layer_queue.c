@@ -52,7 +52,7 @@ static void read_block(wgprof_layer_device *d, const wgprof_layer_block *b, uint
 {
     const VkQueryResultFlags flags = VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT;
     if (b->copied) {
-        wgprof_layer_readback_read(b->copied, n, pairs);
+        wgprof_layer_copy_read(b->copied, n, pairs);
         return;
     }
     if (cache) {
@@ -395,7 +395,7 @@ static void chains_reset(wgprof_layer_device *d, wgprof_layer_cb *const *heads, 
         for (const wgprof_layer_cb *cb = heads[i]; cb; cb = cb->chain_next) {
             for (size_t b = 0; b < cb->block_count; b++) {
                 if (cb->blocks[b].copied) { /* read: no copy of this execution's may be taken again */
-                    wgprof_layer_readback_clear(cb->blocks[b].copied, WGPROF_LAYER_BLOCK);
+                    wgprof_layer_copy_clear(cb->blocks[b].copied, WGPROF_LAYER_BLOCK);
                 }
             }
         }

@@ -58,7 +58,7 @@ bool wgprof_layer_readback_make(wgprof_layer_device *d, wgprof_layer_query_pool 
         return false;
     }
     p->mapped = mapped;
-    wgprof_layer_readback_clear(p->mapped, WGPROF_LAYER_POOL_QUERIES);
+    wgprof_layer_copy_clear(p->mapped, WGPROF_LAYER_POOL_QUERIES);
     return true;
 }
 
@@ -95,26 +95,4 @@ void wgprof_layer_readback_record(wgprof_layer_device *d, VkCommandBuffer handle
                                .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
     d->CmdPipelineBarrier(handle, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, NULL,
                           0, NULL);
-}
-
-void wgprof_layer_readback_read(const volatile uint64_t *at, uint32_t n, uint64_t *pairs)
-{
-    /* Each availability before its value: a value is read only once its copy says it is there.
-     * And a value still 0 (as cleared) is not there yet, whatever its availability says: the
-     * copy may write the availability first (lavapipe's does), and the reader reads the copies
-     * of executions still running. */
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t available = at[2 * i + 1];
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        uint64_t value = available ? at[2 * i] : 0;
-        pairs[2 * i] = value;
-        pairs[2 * i + 1] = available && value;
-    }
-}
-
-void wgprof_layer_readback_clear(volatile uint64_t *at, uint32_t n)
-{
-    for (uint32_t i = 0; i < 2 * n; i++) {
-        at[i] = 0;
-    }
 }

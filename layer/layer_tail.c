@@ -107,7 +107,7 @@ void wgprof_layer_tails_return(wgprof_layer_device *d, wgprof_layer_tail *const 
             d->ResetQueryPool(d->handle, tails[i]->pool, tails[i]->query, 1);
         }
         if (tails[i]->copied) {
-            wgprof_layer_readback_clear(tails[i]->copied, 1);
+            wgprof_layer_copy_clear(tails[i]->copied, 1);
         }
     }
     pthread_mutex_lock(&d->lock);

@@ -46,8 +46,9 @@ USERS = {"tests", "bench", "fuzz", "examples"}
 CONTRACTS = {"common": "common.h", "demo": "demo.h", "spec": "spec.h", "diff": "diff.h", "record": "record.h",
              "layer": "layer.h", "cli": "cli.h"}
 # Headers of a product's that its tests include besides its contract: the product's pure parts,
-# tested without what the product runs in (record's chain planner, in a library of its own).
-TESTED = {"record": {"record_chain_plan.h"}}
+# tested without what the product runs in (record's chain planner, the layer's map and copy
+# readings, each in a library of its own).
+TESTED = {"record": {"record_chain_plan.h"}, "layer": {"layer_map.h", "layer_copy.h"}}
 # Names that are not wgprof's though a file of wgprof's defines them: the WebGPU functions,
 # dlopen, dlsym and the exec functions, which record's preload library stands in for. A call to
 # them is a call to the implementation (or the system), whoever answers it.

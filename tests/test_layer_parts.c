@@ -1,10 +1,11 @@
 /*
- * Parts of the Vulkan layer that need no driver (layer/layer_lib.h), on their own:
+ * Parts of the Vulkan layer that need no driver (layer/layer_map.h, layer/layer_copy.h), on
+ * their own:
  *  - its map's gets without a lock (layer_map.c): threads look up keys they put before starting,
  *    each must find its own value every time, while another thread puts and takes other keys and
  *    so grows the map through many tables;
- *  - a reading of the layer's buffer (layer_readback.c) as a copy under way leaves it: the
- *    availability written, the value not yet (lavapipe's copy writes them in that order).
+ *  - a reading of the layer's copy of its timestamps (layer_copy.c) as a copy under way leaves
+ *    it: the availability written, the value not yet (lavapipe's copy writes them in that order).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -12,7 +13,8 @@
 #include <stdio.h>
 
 #include "check.h"
-#include "layer_lib.h"
+#include "layer_copy.h"
+#include "layer_map.h"
 
 enum { KEPT = 64, READERS = 3, CHURN = 200000 };
 
@@ -77,15 +79,15 @@ static void map_gets_beside_updates(void)
 static void readings_of_a_copy_under_way(void)
 {
     volatile uint64_t copy[6];
-    wgprof_layer_readback_clear(copy, 3);
+    wgprof_layer_copy_clear(copy, 3);
     uint64_t pairs[6] = {1, 1, 1, 1, 1, 1};
-    wgprof_layer_readback_read(copy, 3, pairs);
+    wgprof_layer_copy_read(copy, 3, pairs);
     CHECK(pairs[1] == 0 && pairs[3] == 0 && pairs[5] == 0); /* cleared: none there */
     copy[1] = 1;                                             /* availability written, value not yet */
     copy[2] = 123456789;                                     /* a value, its availability not yet */
     copy[4] = 987654321;                                     /* both */
     copy[5] = 1;
-    wgprof_layer_readback_read(copy, 3, pairs);
+    wgprof_layer_copy_read(copy, 3, pairs);
     CHECK(pairs[1] == 0);
     CHECK(pairs[3] == 0);
     CHECK(pairs[4] == 987654321 && pairs[5] != 0);
