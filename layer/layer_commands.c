@@ -853,7 +853,6 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer
     d->CmdEndDebugUtilsLabelEXT(handle);
 }
 
-/* The site of a dispatch of the bound pipeline with these workgroup counts (0: indirect). */
 /* The kernel's name for a dispatch of pipeline `p` (NULL: none bound) into `name`; returns where
  * the name came from, as the report's header and each kernel's name_source say. */
 static const char *name_of(const wgprof_layer_pipeline *p, bool indirect, char name[WGPROF_LAYER_KERNEL_NAME_CAP])
@@ -883,6 +882,7 @@ static const char *name_of(const wgprof_layer_pipeline *p, bool indirect, char n
                                 : "SPIR-V hash and workgroup size";
 }
 
+/* The site of a dispatch of the bound pipeline with these workgroup counts (0: indirect). */
 static bool site_of(wgprof_layer_cb *cb, uint32_t x, uint32_t y, uint32_t z, bool indirect, wgprof_site *out)
 {
     wgprof_layer_pipeline *p = cb->bound;
