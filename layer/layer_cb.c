@@ -14,7 +14,8 @@
  * device): what one of wgpu-native's, a pass each, needs, so that its next takes no lock. */
 enum { BLOCKS_HELD = 2 };
 
-void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb)
+/* The recording's blocks let go of, at most `most` clean ones kept. */
+static void blocks_return_keeping(wgprof_layer_cb *cb, size_t most)
 {
     size_t used = cb->block_count, held = cb->blocks_held;
     if (used && cb->ticks > 0 && !cb->blocks_reset) {
@@ -23,7 +24,7 @@ void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb)
         memmove(cb->blocks, cb->blocks + used, held * sizeof *cb->blocks);
         used = 0;
     }
-    size_t keep = used + held < BLOCKS_HELD ? used + held : BLOCKS_HELD;
+    size_t keep = used + held < most ? used + held : most;
     if (used + held > keep) {
         wgprof_layer_blocks_return(cb->device, cb->blocks + keep, used + held - keep, false);
     }
@@ -32,12 +33,11 @@ void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb)
     cb->blocks_reset = false;
 }
 
+void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb) { blocks_return_keeping(cb, BLOCKS_HELD); }
+
 void wgprof_layer_cb_destroy(wgprof_layer_cb *cb)
 {
-    wgprof_layer_cb_blocks_return(cb);
-    if (cb->blocks_held) {
-        wgprof_layer_blocks_return(cb->device, cb->blocks, cb->blocks_held, false);
-    }
+    blocks_return_keeping(cb, 0);
     wgprof__free(cb->blocks);
     wgprof__free(cb->sites);
     wgprof__free(cb->children);
@@ -146,15 +146,21 @@ void wgprof_layer_cbs_renewed(const VkCommandBuffer *handles, wgprof_layer_cb **
         }
     }
     wgprof_layer_unlock();
+    wgprof_layer_cb *unused = NULL; /* made for a handle whose old state stayed: kept, in one trip */
+    wgprof_layer_device *d = NULL;
     for (size_t i = 0; i < n; i++) {
         if (news[i] && lost[i]) {
             wgprof_layer_cb_destroy(news[i]);
         } else if (news[i] && !orphaned[i]) {
-            news[i]->next_orphan = NULL;
-            wgprof_layer_cbs_recycle(news[i]->device, news[i]);
+            d = news[i]->device;
+            news[i]->next_orphan = unused;
+            unused = news[i];
         }
         if (lost[i] || !orphaned[i]) {
             news[i] = NULL;
         }
+    }
+    if (unused) {
+        wgprof_layer_cbs_recycle(d, unused);
     }
 }

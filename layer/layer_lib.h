@@ -612,8 +612,9 @@ void wgprof_layer_cbs_forget(wgprof_layer_device *d);
 
 /* ---- layer_cb.c ---- */
 
-/* A command buffer's queries back to the device (reset first where written and not reset
- * since); it holds none after. */
+/* A command buffer's recording's queries let go of: those written and not reset since back to
+ * the device, reset first; of the clean ones, up to two kept in `blocks_held` for its next
+ * recordings, the rest back to the device. */
 void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb);
 /* A command buffer's state given back: its queries to the device (reset first where they were
  * written and not reset since), its memory. */

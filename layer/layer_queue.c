@@ -505,8 +505,10 @@ void wgprof_layer_orphan(wgprof_layer_cb *const *cbs, size_t n, bool *orphaned)
     bool any = false;
     for (size_t i = 0; i < n; i++) {
         orphaned[i] = reader && cbs[i]->pending;
-        cbs[i]->orphaned = cbs[i]->orphaned || orphaned[i];
-        any = any || orphaned[i];
+        if (orphaned[i]) {
+            cbs[i]->orphaned = true;
+            any = true;
+        }
     }
     if (any) {
         read_owed_locked(d);
