@@ -62,3 +62,5 @@ void wgprof__host_collected(wgprof_pool *pool, uint32_t batch, double period_ns)
 {
     wgprof__store_batch_collected(pool->store, batch, period_ns, 0, false);
 }
+
+void wgprof__host_clock(wgprof_pool *pool, const wgprof_clock_info *clock) { pool->clock.info = *clock; }

@@ -41,6 +41,12 @@ void wgprof__write_dispatch_rows(const wgprof__report *r, FILE *out, char sep);
 void wgprof__partial_cells(const wgprof__report *r, FILE *out, char sep);
 
 /* ---- report_util.c ---- */
+/* `v` as printf's "%.3f" writes it (rounded to the nearest thousandth, ties to even, "-" on any
+ * negative v, -0 included), computed exactly from its bits without printf, in `buf`: returns the
+ * length, or 0 (buf then untouched) where v is not finite or |v| reaches 2^53, which the caller
+ * prints with printf. Every time in the reports goes through it (wgprof__put_real). */
+enum { WGPROF__FIXED3_CAP = 32 };
+size_t wgprof__fixed3_text(char buf[WGPROF__FIXED3_CAP], double v);
 /* `v` printed with `format` (one conversion of a double), or `missing` where v is NaN or
  * infinite: no writer prints those, which are no measurement (a device's period that is not a
  * number, a sum past the largest double) and which JSON does not have. Each format has its

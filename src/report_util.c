@@ -1,23 +1,87 @@
 /* Figures and phrases that several report writers print (report_internal.h). */
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "report_internal.h"
 
+size_t wgprof__fixed3_text(char buf[WGPROF__FIXED3_CAP], double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int biased = (int)((bits >> 52) & 0x7ff);
+    uint64_t mantissa = bits & ((UINT64_C(1) << 52) - 1);
+    if (biased == 0x7ff) {
+        return 0; /* not finite */
+    }
+    /* v = mantissa * 2^exponent exactly */
+    int exponent = biased ? biased - 1075 : -1074;
+    mantissa |= biased ? UINT64_C(1) << 52 : 0;
+    uint64_t thousandths; /* v * 1000 rounded to nearest, ties to even, as printf rounds */
+    if (exponent > 0) {
+        return 0; /* |v| >= 2^53 */
+    }
+    if (exponent == 0) {
+        thousandths = mantissa * 1000; /* a whole number below 2^53: below 2^63 times 1000 */
+    } else {
+        uint64_t scaled = mantissa * 1000; /* below 2^63: mantissa < 2^53 */
+        int shift = -exponent;
+        if (shift >= 64) {
+            thousandths = 0; /* scaled < 2^63 <= half of 2^shift */
+        } else {
+            thousandths = scaled >> shift;
+            uint64_t rest = scaled & ((UINT64_C(1) << shift) - 1), half = UINT64_C(1) << (shift - 1);
+            thousandths += rest > half || (rest == half && (thousandths & 1));
+        }
+    }
+    char digits[24];
+    size_t n = 0;
+    uint64_t whole = thousandths / 1000;
+    do {
+        digits[n++] = (char)('0' + whole % 10);
+        whole /= 10;
+    } while (whole);
+    size_t len = 0;
+    if (bits >> 63) {
+        buf[len++] = '-';
+    }
+    while (n) {
+        buf[len++] = digits[--n];
+    }
+    unsigned fraction = (unsigned)(thousandths % 1000);
+    buf[len++] = '.';
+    buf[len++] = (char)('0' + fraction / 100);
+    buf[len++] = (char)('0' + fraction / 10 % 10);
+    buf[len++] = (char)('0' + fraction % 10);
+    buf[len] = '\0';
+    return len;
+}
+
+/* "%.3f", the format of every time in the reports, without printf where the value allows. */
+static bool is_fixed3(const char *format) { return strcmp(format, "%.3f") == 0; }
+
 void wgprof__put_real(FILE *out, const char *format, double v, const char *missing)
 {
-    if (isfinite(v)) {
-        fprintf(out, format, v);
-    } else {
+    char text[WGPROF__FIXED3_CAP];
+    size_t len;
+    if (!isfinite(v)) {
         fputs(missing, out);
+    } else if (is_fixed3(format) && (len = wgprof__fixed3_text(text, v)) > 0) {
+        fwrite(text, 1, len, out);
+    } else {
+        fprintf(out, format, v);
     }
 }
 
 const char *wgprof__real_text(char *buf, size_t cap, const char *format, double v, const char *missing)
 {
-    if (isfinite(v)) {
-        snprintf(buf, cap, format, v);
-    } else {
+    char text[WGPROF__FIXED3_CAP];
+    if (!isfinite(v)) {
         snprintf(buf, cap, "%s", missing);
+    } else if (is_fixed3(format) && wgprof__fixed3_text(text, v) > 0) {
+        snprintf(buf, cap, "%s", text);
+    } else {
+        snprintf(buf, cap, format, v);
     }
     return buf;
 }

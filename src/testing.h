@@ -31,6 +31,8 @@ void wgprof__host_readings(wgprof_pool *pool, uint32_t batch, size_t first, size
                            double period_ns, wgprof__extent *extent);
 /* Marks the oldest batch not yet collected, `batch`, collected with `period_ns`. */
 void wgprof__host_collected(wgprof_pool *pool, uint32_t batch, double period_ns);
+/* Gives the pool `clock` as its fit of the GPU clock to the CPU clock, as calibration would. */
+void wgprof__host_clock(wgprof_pool *pool, const wgprof_clock_info *clock);
 
 /* Every WebGPU call libwgprof makes from now on goes through a table that first calls
  * report(name, user), `name` the function's ("wgpuQueueSubmit"), then the implementation's

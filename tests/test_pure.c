@@ -9,6 +9,7 @@
 #include "clock_fit.h"
 #include "common.h"
 #include "recorder.h"
+#include "report_internal.h"
 #include "summary_internal.h"
 #include "support.h"
 #include "testing.h"
@@ -1508,6 +1509,58 @@ static void test_merge_records_nothing(void)
     wgprof_pool_destroy(src);
 }
 
+/* One value through wgprof__fixed3_text against printf's "%.3f"; counts a mismatch once. */
+static bool fixed3_matches(double v)
+{
+    char want[400], got[WGPROF__FIXED3_CAP];
+    snprintf(want, sizeof want, "%.3f", v);
+    size_t len = wgprof__fixed3_text(got, v);
+    if (len == 0) {
+        return !isfinite(v) || fabs(v) >= 0x1p53;
+    }
+    return len == strlen(got) && strcmp(got, want) == 0;
+}
+
+/* The reports' fast "%.3f": the very text printf gives, for every kind of double, the ties that
+ * round to even, signed zeros and values too small to show, and where it hands over to printf. */
+static void test_fixed3(void)
+{
+    const double edges[] = {0.0,     -0.0,       0.0005,        0.0015,       0.0025,      -0.0005,
+                            0.0625,  0.1875,     1e-300,        4.9e-324,     -4.9e-324,   0.9995,
+                            0.99949, 999.9995,   1200749.0,     0.001,        0.1,         2.675,
+                            1e15,    -1e15,      0x1p53 - 1.0,  -0x1p53 + 1.0, 0x1p53,     0x1p63,
+                            1e300,   0x1p52 + 0.5, 61382023796723.5, 9007199254740.9995, 123.4565, -123.4565};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        bad += !fixed3_matches(edges[i]);
+    }
+    CHECK(bad == 0);
+    char text[WGPROF__FIXED3_CAP];
+    CHECK(wgprof__fixed3_text(text, NAN) == 0 && wgprof__fixed3_text(text, -INFINITY) == 0);
+    CHECK(wgprof__fixed3_text(text, 0x1p53) == 0 && wgprof__fixed3_text(text, 0x1p53 - 1.0) > 0);
+    uint64_t seed = 88172645463325252ull;
+    int tried = 0;
+    bad = 0;
+    for (int i = 0; i < 200000; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        /* any bit pattern with an exponent from 2^-40 to 2^60 (both sides of 2^53) */
+        uint64_t bits = (seed & ~(UINT64_C(0x7ff) << 52)) | ((uint64_t)(1023 - 40 + (int)(seed % 101)) << 52);
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        /* nanoseconds as the reports hold them: whole, halves, clock-fitted */
+        double ns = (double)(seed >> 20) + (double)(seed % 8) / 8.0;
+        double fitted = 6.1e13 + (double)(seed >> 24) * (1.0 + 1.7e-6);
+        /* ties, which printf rounds to even: odd sixteenths (1/16 is 62.5 thousandths), the only
+         * doubles halfway between two thousandths */
+        double tie = (double)((seed >> 24) | 1) / 16.0;
+        bad += !fixed3_matches(v) + !fixed3_matches(ns) + !fixed3_matches(-ns) + !fixed3_matches(fitted) +
+               !fixed3_matches(tie) + !fixed3_matches(ldexp((double)(seed >> 11), -(int)(seed % 70)));
+        tried += 6;
+    }
+    CHECK(tried == 1200000);
+    CHECK(bad == 0);
+}
+
 int main(void)
 {
     test_classify();
@@ -1533,5 +1586,6 @@ int main(void)
     test_merge_scopes();
     test_merge_arguments();
     test_merge_records_nothing();
+    test_fixed3();
     return check_summary();
 }
