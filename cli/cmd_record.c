@@ -1155,6 +1155,26 @@ static int prepare_environment(const record_options *o, const results_folder *r,
     return CLI_OK;
 }
 
+/* The layer's settings the user gave (layer.h), checked before the program runs: a value the
+ * layer does not take is refused here, where the layer would only say so and keep its default. */
+static int check_layer_settings(void)
+{
+    static const struct {
+        const char *name, *values;
+    } settings[] = {{WGPROF_LAYER_CHAIN_ENV, WGPROF_LAYER_CHAIN_VALUES},
+                    {WGPROF_LAYER_READBACK_ENV, WGPROF_LAYER_READBACK_VALUES},
+                    {WGPROF_LAYER_TIMESTAMPS_ONLY_ENV, WGPROF_LAYER_TIMESTAMPS_ONLY_VALUES}};
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+        const char *v = getenv(settings[i].name);
+        if (v && *v && !list_has(settings[i].values, '|', v)) {
+            cli_error("wgprof record: %s=%s: not a value wgprof's Vulkan layer takes (%s)", settings[i].name, v,
+                      settings[i].values);
+            return CLI_USAGE;
+        }
+    }
+    return CLI_OK;
+}
+
 int cmd_record(int argc, char **argv, const char *webgpu)
 {
     record_options o = {0};
@@ -1171,6 +1191,9 @@ int cmd_record(int argc, char **argv, const char *webgpu)
         return rc;
     }
     rc = check_outputs(&o);
+    if (rc == CLI_OK && o.via != VIA_WEBGPU) {
+        rc = check_layer_settings();
+    }
     if (rc != CLI_OK) {
         return rc;
     }

@@ -21,7 +21,7 @@
 #define WGPROF_LAYER_IMPLICIT_DIR WGPROF_LAYER_IMPLICIT_ROOT "/vulkan/implicit_layer.d"
 #define WGPROF_LAYER_ENABLE_ENV "WGPROF_LAYER_ENABLE"
 /* How the chain of the layer's timestamps ends a primary command buffer's last row:
- * "submit" (the default, any value but the other) at the next command buffer's first timestamp
+ * "submit" (the default) at the next command buffer's first timestamp
  * in the same batch of a submit, or at a timestamp of the layer's own after the batch's last (a
  * command buffer of the layer's added to the batch), which saves one timestamp a command buffer
  * where an implementation records one a pass (wgpu-native) and charges the time between them
@@ -34,8 +34,8 @@
 #define WGPROF_LAYER_CHAIN_PER_CB "command-buffer"
 /* Where the layer reads its timestamps from: "query", its query pools (vkGetQueryPoolResults);
  * "buffer", a buffer of its own that each command buffer it times copies its queries into at its
- * end (a copy and a barrier more on the GPU, and plain memory to read on any thread); unset (or
- * any other value), "buffer" on a CPU device (lavapipe, where reading a query pool waits for the
+ * end (a copy and a barrier more on the GPU, and plain memory to read on any thread); unset,
+ * "buffer" on a CPU device (lavapipe, where reading a query pool waits for the
  * whole device, and is not safe beside the program's submits from another thread), else
  * "query". */
 #define WGPROF_LAYER_READBACK_ENV "WGPROF_LAYER_READBACK"
@@ -45,6 +45,12 @@
  * layer itself, so that what the layer's bookkeeping costs is told from what its timestamps cost
  * the hardware. */
 #define WGPROF_LAYER_TIMESTAMPS_ONLY_ENV "WGPROF_LAYER_TIMESTAMPS_ONLY"
+/* The values each setting above takes, "|" between them; unset or empty, a setting has its
+ * default. The layer tells any other value on stderr, once, and keeps the default; `wgprof
+ * record` refuses it before the program runs (exit 2). */
+#define WGPROF_LAYER_CHAIN_VALUES "submit|" WGPROF_LAYER_CHAIN_PER_CB
+#define WGPROF_LAYER_READBACK_VALUES "query|buffer"
+#define WGPROF_LAYER_TIMESTAMPS_ONLY_VALUES "0|1"
 /* The implementation the report names ("implementation" in the JSON, the table's header). */
 #define WGPROF_LAYER_IMPLEMENTATION "Vulkan layer (VK_LAYER_WGPROF_timing)"
 

@@ -116,6 +116,21 @@ void wgprof_layer_device_unwalked(wgprof_layer_device *d)
 static wgprof_layer_settings g_settings;
 static pthread_once_t g_settings_once = PTHREAD_ONCE_INIT;
 
+/* The value of the user's setting `name`, or "" (its default) where it is unset, empty or not one
+ * of `values` ("a|b"): said once, as the program starts. */
+static const char *user_setting(const char *name, const char *values)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) {
+        return "";
+    }
+    if (!list_has(values, '|', v)) {
+        wgprof_layer_say("%s=%s: not a value it takes (%s); its default is used", name, v, values);
+        return "";
+    }
+    return v;
+}
+
 static void read_settings(void)
 {
     const char *dir = getenv(RECORD_ENV_DIR);
@@ -129,12 +144,12 @@ static void read_settings(void)
     g_settings.sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
     const char *by = getenv(RECORD_ENV_SAMPLE_BY);
     g_settings.sample_by_kernel = !by || strcmp(by, "encoder") != 0;
-    const char *chain = getenv(WGPROF_LAYER_CHAIN_ENV);
-    g_settings.chain_per_cb = chain && strcmp(chain, WGPROF_LAYER_CHAIN_PER_CB) == 0;
-    const char *readback = getenv(WGPROF_LAYER_READBACK_ENV);
-    snprintf(g_settings.readback, sizeof g_settings.readback, "%s", readback ? readback : "");
-    const char *only = getenv(WGPROF_LAYER_TIMESTAMPS_ONLY_ENV);
-    g_settings.timestamps_only = only && strcmp(only, "1") == 0;
+    const char *chain = user_setting(WGPROF_LAYER_CHAIN_ENV, WGPROF_LAYER_CHAIN_VALUES);
+    g_settings.chain_per_cb = strcmp(chain, WGPROF_LAYER_CHAIN_PER_CB) == 0;
+    const char *readback = user_setting(WGPROF_LAYER_READBACK_ENV, WGPROF_LAYER_READBACK_VALUES);
+    snprintf(g_settings.readback, sizeof g_settings.readback, "%s", readback);
+    const char *only = user_setting(WGPROF_LAYER_TIMESTAMPS_ONLY_ENV, WGPROF_LAYER_TIMESTAMPS_ONLY_VALUES);
+    g_settings.timestamps_only = strcmp(only, "1") == 0;
 }
 
 const wgprof_layer_settings *wgprof_layer_settings_get(void)

@@ -532,6 +532,25 @@ for mode in batch work; do
     || bad "vk_compute $mode, timestamps only: exit $status, want $rows timestamps and no file: $(grep 'test layer' "$mode-only.err") $(ls only) $(tail_of "$mode-only.err")"
 done
 
+# ---- a setting the layer does not take (layer.h) ----
+# `wgprof record` refuses it before the program runs (exit 2, the setting and its values named);
+# the layer enabled by hand says it once and keeps the default: it times as usual, not
+# timestamps only, and writes its results.
+if [ -f batch.plain.out ]; then
+  WGPROF_LAYER_READBACK=querry "$wgprof" record -- "$app" batch "$steps" >refused.out 2>refused.err
+  status=$?
+  [ "$status" -eq 2 ] && [ ! -s refused.out ] \
+    && grep -q "WGPROF_LAYER_READBACK=querry: not a value wgprof's Vulkan layer takes (query|buffer)" refused.err && ok \
+    || bad "WGPROF_LAYER_READBACK=querry: exit $status (want 2, the program not run): $(tail_of refused.err)"
+  rm -rf typo && mkdir -m 700 typo
+  (cd typo && VK_ADD_LAYER_PATH="$layer_dir" VK_INSTANCE_LAYERS="$layer_name" WGPROF_LAYER_TIMESTAMPS_ONLY=yes \
+    WGPROF_RECORD_DIR="$PWD" WGPROF_RECORD_DIR_ID="$(stat -c %d:%i .)" "$app" batch "$steps" >../typo.out 2>../typo.err)
+  status=$?
+  said="$(grep -c "WGPROF_LAYER_TIMESTAMPS_ONLY=yes: not a value it takes (0|1); its default is used" typo.err)"
+  [ "$status" -eq 0 ] && cmp -s batch.plain.out typo.out && [ "$said" = 1 ] && ls typo/*.done >/dev/null 2>&1 && ok \
+    || bad "WGPROF_LAYER_TIMESTAMPS_ONLY=yes by hand: exit $status, said $said times (want 1), results: $(ls typo) $(tail_of typo.err)"
+fi
+
 # ---- only what the program's waits retired is read (vk_compute pipelined: two steps in flight) ----
 # Each step's work is long done when the program waits for the step before it: the layer must not
 # read (and reset from the host) the later step's queries before the program waits for it, as
