@@ -738,9 +738,11 @@ static void print_how(const results_folder *r, const char *json)
     const char *layer_rows =
         chain && strcmp(chain, WGPROF_LAYER_CHAIN_PER_CB) == 0
             ? "a dispatch's time runs from the layer's timestamp before it to the next one in its command buffer "
-              "(the next dispatch's or run of transfer work's, or the buffer's end)"
+              "(the next dispatch's or run of transfer work's, one where a render pass or secondary command buffers "
+              "begin, or the buffer's end)"
             : "a dispatch's time runs from the layer's timestamp before it to the next one in its command buffer or "
-              "the next of its batch (the next dispatch's or run of transfer work's, or the batch's end)";
+              "the next of its batch (the next dispatch's or run of transfer work's, one where a render pass or "
+              "secondary command buffers begin, or the batch's end)";
     if (strcmp(implementation, RECORD_LAYER_WITH_LABELS) == 0) {
         fprintf(stderr, "timed by wgprof's Vulkan layer; kernels named after the labels given through webgpu.h; %s\n",
                 layer_rows);

@@ -1055,20 +1055,38 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdDispatchIndirect(VkCommandBuffer hand
     d->CmdDispatchIndirect(handle, buffer, offset);
 }
 
-VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer handle, uint32_t count,
-                                                           const VkCommandBuffer *secondaries)
+/* The row before ends here, a gap after it: what follows is not the layer's to time here (the
+ * secondaries' own rows, a render pass). Where no timestamp can end it, the row would hold what
+ * follows: the recording's rows are dropped at its end instead. */
+static void end_row(wgprof_layer_cb *cb)
 {
-    wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
-    /* The row before ends here: what the secondaries do is theirs to time (a gap follows). */
-    if (cb && !cb->untimed && cb->count && !wgprof_layer_is_gap(cb->sites[cb->count - 1])) {
+    if (cb && !cb->untimed && !cb->broken && cb->count && !wgprof_layer_is_gap(cb->sites[cb->count - 1])) {
         if (cb->work_kinds) {
             close_work(cb);
         }
         if (open_row(cb, WGPROF_LAYER_GAP)) {
             cb->gaps++;
+        } else {
+            cb->broken = true;
         }
     }
+}
+
+/* A render pass instance begins: the row before ends outside it (WGPROF_LAYER_PASS_BEGINS). */
+#define PASS_HOOK(command, params, args)                                                                        \
+    VKAPI_ATTR void VKAPI_CALL wgprof_layer_##command params                                                    \
+    {                                                                                                           \
+        end_row(wgprof_layer_cb_of(h));                                                                         \
+        wgprof_layer_device_of(h)->command args;                                                                \
+    }
+WGPROF_LAYER_PASS_BEGINS(PASS_HOOK)
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer handle, uint32_t count,
+                                                           const VkCommandBuffer *secondaries)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(handle);
+    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
+    end_row(cb);
     for (uint32_t i = 0; cb && i < count; i++) {
         wgprof_layer_cb *child = wgprof_layer_cb_of(secondaries[i]);
         if (!child) {

@@ -296,6 +296,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     NEXT(d, CmdEndDebugUtilsLabelEXT);
 #define NEXT_WORK(command, kind, params, args) NEXT(d, command);
     WGPROF_LAYER_WORK_COMMANDS(NEXT_WORK)
+#define NEXT_PASS(command, params, args) NEXT(d, command);
+    WGPROF_LAYER_PASS_BEGINS(NEXT_PASS)
     NEXT(d, BeginCommandBuffer);
     NEXT(d, EndCommandBuffer);
     NEXT(d, ResetCommandBuffer);
@@ -559,6 +561,8 @@ static const hook DEVICE_HOOKS[] = {
     HOOK(CmdEndDebugUtilsLabelEXT, wgprof_layer_CmdEndDebugUtilsLabelEXT),
 #define WORK_HOOK(command, kind, params, args) HOOK(command, wgprof_layer_##command),
     WGPROF_LAYER_WORK_COMMANDS(WORK_HOOK)
+#define PASS_HOOK(command, params, args) HOOK(command, wgprof_layer_##command),
+    WGPROF_LAYER_PASS_BEGINS(PASS_HOOK)
     HOOK(QueueSubmit, wgprof_layer_QueueSubmit),
     HOOK(QueueSubmit2, wgprof_layer_QueueSubmit2),
     HOOK(QueueSubmit2KHR, wgprof_layer_QueueSubmit2KHR),

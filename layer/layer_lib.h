@@ -168,7 +168,7 @@ typedef struct wgprof_layer_tail {
 /* The program's own transfer work, timed between its dispatches as rows of its own named by the
  * kinds each held, in record's words and order ("(copy)", "(copy, clear)"): a buffer fill is
  * WebGPU's clearBuffer, an inline buffer update its writeBuffer. Render-pass work is not among
- * them: it falls in the row it lies in. */
+ * them: the row before a render pass ends where it begins (WGPROF_LAYER_PASS_BEGINS). */
 enum { WGPROF_LAYER_WORK_COPY, WGPROF_LAYER_WORK_CLEAR, WGPROF_LAYER_WORK_RESOLVE, WGPROF_LAYER_WORK_KINDS };
 
 /* Each such command: X(command, kind, parameters, arguments). The hooks (layer_commands.c), the
@@ -219,6 +219,22 @@ enum { WGPROF_LAYER_WORK_COPY, WGPROF_LAYER_WORK_CLEAR, WGPROF_LAYER_WORK_RESOLV
 
 #define WGPROF_LAYER_WORK_NEXT(command, kind, params, args) PFN_vk##command command;
 
+/* The commands that begin a render pass instance: the row before ends there with a gap (its
+ * timestamp outside the instance, where a reset of a fresh block may be recorded), so that no
+ * dispatch's row holds the drawing that follows it. X(command, parameters, arguments), as
+ * above. */
+#define WGPROF_LAYER_PASS_BEGINS(X)                                                                                \
+    X(CmdBeginRenderPass, (VkCommandBuffer h, const VkRenderPassBeginInfo *info, VkSubpassContents contents),      \
+      (h, info, contents))                                                                                       \
+    X(CmdBeginRenderPass2,                                                                                       \
+      (VkCommandBuffer h, const VkRenderPassBeginInfo *info, const VkSubpassBeginInfo *subpass), (h, info, subpass)) \
+    X(CmdBeginRenderPass2KHR,                                                                                    \
+      (VkCommandBuffer h, const VkRenderPassBeginInfo *info, const VkSubpassBeginInfo *subpass), (h, info, subpass)) \
+    X(CmdBeginRendering, (VkCommandBuffer h, const VkRenderingInfo *info), (h, info))                              \
+    X(CmdBeginRenderingKHR, (VkCommandBuffer h, const VkRenderingInfo *info), (h, info))
+
+#define WGPROF_LAYER_PASS_NEXT(command, params, args) PFN_vk##command command;
+
 typedef struct wgprof_layer_device {
     VkDevice handle;
     VkPhysicalDevice physical;
@@ -251,6 +267,7 @@ typedef struct wgprof_layer_device {
     PFN_vkCmdBeginDebugUtilsLabelEXT CmdBeginDebugUtilsLabelEXT;
     PFN_vkCmdEndDebugUtilsLabelEXT CmdEndDebugUtilsLabelEXT;
     WGPROF_LAYER_WORK_COMMANDS(WGPROF_LAYER_WORK_NEXT)
+    WGPROF_LAYER_PASS_BEGINS(WGPROF_LAYER_PASS_NEXT)
     PFN_vkBeginCommandBuffer BeginCommandBuffer;
     PFN_vkEndCommandBuffer EndCommandBuffer;
     PFN_vkResetCommandBuffer ResetCommandBuffer;
@@ -594,6 +611,8 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuff
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer cb);
 #define WGPROF_LAYER_WORK_DECLARE(command, kind, params, args) VKAPI_ATTR void VKAPI_CALL wgprof_layer_##command params;
 WGPROF_LAYER_WORK_COMMANDS(WGPROF_LAYER_WORK_DECLARE)
+#define WGPROF_LAYER_PASS_DECLARE(command, params, args) VKAPI_ATTR void VKAPI_CALL wgprof_layer_##command params;
+WGPROF_LAYER_PASS_BEGINS(WGPROF_LAYER_PASS_DECLARE)
 /* Lets go of command buffers' recordings (begun again, reset or freed), all of one device's:
  * their queries back to the device. Where one's last submit is still unread and the device's
  * reader may read it (a reader runs in this process, and reads safely beside the program:

@@ -310,6 +310,29 @@ else
   bad "vk_compute long fails under record --via vulkan: $(tail_of long.err)"
 fi
 
+# render: a render pass after each step's fold, an empty secondary run inside it but in the last
+# 4 steps: fold's row ends where the pass begins, so that no dispatch's row holds the drawing
+# after it (an inline pass fell in fold's row before), and that gap's timestamp, which opens a
+# fresh block of queries at step 42 (reset in the stream where the layer reads from its buffer,
+# lavapipe's default), lies outside the pass, where Vulkan allows a reset (it was written inside,
+# before the secondary; the validation section below runs this mode too).
+"$app" render 48 >render.plain.out 2>render.plain.err
+if "$wgprof" record --via vulkan --json render.json -- "$app" render 48 >render.out 2>render.err; then
+  cmp -s render.plain.out render.out && ok || bad "vk_compute render: its output changed: $(diff render.plain.out render.out)"
+  check exact render.out -- "$(report_of render.json)" --stderr render.err >render.check 2>&1 && ok \
+    || bad "vk_compute render: $(cat render.check)"
+  python3 - "$(report_of render.json)" <<'PY' >render.rows 2>&1 && ok || bad "vk_compute render: $(cat render.rows)"
+import json, sys
+rows = sorted((d["begin_ticks"], d["end_ticks"], d["kernel"]) for d in json.load(open(sys.argv[1]))["dispatches"])
+folds = [(a, b) for a, b in zip(rows, rows[1:]) if a[2].endswith(":fold")]
+assert len(folds) == 47, f"{len(folds)} folds followed by a row, want 47"
+held = [(a, b) for a, b in folds if a[1] >= b[0]]
+assert not held, f"{len(held)} of 47 folds' rows run into the next step's scale (the render pass between them in fold's): {held[:2]}"
+PY
+else
+  bad "vk_compute render fails under record --via vulkan: $(tail_of render.err)"
+fi
+
 # inline: pipelines made from SPIR-V their stage carries (VK_KHR_maintenance5), no module; objects:
 # compute shader objects bound instead of pipelines (VK_EXT_shader_object). Each dispatch named by
 # its own code's hash and entry point, with its workgroup size read from that code (inline ones
@@ -613,22 +636,24 @@ check exact family32.out -- family32.json --stderr family32.err >family32.check 
 # then sits above validation, which sees the commands wgprof adds (its timestamps, its query
 # pools) as well as the program's.
 messages() { # messages FILE -> the messages' IDs (or, without one, their text, handles blanked), sorted
-  sed -n 's/^vk_compute: message \([^:]*\): \(.*\)$/\1 \2/p' "$1" |
+  sed -n 's/^vk_compute: message ([a-z]*) \([^:]*\): \(.*\)$/\1 \2/p' "$1" |
     sed -E '/^\(no id\) /!s/ .*//; s/0x[0-9a-fA-F]+/0x/g' | sort -u
 }
 VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$app" basic 1 --debug-utils >probe.out 2>probe.err
 if ! grep -q 'Inserted device layer "VK_LAYER_KHRONOS_validation"' probe.err; then
   echo "note: validation skipped: no VK_LAYER_KHRONOS_validation here (Debian: vulkan-validationlayers)"
 else
-  for mode in $modes; do
+  for mode in $modes render; do
     [ -f "$mode.plain.out" ] && grep -q '^checksum ' "$mode.plain.out" || continue
-    VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$app" "$mode" "$steps" --debug-utils >"v-$mode.plain.out" 2>"v-$mode.plain.err"
+    n=$steps
+    [ "$mode" = render ] && n=48
+    VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$app" "$mode" "$n" --debug-utils >"v-$mode.plain.out" 2>"v-$mode.plain.err"
     # The user's list alone (wgprof's layer implicit, above the list's), or, in basic, wgprof's
     # layer named by the user above validation (its explicit manifest).
     layers=VK_LAYER_KHRONOS_validation
     [ "$mode" = basic ] && layers="$layer_name:VK_LAYER_KHRONOS_validation"
     VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS="$layers" \
-      "$wgprof" record --via vulkan --json "v-$mode.json" -- "$app" "$mode" "$steps" --debug-utils >"v-$mode.out" 2>"v-$mode.err"
+      "$wgprof" record --via vulkan --json "v-$mode.json" -- "$app" "$mode" "$n" --debug-utils >"v-$mode.out" 2>"v-$mode.err"
     status=$?
     [ "$status" -eq 0 ] && ok || bad "vk_compute $mode under validation and record: exit $status: $(grep -v '^\(INFO\|LAYER\|DEBUG\)' "v-$mode.err" | tail -n 10)"
     # wgprof's layer above validation's in the device's chain, or this compares nothing of wgprof's.

@@ -19,6 +19,12 @@
  *              dispatches in one buffer (more than a block of queries from 32 steps on)
  *   mixed      scale dispatched in a primary command buffer recorded per step, fold in a
  *              secondary one recorded once, executed right after it
+ *   render     long, each step followed by a render pass (no attachments, nothing drawn)
+ *              that runs an empty secondary command buffer (recorded once, inside the pass),
+ *              but for the last 4 steps', empty and inline; a profiler must end fold's row
+ *              where the pass begins (from 47 steps on, a profiler that writes 3 timestamps a
+ *              step into blocks of 64 queries, each reset in the stream, opens a block at step
+ *              42's pass)
  *   inline     basic, its pipelines made from SPIR-V their stage carries itself, no shader
  *              module (VK_KHR_maintenance5, on a Vulkan 1.3 instance: else exit 77)
  *   simultaneous  reuse, its command buffer recorded for simultaneous use
@@ -117,11 +123,13 @@ typedef enum mode {
     MODE_BATCH,
     MODE_BATCH2,
     MODE_PIPELINED,
-    MODE_EVENT
+    MODE_EVENT,
+    MODE_RENDER
 } mode;
 static const char *const mode_names[] = {"basic",  "names",   "reuse",        "secondary", "indirect",
                                          "work",   "base",    "long",         "mixed",     "inline",
-                                         "objects", "simultaneous", "batch", "batch2", "pipelined", "event"};
+                                         "objects", "simultaneous", "batch", "batch2", "pipelined", "event",
+                                         "render"};
 
 /* VK_KHR_maintenance5's feature, declared here (Vulkan headers older than 1.3.260 lack it). */
 #define MAINTENANCE5_EXTENSION "VK_KHR_maintenance5"
@@ -728,8 +736,58 @@ static void run_event_steps(const app *a, unsigned steps)
     }
 }
 
+/* MODE_RENDER (see the top): every step in one command buffer, each followed by a render pass. */
+static void run_render_steps(const app *a, unsigned steps)
+{
+    VkSubpassDescription subpass = {.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS};
+    VkRenderPassCreateInfo rpi = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO, .subpassCount = 1, .pSubpasses = &subpass};
+    VkRenderPass pass;
+    VK_CHECK(vkCreateRenderPass(a->device, &rpi, NULL, &pass));
+    VkFramebufferCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+                                  .renderPass = pass,
+                                  .width = 1,
+                                  .height = 1,
+                                  .layers = 1};
+    VkFramebuffer framebuffer;
+    VK_CHECK(vkCreateFramebuffer(a->device, &fi, NULL, &framebuffer));
+    VkCommandBufferInheritanceInfo inheritance = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
+                                                  .renderPass = pass,
+                                                  .framebuffer = framebuffer};
+    VkCommandBuffer secondary = allocate(a, VK_COMMAND_BUFFER_LEVEL_SECONDARY);
+    /* run by every pass of the one command buffer: pending in it several times */
+    begin(secondary, VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT | VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
+          &inheritance);
+    VK_CHECK(vkEndCommandBuffer(secondary));
+    VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+    begin(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+    for (unsigned s = 0; s < steps; s++) {
+        record_step(a, cb, DISPATCH_DIRECT);
+        VkRenderPassBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+                                    .renderPass = pass,
+                                    .framebuffer = framebuffer,
+                                    .renderArea = {.extent = {1, 1}}};
+        bool run_secondary = s + 4 < steps;
+        vkCmdBeginRenderPass(cb, &bi, run_secondary ? VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS : VK_SUBPASS_CONTENTS_INLINE);
+        if (run_secondary) {
+            vkCmdExecuteCommands(cb, 1, &secondary);
+        }
+        vkCmdEndRenderPass(cb);
+        barrier(cb, a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    }
+    VK_CHECK(vkEndCommandBuffer(cb));
+    submit_and_wait(a, cb);
+    VkCommandBuffer cbs[2] = {cb, secondary};
+    vkFreeCommandBuffers(a->device, a->pool, 2, cbs);
+    vkDestroyFramebuffer(a->device, framebuffer, NULL);
+    vkDestroyRenderPass(a->device, pass, NULL);
+}
+
 static void run_steps(const app *a, mode m, unsigned steps)
 {
+    if (m == MODE_RENDER) {
+        run_render_steps(a, steps);
+        return;
+    }
     if (m == MODE_EVENT) {
         run_event_steps(a, steps);
         return;
@@ -923,7 +981,7 @@ static void destroy(app *a)
 
 static int usage(void)
 {
-    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|inline|objects|simultaneous|batch|batch2|pipelined [STEPS] [--debug-utils] "
+    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|render|inline|objects|simultaneous|batch|batch2|pipelined|event [STEPS] [--debug-utils] "
           "[--split-labels] [--middle-dispatch] [--end keep|abort|fork|exec|term|fork-term] [--close-fds DIR]\n",
           stderr);
     return 2;
