@@ -47,15 +47,7 @@ for p in $(seq 1 "$pairs"); do
   rec="$(mktemp -d "$tmp/rec.XXXXXX")"
   run layer "$p" VK_ADD_LAYER_PATH="$layer_dir" VK_INSTANCE_LAYERS=VK_LAYER_WGPROF_timing \
     WGPROF_RECORD_DIR="$rec" WGPROF_RECORD_DIR_ID="$(stat -c %d:%i "$rec")"
-  report="$(ls "$rec"/*.json 2>/dev/null | head -n 1)"
-  [ -n "$report" ] || { echo "layer_million: the layer wrote no report" >&2; exit 1; }
-  python3 - "$report" "$((2 * dispatches))" >>"$out/layer.$p.err" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-want = int(sys.argv[2])
-assert r["records"] == want and r["invalid"] == 0 and not r["partial"], (r["records"], r["invalid"], r["partial"], want)
-print("--- the layer's report:", r["records"], "dispatches, all valid")
-PY
+  python3 "$root/bench/layer_report_check.py" "$rec" "$((2 * dispatches))" >>"$out/layer.$p.err"
   rm -rf "$rec"
   run minimal "$p" VK_ADD_LAYER_PATH="$layer_dir" VK_INSTANCE_LAYERS=VK_LAYER_WGPROF_timing \
     WGPROF_LAYER_TIMESTAMPS_ONLY=1

@@ -36,15 +36,7 @@ for p in $(seq 1 "$pairs"); do
     env VK_DRIVER_FILES="$icd" VK_ADD_LAYER_PATH="$dir" VK_INSTANCE_LAYERS=VK_LAYER_WGPROF_timing \
       WGPROF_RECORD_DIR="$rec" WGPROF_RECORD_DIR_ID="$(stat -c %d:%i "$rec")" \
       "$app" "$rounds" --dispatches "$submits" --submits >"$out/$name.$p.json" 2>"$out/$name.$p.err"
-    report="$(ls "$rec"/*.json 2>/dev/null | head -n 1)"
-    [ -n "$report" ] || { echo "layer_submit_cost: $name wrote no report" >&2; exit 1; }
-    python3 - "$report" "$(( (rounds + 1) * submits ))" >>"$out/$name.$p.err" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-want = int(sys.argv[2])
-assert r["records"] == want and r["invalid"] == 0 and not r["partial"], (r["records"], r["invalid"], r["partial"], want)
-print("--- the layer's report:", r["records"], "dispatches, all valid")
-PY
+    python3 "$root/bench/layer_report_check.py" "$rec" "$(( (rounds + 1) * submits ))" >>"$out/$name.$p.err"
   done
 done
 python3 - "$out" "$pairs" "${layers[@]%%=*}" <<'PY' | tee -a "$out/summary.jsonl"
