@@ -434,8 +434,8 @@ bool wgprof_rec_abi_adapt(wgprof_rec_abi abi, void *handle, wgprof_rec_lookup lo
     FIND(g_dawn2025.legacy.request_adapter2, "wgpuInstanceRequestAdapter2");
     FIND(g_dawn2025.legacy.request_device2, "wgpuAdapterRequestDevice2");
     FIND(g_dawn2025.legacy.compute_pipeline_async2, "wgpuDeviceCreateComputePipelineAsync2");
-    FIND(procs->wgpuBufferMapAsync, "wgpuBufferMapAsync2");
-    FIND(procs->wgpuDevicePopErrorScope, "wgpuDevicePopErrorScope2");
+    FIND(procs->bufferMapAsync, "wgpuBufferMapAsync2");
+    FIND(procs->devicePopErrorScope, "wgpuDevicePopErrorScope2");
     FIND(g_dawn2025.work_done2, "wgpuQueueOnSubmittedWorkDone2");
     FIND(g_dawn2025.adapter_get_limits, "wgpuAdapterGetLimits");
     FIND(g_dawn2025.device_get_limits, "wgpuDeviceGetLimits");
@@ -445,24 +445,24 @@ bool wgprof_rec_abi_adapt(wgprof_rec_abi abi, void *handle, wgprof_rec_lookup lo
     FIND(g_dawn2025.device_get_features, "wgpuDeviceGetFeatures");
     FIND(g_dawn2025.begin_compute_pass, "wgpuCommandEncoderBeginComputePass");
     if (!g_dawn2025.legacy.request_adapter2 || !g_dawn2025.legacy.request_device2 || !g_dawn2025.legacy.compute_pipeline_async2 ||
-        !procs->wgpuBufferMapAsync || !procs->wgpuDevicePopErrorScope || !g_dawn2025.work_done2 ||
+        !procs->bufferMapAsync || !procs->devicePopErrorScope || !g_dawn2025.work_done2 ||
         !g_dawn2025.adapter_get_limits || !g_dawn2025.device_get_limits || !g_dawn2025.adapter_has_feature ||
         !g_dawn2025.device_has_feature || !g_dawn2025.adapter_get_features || !g_dawn2025.device_get_features ||
         !g_dawn2025.begin_compute_pass) {
         g_abi = WGPROF_REC_ABI_UNKNOWN;
         return false;
     }
-    procs->wgpuInstanceRequestAdapter = adapter_request;
-    procs->wgpuAdapterRequestDevice = g_dawn2025.legacy.request_device2;
-    procs->wgpuDeviceCreateComputePipelineAsync = g_dawn2025.legacy.compute_pipeline_async2;
-    procs->wgpuQueueOnSubmittedWorkDone = work_done_2;
-    procs->wgpuAdapterGetLimits = adapter_limits;
-    procs->wgpuDeviceGetLimits = device_limits;
-    procs->wgpuAdapterHasFeature = adapter_has;
-    procs->wgpuDeviceHasFeature = device_has;
-    procs->wgpuAdapterGetFeatures = adapter_features;
-    procs->wgpuDeviceGetFeatures = device_features;
-    procs->wgpuCommandEncoderBeginComputePass = begin_compute_pass;
+    procs->instanceRequestAdapter = adapter_request;
+    procs->adapterRequestDevice = g_dawn2025.legacy.request_device2;
+    procs->deviceCreateComputePipelineAsync = g_dawn2025.legacy.compute_pipeline_async2;
+    procs->queueOnSubmittedWorkDone = work_done_2;
+    procs->adapterGetLimits = adapter_limits;
+    procs->deviceGetLimits = device_limits;
+    procs->adapterHasFeature = adapter_has;
+    procs->deviceHasFeature = device_has;
+    procs->adapterGetFeatures = adapter_features;
+    procs->deviceGetFeatures = device_features;
+    procs->commandEncoderBeginComputePass = begin_compute_pass;
     return true;
 }
 

@@ -124,11 +124,11 @@ static void end_in_empty_pass(wgprof_rec_lane *lane, WGPUCommandEncoder enc)
     }
     WGPUComputePassDescriptor desc = {0};
     desc.timestampWrites = &writes;
-    WGPUComputePassEncoder pass = real->wgpuCommandEncoderBeginComputePass(enc, &desc);
+    WGPUComputePassEncoder pass = real->commandEncoderBeginComputePass(enc, &desc);
     if (pass) {
         wgprof_pool_chain_carry(lane->pool, pass, lane->owed_end);
-        real->wgpuComputePassEncoderEnd(pass);
-        real->wgpuComputePassEncoderRelease(pass);
+        real->computePassEncoderEnd(pass);
+        real->computePassEncoderRelease(pass);
     }
     wgprof_rec_chain_advance(&lane->chain, WGPROF_REC_CHAIN_EMPTY_PASS, true, WGPROF_REC_WORK_COPY);
 }

@@ -20,14 +20,14 @@ WGPROF_REC_EXPORT WGPURenderPassEncoder wgpuCommandEncoderBeginRenderPass(WGPUCo
                                                                           WGPURenderPassDescriptor const *descriptor)
 {
     settle(enc, WGPROF_REC_WORK_RENDER_PASS);
-    return wgprof_rec_real()->wgpuCommandEncoderBeginRenderPass(enc, descriptor);
+    return wgprof_rec_real()->commandEncoderBeginRenderPass(enc, descriptor);
 }
 
 WGPROF_REC_EXPORT void wgpuCommandEncoderClearBuffer(WGPUCommandEncoder enc, WGPUBuffer buffer, uint64_t offset,
                                                      uint64_t size)
 {
     settle(enc, WGPROF_REC_WORK_CLEAR);
-    wgprof_rec_real()->wgpuCommandEncoderClearBuffer(enc, buffer, offset, size);
+    wgprof_rec_real()->commandEncoderClearBuffer(enc, buffer, offset, size);
 }
 
 WGPROF_REC_EXPORT void wgpuCommandEncoderCopyBufferToBuffer(WGPUCommandEncoder enc, WGPUBuffer source,
@@ -35,7 +35,7 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderCopyBufferToBuffer(WGPUCommandEncoder e
                                                             uint64_t destinationOffset, uint64_t size)
 {
     settle(enc, WGPROF_REC_WORK_COPY);
-    wgprof_rec_real()->wgpuCommandEncoderCopyBufferToBuffer(enc, source, sourceOffset, destination,
+    wgprof_rec_real()->commandEncoderCopyBufferToBuffer(enc, source, sourceOffset, destination,
                                                             destinationOffset, size);
 }
 
@@ -45,7 +45,7 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderCopyBufferToTexture(WGPUCommandEncoder 
                                                              WGPUExtent3D const *copySize)
 {
     settle(enc, WGPROF_REC_WORK_COPY);
-    wgprof_rec_real()->wgpuCommandEncoderCopyBufferToTexture(enc, source, destination, copySize);
+    wgprof_rec_real()->commandEncoderCopyBufferToTexture(enc, source, destination, copySize);
 }
 
 WGPROF_REC_EXPORT void wgpuCommandEncoderCopyTextureToBuffer(WGPUCommandEncoder enc,
@@ -54,7 +54,7 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderCopyTextureToBuffer(WGPUCommandEncoder 
                                                              WGPUExtent3D const *copySize)
 {
     settle(enc, WGPROF_REC_WORK_COPY);
-    wgprof_rec_real()->wgpuCommandEncoderCopyTextureToBuffer(enc, source, destination, copySize);
+    wgprof_rec_real()->commandEncoderCopyTextureToBuffer(enc, source, destination, copySize);
 }
 
 WGPROF_REC_EXPORT void wgpuCommandEncoderCopyTextureToTexture(WGPUCommandEncoder enc,
@@ -63,7 +63,7 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderCopyTextureToTexture(WGPUCommandEncoder
                                                               WGPUExtent3D const *copySize)
 {
     settle(enc, WGPROF_REC_WORK_COPY);
-    wgprof_rec_real()->wgpuCommandEncoderCopyTextureToTexture(enc, source, destination, copySize);
+    wgprof_rec_real()->commandEncoderCopyTextureToTexture(enc, source, destination, copySize);
 }
 
 WGPROF_REC_EXPORT void wgpuCommandEncoderResolveQuerySet(WGPUCommandEncoder enc, WGPUQuerySet querySet,
@@ -71,7 +71,7 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderResolveQuerySet(WGPUCommandEncoder enc,
                                                          WGPUBuffer destination, uint64_t destinationOffset)
 {
     settle(enc, WGPROF_REC_WORK_RESOLVE);
-    wgprof_rec_real()->wgpuCommandEncoderResolveQuerySet(enc, querySet, firstQuery, queryCount, destination,
+    wgprof_rec_real()->commandEncoderResolveQuerySet(enc, querySet, firstQuery, queryCount, destination,
                                                          destinationOffset);
 }
 
@@ -79,5 +79,5 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderWriteTimestamp(WGPUCommandEncoder enc, 
                                                         uint32_t queryIndex)
 {
     settle(enc, WGPROF_REC_WORK_TIMESTAMP);
-    wgprof_rec_real()->wgpuCommandEncoderWriteTimestamp(enc, querySet, queryIndex);
+    wgprof_rec_real()->commandEncoderWriteTimestamp(enc, querySet, queryIndex);
 }

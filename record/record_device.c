@@ -67,11 +67,11 @@ static bool layer_times(WGPUAdapter adapter)
     }
     const wgprof__webgpu_procs *real = wgprof_rec_real();
     WGPUAdapterInfo info = {0};
-    if (real->wgpuAdapterGetInfo(adapter, &info) != WGPUStatus_Success) {
+    if (real->adapterGetInfo(adapter, &info) != WGPUStatus_Success) {
         return false;
     }
     bool vulkan = info.backendType == WGPUBackendType_Vulkan;
-    real->wgpuAdapterInfoFreeMembers(info);
+    real->adapterInfoFreeMembers(info);
     return vulkan;
 }
 
@@ -141,7 +141,7 @@ static WGPUFuture request_adapter(WGPUInstance instance, void const *options, ad
 
 static WGPUFuture request_webgpu_h(WGPUInstance instance, void const *options, WGPURequestAdapterCallbackInfo info)
 {
-    return wgprof_rec_real()->wgpuInstanceRequestAdapter(instance, options, info);
+    return wgprof_rec_real()->instanceRequestAdapter(instance, options, info);
 }
 
 WGPROF_REC_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
@@ -151,7 +151,7 @@ WGPROF_REC_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
     const wgprof__webgpu_procs *real = wgprof_rec_real();
     adapter_request *req = wgprof_rec_active() ? wgprof__calloc(1, sizeof *req) : NULL;
     if (!req) {
-        return real->wgpuInstanceRequestAdapter(instance, options, callbackInfo);
+        return real->instanceRequestAdapter(instance, options, callbackInfo);
     }
     WGPURequestAdapterOptions copy = options ? *options : (WGPURequestAdapterOptions){0};
     WGPURequestAdapterOptions probe = {0};
@@ -250,7 +250,7 @@ static WGPUInstance instance_of(WGPUAdapter adapter)
     memcpy(&get, &fn, sizeof fn);
     if (get && (instance = get(adapter)) != NULL) {
         wgprof_rec_adapter_put(adapter, instance);
-        wgprof_rec_real()->wgpuInstanceRelease(instance); /* Dawn's getter returns a new reference */
+        wgprof_rec_real()->instanceRelease(instance); /* Dawn's getter returns a new reference */
     }
     return instance;
 }
@@ -277,8 +277,8 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
         }
         if (s && instance && wgprof_rec_session_put(device, s)) {
             const wgprof__webgpu_procs *real = wgprof_rec_real();
-            real->wgpuAdapterAddRef(s->adapter);
-            real->wgpuInstanceAddRef(s->instance);
+            real->adapterAddRef(s->adapter);
+            real->instanceAddRef(s->instance);
             if (!atomic_exchange(&g_atexit, true)) {
                 atexit(at_exit);
             }
@@ -296,7 +296,7 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
 
 static bool adapter_has(const wgprof__webgpu_procs *real, WGPUAdapter adapter, WGPUFeatureName f)
 {
-    return f && real->wgpuAdapterHasFeature(adapter, f);
+    return f && real->adapterHasFeature(adapter, f);
 }
 
 static bool listed(const WGPUFeatureName *features, size_t count, WGPUFeatureName f)
@@ -372,7 +372,7 @@ WGPROF_REC_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter,
                                                       WGPU_NULLABLE WGPUDeviceDescriptor const *descriptor,
                                                       WGPURequestDeviceCallbackInfo callbackInfo)
 {
-    return request_device(adapter, descriptor, callbackInfo, wgprof_rec_real()->wgpuAdapterRequestDevice);
+    return request_device(adapter, descriptor, callbackInfo, wgprof_rec_real()->adapterRequestDevice);
 }
 
 /* ---- Dawn's forms of the callback-info transition (record_abi.c) ---- */
@@ -455,7 +455,7 @@ static bool added(const wgprof_rec_session *s, WGPUFeatureName f)
 WGPROF_REC_EXPORT WGPUBool wgpuDeviceHasFeature(WGPUDevice device, WGPUFeatureName feature)
 {
     feature = wgprof_rec_abi_feature_in(feature);
-    WGPUBool has = wgprof_rec_real()->wgpuDeviceHasFeature(device, feature);
+    WGPUBool has = wgprof_rec_real()->deviceHasFeature(device, feature);
     if (has && wgprof_rec_active()) {
         const wgprof_rec_session *s = wgprof_rec_session_get(device);
         if (s && added(s, feature)) {
@@ -468,7 +468,7 @@ WGPROF_REC_EXPORT WGPUBool wgpuDeviceHasFeature(WGPUDevice device, WGPUFeatureNa
 WGPROF_REC_EXPORT void wgpuDeviceGetFeatures(WGPUDevice device, WGPUSupportedFeatures *features)
 {
     const wgprof__webgpu_procs *real = wgprof_rec_real();
-    real->wgpuDeviceGetFeatures(device, features);
+    real->deviceGetFeatures(device, features);
     if (!features) {
         return;
     }
@@ -487,7 +487,7 @@ WGPROF_REC_EXPORT void wgpuDeviceGetFeatures(WGPUDevice device, WGPUSupportedFea
                 kept[n++] = features->features[i];
             }
         }
-        real->wgpuSupportedFeaturesFreeMembers(*features);
+        real->supportedFeaturesFreeMembers(*features);
         wgprof_rec_abi_features_out(kept, n);
         features->featureCount = n;
         features->features = kept;
@@ -503,7 +503,7 @@ WGPROF_REC_EXPORT void wgpuSupportedFeaturesFreeMembers(WGPUSupportedFeatures su
     if (ours) {
         wgprof__free(ours);
     } else {
-        wgprof_rec_real()->wgpuSupportedFeaturesFreeMembers(supportedFeatures);
+        wgprof_rec_real()->supportedFeaturesFreeMembers(supportedFeatures);
     }
 }
 
@@ -514,8 +514,8 @@ static void setup(wgprof_rec_session *s)
     wgprof_rec_enter();
     wgprof_status st = wgprof_device_wrap(s->instance, s->adapter, s->device, &s->wdev);
     /* The wrap holds its own references now (or failed): ours go. */
-    wgprof_rec_real()->wgpuAdapterRelease(s->adapter);
-    wgprof_rec_real()->wgpuInstanceRelease(s->instance);
+    wgprof_rec_real()->adapterRelease(s->adapter);
+    wgprof_rec_real()->instanceRelease(s->instance);
     s->adapter = NULL;
     s->instance = NULL;
     const wgprof_device_info *info = st == WGPROF_OK ? wgprof_device_describe(s->wdev) : NULL;
@@ -919,8 +919,8 @@ static void release_session(wgprof_rec_session *s)
     wgprof_device_destroy(s->wdev);
     s->wdev = NULL;
     if (s->adapter) { /* never wrapped */
-        wgprof_rec_real()->wgpuAdapterRelease(s->adapter);
-        wgprof_rec_real()->wgpuInstanceRelease(s->instance);
+        wgprof_rec_real()->adapterRelease(s->adapter);
+        wgprof_rec_real()->instanceRelease(s->instance);
         s->adapter = NULL;
         s->instance = NULL;
     }
@@ -928,7 +928,7 @@ static void release_session(wgprof_rec_session *s)
 
 WGPROF_REC_EXPORT void wgpuDeviceAddRef(WGPUDevice device)
 {
-    wgprof_rec_real()->wgpuDeviceAddRef(device);
+    wgprof_rec_real()->deviceAddRef(device);
     wgprof_rec_session *s = wgprof_rec_active() ? wgprof_rec_session_get(device) : NULL;
     if (s) {
         pthread_mutex_lock(&s->lock);
@@ -954,7 +954,7 @@ WGPROF_REC_EXPORT void wgpuDeviceRelease(WGPUDevice device)
             release_session(s);
         }
     }
-    wgprof_rec_real()->wgpuDeviceRelease(device);
+    wgprof_rec_real()->deviceRelease(device);
 }
 
 WGPROF_REC_EXPORT void wgpuDeviceDestroy(WGPUDevice device)
@@ -968,14 +968,14 @@ WGPROF_REC_EXPORT void wgpuDeviceDestroy(WGPUDevice device)
     } else if (s) {
         finish_session(s);
     }
-    wgprof_rec_real()->wgpuDeviceDestroy(device);
+    wgprof_rec_real()->deviceDestroy(device);
 }
 
 /* ---- the program driving the implementation: a moment to take finished readbacks ---- */
 
 WGPROF_REC_EXPORT void wgpuInstanceProcessEvents(WGPUInstance instance)
 {
-    wgprof_rec_real()->wgpuInstanceProcessEvents(instance);
+    wgprof_rec_real()->instanceProcessEvents(instance);
     if (wgprof_rec_active() && wgprof_rec_any_in_flight()) {
         wgprof_rec_collect_ready(false);
     }
@@ -985,11 +985,11 @@ WGPROF_REC_EXPORT WGPUBool wgpuDevicePoll(WGPUDevice device, WGPUBool wait,
                                           WGPU_NULLABLE WGPUSubmissionIndex const *submissionIndex)
 {
     const wgprof__webgpu_procs *real = wgprof_rec_real();
-    if (!real->wgpuDevicePoll) {
+    if (!real->devicePoll) {
         wgprof_rec_missing("wgpuDevicePoll");
         return 0;
     }
-    WGPUBool r = real->wgpuDevicePoll(device, wait, submissionIndex);
+    WGPUBool r = real->devicePoll(device, wait, submissionIndex);
     if (wgprof_rec_active() && wgprof_rec_any_in_flight()) {
         wgprof_rec_collect_ready(false);
     }

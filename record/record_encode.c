@@ -169,7 +169,7 @@ static wgprof_rec_code code_of(WGPUShaderModuleDescriptor const *d, const void *
 WGPROF_REC_EXPORT WGPUShaderModule wgpuDeviceCreateShaderModule(WGPUDevice device,
                                                                 WGPUShaderModuleDescriptor const *descriptor)
 {
-    WGPUShaderModule module = wgprof_rec_real()->wgpuDeviceCreateShaderModule(device, descriptor);
+    WGPUShaderModule module = wgprof_rec_real()->deviceCreateShaderModule(device, descriptor);
     if (!module || !descriptor || !hooks_on()) {
         return module;
     }
@@ -186,7 +186,7 @@ WGPROF_REC_EXPORT void wgpuShaderModuleRelease(WGPUShaderModule module)
     if (m && atomic_fetch_sub(&m->made, 1) <= 1) {
         free_module(wgprof_rec_module_take(module));
     }
-    wgprof_rec_real()->wgpuShaderModuleRelease(module);
+    wgprof_rec_real()->shaderModuleRelease(module);
 }
 
 /* The entry point a pipeline names, or where it names none, the module's only @compute one. */
@@ -378,7 +378,7 @@ static WGPUComputePipeline create_named(WGPUDevice device, WGPUComputePipelineDe
 {
     const pipeline_info *outer = t_making; /* a callback of the program's inside the call may make another */
     t_making = info;
-    WGPUComputePipeline p = wgprof_rec_real()->wgpuDeviceCreateComputePipeline(device, d);
+    WGPUComputePipeline p = wgprof_rec_real()->deviceCreateComputePipeline(device, d);
     t_making = outer;
     return p;
 }
@@ -387,12 +387,12 @@ WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice
                                                                       WGPUComputePipelineDescriptor const *descriptor)
 {
     if (!descriptor || !hooks_on()) {
-        return wgprof_rec_real()->wgpuDeviceCreateComputePipeline(device, descriptor);
+        return wgprof_rec_real()->deviceCreateComputePipeline(device, descriptor);
     }
     pipeline_info *info = describe(descriptor);
     WGPUComputePipeline p = info && named_for_layer(device)
                                 ? create_named(device, descriptor, info)
-                                : wgprof_rec_real()->wgpuDeviceCreateComputePipeline(device, descriptor);
+                                : wgprof_rec_real()->deviceCreateComputePipeline(device, descriptor);
     if (!p) {
         free_pipeline(info);
         return p;
@@ -507,7 +507,7 @@ WGPROF_REC_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice dev
                                                                   WGPUCreateComputePipelineAsyncCallbackInfo callbackInfo)
 {
     return create_pipeline_async(device, descriptor, callbackInfo,
-                                 wgprof_rec_real()->wgpuDeviceCreateComputePipelineAsync);
+                                 wgprof_rec_real()->deviceCreateComputePipelineAsync);
 }
 
 /* ---- Dawn's forms of the callback-info transition (record_abi.c) ---- */
@@ -580,7 +580,7 @@ WGPROF_REC_EXPORT void wgprof_rec_dawn2025_wgpuDeviceCreateComputePipelineAsync(
 WGPROF_REC_EXPORT void wgpuComputePipelineAddRef(WGPUComputePipeline pipeline)
 {
     if (!wgprof_rec_pipeline_add_ref(pipeline)) {
-        wgprof_rec_real()->wgpuComputePipelineAddRef(pipeline);
+        wgprof_rec_real()->computePipelineAddRef(pipeline);
     }
 }
 
@@ -588,19 +588,19 @@ WGPROF_REC_EXPORT void wgpuComputePipelineRelease(WGPUComputePipeline pipeline)
 {
     WGPUComputePipeline real = wgprof_rec_pipeline_release(pipeline);
     if (real) {
-        wgprof_rec_real()->wgpuComputePipelineRelease(real);
+        wgprof_rec_real()->computePipelineRelease(real);
     }
 }
 
 WGPROF_REC_EXPORT WGPUBindGroupLayout wgpuComputePipelineGetBindGroupLayout(WGPUComputePipeline pipeline,
                                                                             uint32_t groupIndex)
 {
-    return wgprof_rec_real()->wgpuComputePipelineGetBindGroupLayout(real_pipeline(pipeline, NULL), groupIndex);
+    return wgprof_rec_real()->computePipelineGetBindGroupLayout(real_pipeline(pipeline, NULL), groupIndex);
 }
 
 WGPROF_REC_EXPORT void wgpuComputePipelineSetLabel(WGPUComputePipeline pipeline, WGPUStringView label)
 {
-    wgprof_rec_real()->wgpuComputePipelineSetLabel(real_pipeline(pipeline, NULL), label);
+    wgprof_rec_real()->computePipelineSetLabel(real_pipeline(pipeline, NULL), label);
 }
 
 /* ---- encoders ---- */
@@ -608,7 +608,7 @@ WGPROF_REC_EXPORT void wgpuComputePipelineSetLabel(WGPUComputePipeline pipeline,
 WGPROF_REC_EXPORT WGPUCommandEncoder wgpuDeviceCreateCommandEncoder(
     WGPUDevice device, WGPU_NULLABLE WGPUCommandEncoderDescriptor const *descriptor)
 {
-    WGPUCommandEncoder enc = wgprof_rec_real()->wgpuDeviceCreateCommandEncoder(device, descriptor);
+    WGPUCommandEncoder enc = wgprof_rec_real()->deviceCreateCommandEncoder(device, descriptor);
     if (!enc || !hooks_on()) {
         return enc;
     }
@@ -682,7 +682,7 @@ static void debug_group_pop(wgprof_rec_lane *lane, unsigned *depth)
 
 WGPROF_REC_EXPORT void wgpuCommandEncoderPushDebugGroup(WGPUCommandEncoder enc, WGPUStringView groupLabel)
 {
-    wgprof_rec_real()->wgpuCommandEncoderPushDebugGroup(enc, groupLabel);
+    wgprof_rec_real()->commandEncoderPushDebugGroup(enc, groupLabel);
     encoder_state *e = hooks_on() ? wgprof_rec_encoder_get(enc) : NULL;
     if (e) {
         debug_group_push(lane_of(enc, e), &e->debug_depth, groupLabel);
@@ -693,7 +693,7 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderPushDebugGroup(WGPUCommandEncoder enc, 
 
 WGPROF_REC_EXPORT void wgpuCommandEncoderPopDebugGroup(WGPUCommandEncoder enc)
 {
-    wgprof_rec_real()->wgpuCommandEncoderPopDebugGroup(enc);
+    wgprof_rec_real()->commandEncoderPopDebugGroup(enc);
     encoder_state *e = hooks_on() ? wgprof_rec_encoder_get(enc) : NULL;
     if (e) {
         debug_group_pop(e->lane, &e->debug_depth);
@@ -711,7 +711,7 @@ static WGPUComputePassEncoder begin_pass(WGPUCommandEncoder enc, WGPUComputePass
 {
     const wgprof__webgpu_procs *real = wgprof_rec_real();
     if (!lane || wgprof_rec_settings_get()->inside) {
-        return real->wgpuCommandEncoderBeginComputePass(enc, descriptor);
+        return real->commandEncoderBeginComputePass(enc, descriptor);
     }
     WGPUPassTimestampWrites writes;
     bool theirs = descriptor && descriptor->timestampWrites;
@@ -724,7 +724,7 @@ static WGPUComputePassEncoder begin_pass(WGPUCommandEncoder enc, WGPUComputePass
         ours.timestampWrites = &writes;
         descriptor = &ours;
     }
-    WGPUComputePassEncoder pass = real->wgpuCommandEncoderBeginComputePass(enc, descriptor);
+    WGPUComputePassEncoder pass = real->commandEncoderBeginComputePass(enc, descriptor);
     if (pass) {
         wgprof_rec_chain_after_pass(lane, pass, plan);
     }
@@ -739,7 +739,7 @@ WGPROF_REC_EXPORT WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(
     WGPUPassTimestampWrites writes;
     descriptor = wgprof_rec_abi_pass_in(descriptor, &copy, &writes);
     if (!hooks_on()) {
-        return wgprof_rec_real()->wgpuCommandEncoderBeginComputePass(enc, descriptor);
+        return wgprof_rec_real()->commandEncoderBeginComputePass(enc, descriptor);
     }
     encoder_state *e = wgprof_rec_encoder_get(enc);
     wgprof_rec_lane *held = e ? lane_of(enc, e) : NULL;
@@ -772,7 +772,7 @@ WGPROF_REC_EXPORT WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(
 WGPROF_REC_EXPORT void wgpuComputePassEncoderSetPipeline(WGPUComputePassEncoder pass, WGPUComputePipeline pipeline)
 {
     pipeline_info *info = NULL;
-    wgprof_rec_real()->wgpuComputePassEncoderSetPipeline(pass, real_pipeline(pipeline, &info));
+    wgprof_rec_real()->computePassEncoderSetPipeline(pass, real_pipeline(pipeline, &info));
     pass_state *p = hooks_on() ? wgprof_rec_pass_get(pass) : NULL;
     if (p) {
         p->pipeline = info;
@@ -781,7 +781,7 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderSetPipeline(WGPUComputePassEncoder 
 
 WGPROF_REC_EXPORT void wgpuComputePassEncoderPushDebugGroup(WGPUComputePassEncoder pass, WGPUStringView groupLabel)
 {
-    wgprof_rec_real()->wgpuComputePassEncoderPushDebugGroup(pass, groupLabel);
+    wgprof_rec_real()->computePassEncoderPushDebugGroup(pass, groupLabel);
     pass_state *p = hooks_on() ? wgprof_rec_pass_get(pass) : NULL;
     if (p) {
         debug_group_push(p->lane, &p->debug_depth, groupLabel);
@@ -792,7 +792,7 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderPushDebugGroup(WGPUComputePassEncod
 
 WGPROF_REC_EXPORT void wgpuComputePassEncoderPopDebugGroup(WGPUComputePassEncoder pass)
 {
-    wgprof_rec_real()->wgpuComputePassEncoderPopDebugGroup(pass);
+    wgprof_rec_real()->computePassEncoderPopDebugGroup(pass);
     pass_state *p = hooks_on() ? wgprof_rec_pass_get(pass) : NULL;
     if (p) {
         debug_group_pop(p->lane, &p->debug_depth);
@@ -871,7 +871,7 @@ typedef struct direct_args {
 static void run_direct(WGPUComputePassEncoder pass, const void *args)
 {
     const direct_args *a = args;
-    wgprof_rec_real()->wgpuComputePassEncoderDispatchWorkgroups(pass, a->x, a->y, a->z);
+    wgprof_rec_real()->computePassEncoderDispatchWorkgroups(pass, a->x, a->y, a->z);
 }
 
 WGPROF_REC_EXPORT void wgpuComputePassEncoderDispatchWorkgroups(WGPUComputePassEncoder pass, uint32_t workgroupCountX,
@@ -890,7 +890,7 @@ typedef struct indirect_args {
 static void run_indirect(WGPUComputePassEncoder pass, const void *args)
 {
     const indirect_args *a = args;
-    wgprof_rec_real()->wgpuComputePassEncoderDispatchWorkgroupsIndirect(pass, a->buffer, a->offset);
+    wgprof_rec_real()->computePassEncoderDispatchWorkgroupsIndirect(pass, a->buffer, a->offset);
 }
 
 /* Timed like any other; its workgroup counts live on the GPU: recorded as 0. */
@@ -933,7 +933,7 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderEnd(WGPUComputePassEncoder pass)
         forget_pass(pass);
         wgprof_rec_scopes_pass_end(pass);
     }
-    wgprof_rec_real()->wgpuComputePassEncoderEnd(pass);
+    wgprof_rec_real()->computePassEncoderEnd(pass);
 }
 
 WGPROF_REC_EXPORT void wgpuComputePassEncoderRelease(WGPUComputePassEncoder pass)
@@ -942,7 +942,7 @@ WGPROF_REC_EXPORT void wgpuComputePassEncoderRelease(WGPUComputePassEncoder pass
         forget_pass(pass); /* released without End */
         wgprof_rec_scopes_forget_pass(pass);
     }
-    wgprof_rec_real()->wgpuComputePassEncoderRelease(pass);
+    wgprof_rec_real()->computePassEncoderRelease(pass);
 }
 
 /* ---- finishing, abandoning and submitting ---- */
@@ -964,7 +964,7 @@ WGPROF_REC_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder 
     if (!e && hooks_on()) {
         wgprof_rec_scopes_finishing(enc); /* wgpu-native records the Vulkan commands now */
     }
-    WGPUCommandBuffer cb = wgprof_rec_real()->wgpuCommandEncoderFinish(enc, descriptor);
+    WGPUCommandBuffer cb = wgprof_rec_real()->commandEncoderFinish(enc, descriptor);
     if (!e && hooks_on()) {
         wgprof_rec_scopes_finished(enc, cb);
     }
@@ -1032,7 +1032,7 @@ WGPROF_REC_EXPORT void wgpuCommandEncoderRelease(WGPUCommandEncoder enc)
         }
         wgprof__free(e);
     }
-    wgprof_rec_real()->wgpuCommandEncoderRelease(enc);
+    wgprof_rec_real()->commandEncoderRelease(enc);
 }
 
 /* The lane of a command buffer that carries a batch, now held by this thread (NULL where the
@@ -1061,7 +1061,7 @@ WGPROF_REC_EXPORT void wgpuCommandBufferRelease(WGPUCommandBuffer buffer)
     if (hooks_on()) {
         wgprof_rec_scopes_forget_buffer(buffer);
     }
-    wgprof_rec_real()->wgpuCommandBufferRelease(buffer);
+    wgprof_rec_real()->commandBufferRelease(buffer);
 }
 
 enum { MAX_RESOLVES = 16 };
@@ -1084,13 +1084,13 @@ static void prepare_resolves(size_t n, WGPUCommandBuffer const *commands, resolv
         if (!lane) {
             continue;
         }
-        WGPUCommandEncoder enc = real->wgpuDeviceCreateCommandEncoder(lane->session->device, NULL);
+        WGPUCommandEncoder enc = real->deviceCreateCommandEncoder(lane->session->device, NULL);
         WGPUCommandBuffer cb = NULL;
         if (enc && wgprof_pool_resolve(lane->pool, enc) == WGPROF_OK) {
-            cb = real->wgpuCommandEncoderFinish(enc, NULL);
+            cb = real->commandEncoderFinish(enc, NULL);
         }
         if (enc) {
-            real->wgpuCommandEncoderRelease(enc);
+            real->commandEncoderRelease(enc);
         }
         if (cb) {
             rs->lanes[rs->count] = lane;
@@ -1111,7 +1111,7 @@ static void after_submit(resolve_set *rs)
         /* Held by this thread: a release of the device inside the submit (a callback) waits
          * for the next safe point, so the pool is still there. */
         wgprof_rec_lane_submitted(lane);
-        real->wgpuCommandBufferRelease(rs->buffers[i]);
+        real->commandBufferRelease(rs->buffers[i]);
         give_back(lane);
     }
 }
@@ -1137,16 +1137,16 @@ static WGPUSubmissionIndex submit(WGPUQueue queue, size_t n, WGPUCommandBuffer c
     void *held = NULL;
     bool scopes = wgprof_rec_scopes_submitting(n, commands, &held); /* Dawn records them now */
     if (for_index) {
-        index = real->wgpuQueueSubmitForIndex(queue, count, list);
+        index = real->queueSubmitForIndex(queue, count, list);
     } else {
-        real->wgpuQueueSubmit(queue, count, list);
+        real->queueSubmit(queue, count, list);
     }
     if (scopes) {
         wgprof_rec_scopes_submitted(held);
     }
     if (rs.count && !all) {
         /* Out of memory for one list: the resolves follow in a submit of their own. */
-        real->wgpuQueueSubmit(queue, rs.count, rs.buffers);
+        real->queueSubmit(queue, rs.count, rs.buffers);
     }
     wgprof__free(all);
     after_submit(&rs);
@@ -1158,7 +1158,7 @@ static WGPUSubmissionIndex submit(WGPUQueue queue, size_t n, WGPUCommandBuffer c
 WGPROF_REC_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, WGPUCommandBuffer const *commands)
 {
     if (!hooks_on() || !commands) {
-        wgprof_rec_real()->wgpuQueueSubmit(queue, commandCount, commands);
+        wgprof_rec_real()->queueSubmit(queue, commandCount, commands);
         return;
     }
     submit(queue, commandCount, commands, false);
@@ -1168,12 +1168,12 @@ WGPROF_REC_EXPORT WGPUSubmissionIndex wgpuQueueSubmitForIndex(WGPUQueue queue, s
                                                               WGPUCommandBuffer const *commands)
 {
     const wgprof__webgpu_procs *real = wgprof_rec_real();
-    if (!real->wgpuQueueSubmitForIndex) {
+    if (!real->queueSubmitForIndex) {
         wgprof_rec_missing("wgpuQueueSubmitForIndex");
         return 0;
     }
     if (!hooks_on() || !commands) {
-        return real->wgpuQueueSubmitForIndex(queue, commandCount, commands);
+        return real->queueSubmitForIndex(queue, commandCount, commands);
     }
     return submit(queue, commandCount, commands, true);
 }

@@ -91,18 +91,18 @@ static WGPUInstance create_instance(void)
     WGPUInstanceDescriptor desc = {0};
     wgprof__chain chain;
     wgprof__ext_chain_instance(&desc, &chain);
-    if (!wgprof__wgpu()->wgpuCreateInstance) {
+    if (!wgprof__wgpu()->createInstance) {
         wgprof__log(WGPROF_LOG_ERROR, "no WebGPU implementation in the process: the program links or loads none");
         return NULL;
     }
-    return wgprof__wgpu()->wgpuCreateInstance(&desc);
+    return wgprof__wgpu()->createInstance(&desc);
 }
 
 static void fill_adapter_info(wgprof_device *d)
 {
     /* From the adapter only: wgpu-native 29 aborts in wgpuDeviceGetAdapterInfo. */
     WGPUAdapterInfo ai = {0};
-    if (d->adapter && wgprof__wgpu()->wgpuAdapterGetInfo(d->adapter, &ai) == WGPUStatus_Success) {
+    if (d->adapter && wgprof__wgpu()->adapterGetInfo(d->adapter, &ai) == WGPUStatus_Success) {
         wgprof__copy_view(d->info.adapter, sizeof d->info.adapter, ai.device);
         wgprof__copy_view(d->info.vendor, sizeof d->info.vendor, ai.vendor);
         wgprof__copy_view(d->info.architecture, sizeof d->info.architecture, ai.architecture);
@@ -111,7 +111,7 @@ static void fill_adapter_info(wgprof_device *d)
         d->info.adapter_type = adapter_type_name(ai.adapterType);
         d->info.vendor_id = ai.vendorID;
         d->info.device_id = ai.deviceID;
-        wgprof__wgpu()->wgpuAdapterInfoFreeMembers(ai);
+        wgprof__wgpu()->adapterInfoFreeMembers(ai);
     } else {
         d->info.backend = "unknown";
         d->info.adapter_type = "unknown";
@@ -134,7 +134,7 @@ static void compute_limits(WGPUAdapter adapter, WGPULimits *out)
     undefined_limits(out);
     WGPULimits a;
     undefined_limits(&a);
-    if (wgprof__wgpu()->wgpuAdapterGetLimits(adapter, &a) != WGPUStatus_Success) {
+    if (wgprof__wgpu()->adapterGetLimits(adapter, &a) != WGPUStatus_Success) {
         return;
     }
     out->maxBufferSize = a.maxBufferSize;
@@ -177,7 +177,7 @@ static wgprof_status request_device(wgprof_device *d, const WGPUFeatureName *fea
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
     cb.callback = on_device;
     cb.userdata1 = w;
-    w->future = wgprof__wgpu()->wgpuAdapterRequestDevice(d->adapter, &dd, cb);
+    w->future = wgprof__wgpu()->adapterRequestDevice(d->adapter, &dd, cb);
     wgprof_status s = wgprof__wait_flag(d->instance, NULL, d->wait_timeout_s, w, NULL);
     if (s == WGPROF_OK) {
         if (w->status != (int)WGPURequestDeviceStatus_Success || !w->handle) {
@@ -206,7 +206,7 @@ static wgprof_status request_adapter(wgprof_device *d, const wgprof_device_desc 
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
     cb.callback = on_adapter;
     cb.userdata1 = w;
-    w->future = wgprof__wgpu()->wgpuInstanceRequestAdapter(d->instance, &opts, cb);
+    w->future = wgprof__wgpu()->instanceRequestAdapter(d->instance, &opts, cb);
     wgprof_status s = wgprof__wait_flag(d->instance, NULL, d->wait_timeout_s, w, NULL);
     if (s == WGPROF_OK) {
         if (w->status != (int)WGPURequestAdapterStatus_Success || !w->handle) {
@@ -273,12 +273,12 @@ wgprof_status wgprof_device_create(const wgprof_device_desc *desc, wgprof_device
 
     const wgprof__ext *ext = wgprof__ext_get();
     bool disabled = desc->disable_timestamps || wgprof__env_read().disable_timestamps;
-    bool has_ts = wgprof__wgpu()->wgpuAdapterHasFeature(d->adapter, WGPUFeatureName_TimestampQuery) != 0;
+    bool has_ts = wgprof__wgpu()->adapterHasFeature(d->adapter, WGPUFeatureName_TimestampQuery) != 0;
     bool extensions = has_ts && !desc->core_timestamps_only;
     bool has_enc = extensions && ext->feature_inside_encoders &&
-                   wgprof__wgpu()->wgpuAdapterHasFeature(d->adapter, ext->feature_inside_encoders) != 0;
+                   wgprof__wgpu()->adapterHasFeature(d->adapter, ext->feature_inside_encoders) != 0;
     bool has_pass = extensions && ext->pass_write_timestamp && ext->feature_inside_passes &&
-                    wgprof__wgpu()->wgpuAdapterHasFeature(d->adapter, ext->feature_inside_passes) != 0;
+                    wgprof__wgpu()->adapterHasFeature(d->adapter, ext->feature_inside_passes) != 0;
     d->info.timestamp_query = has_ts;
 
     WGPUFeatureName features[3];
@@ -313,18 +313,18 @@ static void fill_device_state(wgprof_device *d, bool disabled)
     const wgprof__ext *ext = wgprof__ext_get();
     /* Of a wrapped device, all that is known is what the device lacks. */
     bool adapter_has_ts = d->info.timestamp_query || d->wrapped;
-    d->queue = wgprof__wgpu()->wgpuDeviceGetQueue(d->device);
+    d->queue = wgprof__wgpu()->deviceGetQueue(d->device);
     d->info.profiling_available =
-        !disabled && wgprof__wgpu()->wgpuDeviceHasFeature(d->device, WGPUFeatureName_TimestampQuery);
+        !disabled && wgprof__wgpu()->deviceHasFeature(d->device, WGPUFeatureName_TimestampQuery);
     d->info.implementation = ext->name;
     d->info.timestamp_inside_encoders =
         d->info.profiling_available &&
         (d->encoder_timestamps_by_toggle ||
          (ext->feature_inside_encoders &&
-          wgprof__wgpu()->wgpuDeviceHasFeature(d->device, ext->feature_inside_encoders)));
+          wgprof__wgpu()->deviceHasFeature(d->device, ext->feature_inside_encoders)));
     d->info.timestamp_inside_passes = d->info.profiling_available && ext->pass_write_timestamp &&
                                       ext->feature_inside_passes &&
-                                      wgprof__wgpu()->wgpuDeviceHasFeature(d->device, ext->feature_inside_passes);
+                                      wgprof__wgpu()->deviceHasFeature(d->device, ext->feature_inside_passes);
     if (!d->info.profiling_available) {
         snprintf(d->info.unavailable_reason, sizeof d->info.unavailable_reason, "%s",
                  disabled ? "timestamp queries disabled by request (WGPROF_DISABLE_TIMESTAMPS)"
@@ -338,7 +338,7 @@ static void fill_device_state(wgprof_device *d, bool disabled)
 
     WGPULimits limits;
     undefined_limits(&limits);
-    if (wgprof__wgpu()->wgpuDeviceGetLimits(d->device, &limits) == WGPUStatus_Success) {
+    if (wgprof__wgpu()->deviceGetLimits(d->device, &limits) == WGPUStatus_Success) {
         d->info.max_workgroups_per_dimension = limits.maxComputeWorkgroupsPerDimension;
         d->info.max_bind_groups = limits.maxBindGroups;
         d->info.max_buffer_size = limits.maxBufferSize;
@@ -358,17 +358,17 @@ wgprof_status wgprof_device_wrap(WGPUInstance instance, WGPUAdapter adapter, WGP
         return WGPROF_ERR_OUT_OF_MEMORY;
     }
     d->wait_timeout_s = WGPROF__DEFAULT_WAIT_TIMEOUT_S;
-    wgprof__wgpu()->wgpuInstanceAddRef(instance);
-    wgprof__wgpu()->wgpuDeviceAddRef(device);
+    wgprof__wgpu()->instanceAddRef(instance);
+    wgprof__wgpu()->deviceAddRef(device);
     if (adapter) {
-        wgprof__wgpu()->wgpuAdapterAddRef(adapter);
+        wgprof__wgpu()->adapterAddRef(adapter);
     }
     d->instance = instance;
     d->adapter = adapter;
     d->device = device;
     fill_adapter_info(d);
     d->wrapped = true;
-    d->info.timestamp_query = wgprof__wgpu()->wgpuDeviceHasFeature(device, WGPUFeatureName_TimestampQuery) != 0;
+    d->info.timestamp_query = wgprof__wgpu()->deviceHasFeature(device, WGPUFeatureName_TimestampQuery) != 0;
     fill_device_state(d, false);
     *out = d;
     return WGPROF_OK;
@@ -381,16 +381,16 @@ void wgprof_device_destroy(wgprof_device *d)
     }
     atomic_store(&d->destroying, true);
     if (d->queue) {
-        wgprof__wgpu()->wgpuQueueRelease(d->queue);
+        wgprof__wgpu()->queueRelease(d->queue);
     }
     if (d->device) {
-        wgprof__wgpu()->wgpuDeviceRelease(d->device);
+        wgprof__wgpu()->deviceRelease(d->device);
     }
     if (d->adapter) {
-        wgprof__wgpu()->wgpuAdapterRelease(d->adapter);
+        wgprof__wgpu()->adapterRelease(d->adapter);
     }
     if (d->instance) {
-        wgprof__wgpu()->wgpuInstanceRelease(d->instance);
+        wgprof__wgpu()->instanceRelease(d->instance);
     }
     wgprof__free(d);
 }
@@ -406,8 +406,8 @@ uint64_t wgprof__device_errors(const wgprof_device *d) { return atomic_load(&d->
 wgprof_status wgprof__device_finish(const wgprof_device *d, WGPUCommandEncoder encoder, uint64_t errors_before,
                                     WGPUCommandBuffer *out)
 {
-    *out = wgprof__wgpu()->wgpuCommandEncoderFinish(encoder, NULL);
-    wgprof__wgpu()->wgpuCommandEncoderRelease(encoder);
+    *out = wgprof__wgpu()->commandEncoderFinish(encoder, NULL);
+    wgprof__wgpu()->commandEncoderRelease(encoder);
     wgprof_status s = WGPROF_OK;
     if (atomic_load(&d->lost)) {
         wgprof__log(WGPROF_LOG_ERROR, "the device is lost: nothing more is submitted");
@@ -417,7 +417,7 @@ wgprof_status wgprof__device_finish(const wgprof_device *d, WGPUCommandEncoder e
         s = WGPROF_ERR_WEBGPU;
     }
     if (s != WGPROF_OK && *out) {
-        wgprof__wgpu()->wgpuCommandBufferRelease(*out);
+        wgprof__wgpu()->commandBufferRelease(*out);
         *out = NULL;
     }
     return s;

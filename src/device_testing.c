@@ -9,7 +9,7 @@
 void wgprof__device_lose(wgprof_device *d)
 {
     if (d && d->device) {
-        wgprof__wgpu()->wgpuDeviceDestroy(d->device);
+        wgprof__wgpu()->deviceDestroy(d->device);
         atomic_store(&d->lost, true);
     }
 }

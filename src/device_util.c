@@ -34,7 +34,7 @@ wgprof_status wgprof_device_wait_idle(wgprof_device *d)
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
     cb.callback = on_work_done;
     cb.userdata1 = w;
-    w->future = wgprof__wgpu()->wgpuQueueOnSubmittedWorkDone(d->queue, cb);
+    w->future = wgprof__wgpu()->queueOnSubmittedWorkDone(d->queue, cb);
     wgprof_status s = wgprof__device_wait(d, w);
     if (s == WGPROF_OK && w->status != (int)WGPUQueueWorkDoneStatus_Success) {
         s = atomic_load(&d->lost) ? WGPROF_ERR_DEVICE_LOST : WGPROF_ERR_WEBGPU;
@@ -54,8 +54,8 @@ wgprof_status wgprof_device_map_read(wgprof_device *d, WGPUBuffer buffer, size_t
 void wgprof_device_push_error_scope(wgprof_device *d)
 {
     if (d) {
-        wgprof__wgpu()->wgpuDevicePushErrorScope(d->device, WGPUErrorFilter_OutOfMemory);
-        wgprof__wgpu()->wgpuDevicePushErrorScope(d->device, WGPUErrorFilter_Validation);
+        wgprof__wgpu()->devicePushErrorScope(d->device, WGPUErrorFilter_OutOfMemory);
+        wgprof__wgpu()->devicePushErrorScope(d->device, WGPUErrorFilter_Validation);
     }
 }
 
@@ -79,7 +79,7 @@ static wgprof_status pop_one_scope(wgprof_device *d, char *message, size_t capac
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
     cb.callback = on_pop_error_scope;
     cb.userdata1 = w;
-    w->future = wgprof__wgpu()->wgpuDevicePopErrorScope(d->device, cb);
+    w->future = wgprof__wgpu()->devicePopErrorScope(d->device, cb);
     wgprof_status s = wgprof__wait_flag(d->instance, NULL, d->wait_timeout_s, w, &d->lost);
     if (s == WGPROF_OK && w->status != (int)WGPUErrorType_NoError) {
         if (message && capacity) {

@@ -72,7 +72,7 @@ static void drive(WGPUInstance instance, WGPUDevice device, const WGPUFuture *fu
             for (size_t i = 0; i < n; i++) {
                 infos[i] = (WGPUFutureWaitInfo){.future = futures[done + i]};
             }
-            wgprof__wgpu()->wgpuInstanceWaitAny(instance, n, infos, 0);
+            wgprof__wgpu()->instanceWaitAny(instance, n, infos, 0);
             done += n;
         }
         return;
@@ -80,7 +80,7 @@ static void drive(WGPUInstance instance, WGPUDevice device, const WGPUFuture *fu
     if (device && ext->device_poll) {
         ext->device_poll(device, 0, NULL);
     }
-    wgprof__wgpu()->wgpuInstanceProcessEvents(instance);
+    wgprof__wgpu()->instanceProcessEvents(instance);
 }
 
 /* Drives the implementation until w->done, on the monotonic clock (drive: through w's future
@@ -137,7 +137,7 @@ wgprof__waiter *wgprof__map_read_start(WGPUBuffer buffer, size_t offset, size_t 
         cb.mode = WGPUCallbackMode_AllowProcessEvents;
         cb.callback = on_map;
         cb.userdata1 = w;
-        w->future = wgprof__wgpu()->wgpuBufferMapAsync(buffer, WGPUMapMode_Read, offset, size, cb);
+        w->future = wgprof__wgpu()->bufferMapAsync(buffer, WGPUMapMode_Read, offset, size, cb);
     }
     return w;
 }

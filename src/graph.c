@@ -146,11 +146,11 @@ void wgprof_graph_destroy(wgprof_graph *g)
         return;
     }
     for (uint32_t i = 0; i < g->count; i++) {
-        wgprof__wgpu()->wgpuComputePipelineRelease(g->nodes[i].pipeline);
+        wgprof__wgpu()->computePipelineRelease(g->nodes[i].pipeline);
     }
     for (uint32_t i = 0; i < g->list_count; i++) {
         for (uint32_t k = 0; k < g->lists[i].count; k++) {
-            wgprof__wgpu()->wgpuBindGroupRelease(g->lists[i].groups[k]);
+            wgprof__wgpu()->bindGroupRelease(g->lists[i].groups[k]);
         }
         wgprof__free(g->lists[i].groups);
     }
@@ -300,7 +300,7 @@ static wgprof_status share_list(wgprof_graph *g, const WGPUBindGroup *groups, ui
         }
         for (uint32_t k = 0; k < count; k++) {
             list.groups[k] = groups[k];
-            wgprof__wgpu()->wgpuBindGroupAddRef(groups[k]);
+            wgprof__wgpu()->bindGroupAddRef(groups[k]);
         }
         g->lists[g->list_count++] = list;
         *slot = g->list_count;
@@ -352,7 +352,7 @@ wgprof_status wgprof_graph_add(wgprof_graph *g, const wgprof_node_desc *nd, uint
         return s;
     }
     n.pipeline = nd->pipeline;
-    wgprof__wgpu()->wgpuComputePipelineAddRef(n.pipeline);
+    wgprof__wgpu()->computePipelineAddRef(n.pipeline);
     for (int k = 0; k < 3; k++) {
         n.desc.workgroups[k] = nd->workgroups[k] ? nd->workgroups[k] : 1;
         n.desc.workgroup_size[k] = nd->workgroup_size[k];
@@ -435,18 +435,18 @@ wgprof_pool *wgprof_graph_pool(wgprof_graph *g) { return g ? g->pool : NULL; }
 static void encode_dispatch(const wgprof_graph *g, WGPUComputePassEncoder pass, const node *n)
 {
     const group_list *list = &g->lists[n->list];
-    wgprof__wgpu()->wgpuComputePassEncoderSetPipeline(pass, n->pipeline);
+    wgprof__wgpu()->computePassEncoderSetPipeline(pass, n->pipeline);
     for (uint32_t k = 0; k < list->count; k++) {
-        wgprof__wgpu()->wgpuComputePassEncoderSetBindGroup(pass, k, list->groups[k], 0, NULL);
+        wgprof__wgpu()->computePassEncoderSetBindGroup(pass, k, list->groups[k], 0, NULL);
     }
-    wgprof__wgpu()->wgpuComputePassEncoderDispatchWorkgroups(pass, n->desc.workgroups[0], n->desc.workgroups[1],
+    wgprof__wgpu()->computePassEncoderDispatchWorkgroups(pass, n->desc.workgroups[0], n->desc.workgroups[1],
                                                              n->desc.workgroups[2]);
 }
 
 static void end_pass(WGPUComputePassEncoder pass)
 {
-    wgprof__wgpu()->wgpuComputePassEncoderEnd(pass);
-    wgprof__wgpu()->wgpuComputePassEncoderRelease(pass);
+    wgprof__wgpu()->computePassEncoderEnd(pass);
+    wgprof__wgpu()->computePassEncoderRelease(pass);
 }
 
 /* Finishes and submits `enc` (released either way) unless its encoding raised an error since
@@ -463,11 +463,11 @@ static wgprof_status submit(wgprof_graph *g, WGPUCommandEncoder enc, uint64_t er
     if (submit_ns) {
         *submit_ns = wgprof__now_ns();
     }
-    wgprof__wgpu()->wgpuQueueSubmit(g->device->queue, 1, &cb);
+    wgprof__wgpu()->queueSubmit(g->device->queue, 1, &cb);
     if (submitted_ns) {
         *submitted_ns = wgprof__now_ns();
     }
-    wgprof__wgpu()->wgpuCommandBufferRelease(cb);
+    wgprof__wgpu()->commandBufferRelease(cb);
     return WGPROF_OK;
 }
 
@@ -476,19 +476,19 @@ static wgprof_status submit(wgprof_graph *g, WGPUCommandEncoder enc, uint64_t er
  * without wgprof does). */
 static WGPUCommandEncoder encode_plain(wgprof_graph *g, const uint32_t *order, uint32_t n)
 {
-    WGPUCommandEncoder enc = wgprof__wgpu()->wgpuDeviceCreateCommandEncoder(g->device->device, NULL);
+    WGPUCommandEncoder enc = wgprof__wgpu()->deviceCreateCommandEncoder(g->device->device, NULL);
     if (!enc) {
         return NULL;
     }
     if (g->settings.layout == WGPROF_LAYOUT_SINGLE_PASS) {
-        WGPUComputePassEncoder pass = wgprof__wgpu()->wgpuCommandEncoderBeginComputePass(enc, NULL);
+        WGPUComputePassEncoder pass = wgprof__wgpu()->commandEncoderBeginComputePass(enc, NULL);
         for (uint32_t i = 0; i < n; i++) {
             encode_dispatch(g, pass, &g->nodes[order ? order[i] : i]);
         }
         end_pass(pass);
     } else {
         for (uint32_t i = 0; i < n; i++) {
-            WGPUComputePassEncoder pass = wgprof__wgpu()->wgpuCommandEncoderBeginComputePass(enc, NULL);
+            WGPUComputePassEncoder pass = wgprof__wgpu()->commandEncoderBeginComputePass(enc, NULL);
             encode_dispatch(g, pass, &g->nodes[order ? order[i] : i]);
             end_pass(pass);
         }
@@ -548,7 +548,7 @@ static wgprof_status validate_once(wgprof_graph *g)
             WGPUCommandBuffer cb = NULL;
             s = enc ? wgprof__device_finish(g->device, enc, errors, &cb) : WGPROF_ERR_WEBGPU;
             if (cb) {
-                wgprof__wgpu()->wgpuCommandBufferRelease(cb);
+                wgprof__wgpu()->commandBufferRelease(cb);
             }
             n = 0;
         }
@@ -669,9 +669,9 @@ static wgprof_status submit_part(wgprof_graph *g, encoding *e)
     cb.mode = WGPUCallbackMode_AllowProcessEvents;
     cb.callback = on_part_done;
     cb.userdata1 = e->done;
-    e->done->future = wgprof__wgpu()->wgpuQueueOnSubmittedWorkDone(g->device->queue, cb);
+    e->done->future = wgprof__wgpu()->queueOnSubmittedWorkDone(g->device->queue, cb);
     e->errors = wgprof__device_errors(g->device);
-    e->enc = wgprof__wgpu()->wgpuDeviceCreateCommandEncoder(g->device->device, NULL);
+    e->enc = wgprof__wgpu()->deviceCreateCommandEncoder(g->device->device, NULL);
     e->passes = 0;
     return e->enc ? WGPROF_OK : WGPROF_ERR_WEBGPU;
 }
@@ -686,7 +686,7 @@ static wgprof_status encode_profiled(wgprof_graph *g, encoding *e)
     bool split = strategy == WGPROF_STRATEGY_PASS || g->settings.layout != WGPROF_LAYOUT_SINGLE_PASS ||
                  (strategy == WGPROF_STRATEGY_CHAIN && !in_pass);
     bool pass_writes = split && strategy != WGPROF_STRATEGY_INSIDE;
-    WGPUComputePassEncoder pass = split ? NULL : wgprof__wgpu()->wgpuCommandEncoderBeginComputePass(e->enc, NULL);
+    WGPUComputePassEncoder pass = split ? NULL : wgprof__wgpu()->commandEncoderBeginComputePass(e->enc, NULL);
     const wgprof__store *store = wgprof__pool_store(g->pool);
     uint32_t depth = wgprof__store_scope_depth(store), event = 0;
     wgprof_status s = WGPROF_OK;
@@ -705,7 +705,7 @@ static wgprof_status encode_profiled(wgprof_graph *g, encoding *e)
                 s = submit_part(g, e);
             }
             if (s == WGPROF_OK) {
-                pass = wgprof__wgpu()->wgpuCommandEncoderBeginComputePass(e->enc, &pd);
+                pass = wgprof__wgpu()->commandEncoderBeginComputePass(e->enc, &pd);
                 encode_dispatch(g, pass, n);
                 end_pass(pass);
                 e->passes++;
@@ -714,7 +714,7 @@ static wgprof_status encode_profiled(wgprof_graph *g, encoding *e)
             /* Inside: each pass holds its own pair of timestamps. */
             s = e->passes >= PART_PASSES ? submit_part(g, e) : WGPROF_OK;
             if (s == WGPROF_OK) {
-                pass = wgprof__wgpu()->wgpuCommandEncoderBeginComputePass(e->enc, NULL);
+                pass = wgprof__wgpu()->commandEncoderBeginComputePass(e->enc, NULL);
                 s = encode_timed(g, pass, n, i == 0);
                 end_pass(pass);
                 e->passes++;
@@ -754,7 +754,7 @@ static wgprof_status submit_profiled(wgprof_graph *g)
     uint64_t encode_ns = wgprof__now_ns(), submit_ns = 0, submitted_ns = 0;
     encoding e = {0};
     e.errors = wgprof__device_errors(g->device);
-    e.enc = wgprof__wgpu()->wgpuDeviceCreateCommandEncoder(g->device->device, NULL);
+    e.enc = wgprof__wgpu()->deviceCreateCommandEncoder(g->device->device, NULL);
     if (!e.enc) {
         return WGPROF_ERR_WEBGPU;
     }
@@ -766,7 +766,7 @@ static wgprof_status submit_profiled(wgprof_graph *g)
         /* Parts already submitted ran unresolved: nothing of this batch is recorded. */
         wgprof__pool_discard_batch(g->pool);
         if (e.enc) {
-            wgprof__wgpu()->wgpuCommandEncoderRelease(e.enc);
+            wgprof__wgpu()->commandEncoderRelease(e.enc);
         }
         wgprof__waiter_release(e.done);
         return s;

@@ -31,15 +31,15 @@ static wgprof_status add_query_set(wgprof_pool *pool)
     qd.label = (WGPUStringView){"wgprof timestamps", WGPU_STRLEN};
     qd.type = WGPUQueryType_Timestamp;
     qd.count = WGPROF__QUERIES_PER_SET;
-    q->set = wgprof__wgpu()->wgpuDeviceCreateQuerySet(dev, &qd);
+    q->set = wgprof__wgpu()->deviceCreateQuerySet(dev, &qd);
     WGPUBufferDescriptor rd = {0};
     rd.label = (WGPUStringView){"wgprof resolve", WGPU_STRLEN};
     rd.size = WGPROF__QUERIES_PER_SET * sizeof(uint64_t);
     rd.usage = WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc;
-    q->resolve = wgprof__wgpu()->wgpuDeviceCreateBuffer(dev, &rd);
+    q->resolve = wgprof__wgpu()->deviceCreateBuffer(dev, &rd);
     if (!q->set || !q->resolve) {
-        if (q->set) wgprof__wgpu()->wgpuQuerySetRelease(q->set);
-        if (q->resolve) wgprof__wgpu()->wgpuBufferRelease(q->resolve);
+        if (q->set) wgprof__wgpu()->querySetRelease(q->set);
+        if (q->resolve) wgprof__wgpu()->bufferRelease(q->resolve);
         memset(q, 0, sizeof *q);
         wgprof__log(WGPROF_LOG_ERROR, "creating a timestamp query set failed");
         return WGPROF_ERR_WEBGPU;
@@ -158,8 +158,8 @@ void wgprof_pool_destroy(wgprof_pool *pool)
     }
     wgprof__free_frames(pool);
     for (uint32_t i = 0; i < pool->set_count; i++) {
-        wgprof__wgpu()->wgpuQuerySetRelease(pool->sets[i].set);
-        wgprof__wgpu()->wgpuBufferRelease(pool->sets[i].resolve);
+        wgprof__wgpu()->querySetRelease(pool->sets[i].set);
+        wgprof__wgpu()->bufferRelease(pool->sets[i].resolve);
     }
     wgprof__calibration_release(&pool->calibration);
     wgprof__store_destroy(pool->store);
@@ -703,9 +703,9 @@ wgprof_status wgprof_pool_resolve(wgprof_pool *pool, WGPUCommandEncoder encoder)
     }
     for (uint32_t i = 0; i < sets; i++) {
         uint32_t used = wgprof__queries_in_set(records, chained, i);
-        wgprof__wgpu()->wgpuCommandEncoderResolveQuerySet(encoder, pool->sets[i].set, 0, used, pool->sets[i].resolve,
+        wgprof__wgpu()->commandEncoderResolveQuerySet(encoder, pool->sets[i].set, 0, used, pool->sets[i].resolve,
                                                           0);
-        wgprof__wgpu()->wgpuCommandEncoderCopyBufferToBuffer(encoder, pool->sets[i].resolve, 0, frame->readbacks[i], 0,
+        wgprof__wgpu()->commandEncoderCopyBufferToBuffer(encoder, pool->sets[i].resolve, 0, frame->readbacks[i], 0,
                                                              used * sizeof(uint64_t));
     }
     frame->batch = index;

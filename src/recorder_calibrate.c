@@ -27,9 +27,9 @@ static wgprof_status calibration_resources(wgprof_pool *pool)
     WGPUBufferDescriptor md = {0};
     md.size = rd.size;
     md.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
-    c->set = wgprof__wgpu()->wgpuDeviceCreateQuerySet(dev, &qd);
-    c->resolve = wgprof__wgpu()->wgpuDeviceCreateBuffer(dev, &rd);
-    c->readback = wgprof__wgpu()->wgpuDeviceCreateBuffer(dev, &md);
+    c->set = wgprof__wgpu()->deviceCreateQuerySet(dev, &qd);
+    c->resolve = wgprof__wgpu()->deviceCreateBuffer(dev, &rd);
+    c->readback = wgprof__wgpu()->deviceCreateBuffer(dev, &md);
     if (!c->set || !c->resolve || !c->readback) {
         wgprof__calibration_release(c);
         wgprof__log(WGPROF_LOG_ERROR, "creating the clock calibration's query set failed");
@@ -43,12 +43,12 @@ static wgprof_status sample_once(wgprof_pool *pool, bool *written)
 {
     wgprof__calibration *c = &pool->calibration;
     uint64_t errors = wgprof__device_errors(pool->device);
-    WGPUCommandEncoder enc = wgprof__wgpu()->wgpuDeviceCreateCommandEncoder(pool->device->device, NULL);
+    WGPUCommandEncoder enc = wgprof__wgpu()->deviceCreateCommandEncoder(pool->device->device, NULL);
     if (!enc) {
         return WGPROF_ERR_WEBGPU;
     }
     if (pool->device->info.timestamp_inside_encoders) {
-        wgprof__wgpu()->wgpuCommandEncoderWriteTimestamp(enc, c->set, 0);
+        wgprof__wgpu()->commandEncoderWriteTimestamp(enc, c->set, 0);
     } else {
         /* Core WebGPU: an empty pass's beginning-of-pass write. */
         WGPUPassTimestampWrites tw = {0};
@@ -57,28 +57,28 @@ static wgprof_status sample_once(wgprof_pool *pool, bool *written)
         tw.endOfPassWriteIndex = 1;
         WGPUComputePassDescriptor pd = {0};
         pd.timestampWrites = &tw;
-        WGPUComputePassEncoder pass = wgprof__wgpu()->wgpuCommandEncoderBeginComputePass(enc, &pd);
-        wgprof__wgpu()->wgpuComputePassEncoderEnd(pass);
-        wgprof__wgpu()->wgpuComputePassEncoderRelease(pass);
+        WGPUComputePassEncoder pass = wgprof__wgpu()->commandEncoderBeginComputePass(enc, &pd);
+        wgprof__wgpu()->computePassEncoderEnd(pass);
+        wgprof__wgpu()->computePassEncoderRelease(pass);
     }
-    wgprof__wgpu()->wgpuCommandEncoderResolveQuerySet(enc, c->set, 0, 1, c->resolve, 0);
-    wgprof__wgpu()->wgpuCommandEncoderCopyBufferToBuffer(enc, c->resolve, 0, c->readback, 0, sizeof(uint64_t));
+    wgprof__wgpu()->commandEncoderResolveQuerySet(enc, c->set, 0, 1, c->resolve, 0);
+    wgprof__wgpu()->commandEncoderCopyBufferToBuffer(enc, c->resolve, 0, c->readback, 0, sizeof(uint64_t));
     WGPUCommandBuffer cb;
     wgprof_status ready = wgprof__device_finish(pool->device, enc, errors, &cb);
     if (ready != WGPROF_OK) {
         return ready;
     }
     uint64_t lo = wgprof__now_ns();
-    wgprof__wgpu()->wgpuQueueSubmit(pool->device->queue, 1, &cb);
-    wgprof__wgpu()->wgpuCommandBufferRelease(cb);
+    wgprof__wgpu()->queueSubmit(pool->device->queue, 1, &cb);
+    wgprof__wgpu()->commandBufferRelease(cb);
     wgprof_status s = wgprof__map_read(pool->device, c->readback, 0, sizeof(uint64_t));
     uint64_t hi = wgprof__now_ns();
     if (s != WGPROF_OK) {
         return s;
     }
-    const uint64_t *ticks = wgprof__wgpu()->wgpuBufferGetConstMappedRange(c->readback, 0, sizeof(uint64_t));
+    const uint64_t *ticks = wgprof__wgpu()->bufferGetConstMappedRange(c->readback, 0, sizeof(uint64_t));
     uint64_t t = ticks ? ticks[0] : 0;
-    wgprof__wgpu()->wgpuBufferUnmap(c->readback);
+    wgprof__wgpu()->bufferUnmap(c->readback);
     *written = t != 0; /* a slot left unwritten reads 0: no sample */
     if (*written) {
         double gpu_ns = wgprof__store_gpu_ns(pool->store, t, wgprof_device_timestamp_period(pool->device));
@@ -115,9 +115,9 @@ wgprof_status wgprof_pool_calibrate(wgprof_pool *pool, uint32_t samples)
 
 void wgprof__calibration_release(wgprof__calibration *c)
 {
-    if (c->set) wgprof__wgpu()->wgpuQuerySetRelease(c->set);
-    if (c->resolve) wgprof__wgpu()->wgpuBufferRelease(c->resolve);
-    if (c->readback) wgprof__wgpu()->wgpuBufferRelease(c->readback);
+    if (c->set) wgprof__wgpu()->querySetRelease(c->set);
+    if (c->resolve) wgprof__wgpu()->bufferRelease(c->resolve);
+    if (c->readback) wgprof__wgpu()->bufferRelease(c->readback);
     c->set = NULL;
     c->resolve = c->readback = NULL;
 }

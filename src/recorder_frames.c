@@ -31,7 +31,7 @@ wgprof_status wgprof__frame_readbacks(wgprof_pool *pool, wgprof__frame *frame, u
         md.label = (WGPUStringView){"wgprof readback", WGPU_STRLEN};
         md.size = WGPROF__QUERIES_PER_SET * sizeof(uint64_t);
         md.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
-        buffers[frame->readback_count] = wgprof__wgpu()->wgpuDeviceCreateBuffer(pool->device->device, &md);
+        buffers[frame->readback_count] = wgprof__wgpu()->deviceCreateBuffer(pool->device->device, &md);
         if (!buffers[frame->readback_count]) {
             wgprof__log(WGPROF_LOG_ERROR, "creating a readback buffer failed");
             return WGPROF_ERR_WEBGPU;
@@ -57,7 +57,7 @@ void wgprof__free_frames(wgprof_pool *pool)
             if (frame->state == WGPROF__FRAME_MAPPING && i < frame->sets_used) {
                 wgprof__waiter_release(frame->maps[i]);
             }
-            wgprof__wgpu()->wgpuBufferRelease(frame->readbacks[i]);
+            wgprof__wgpu()->bufferRelease(frame->readbacks[i]);
         }
         wgprof__free(frame->readbacks);
         wgprof__free(frame->maps);

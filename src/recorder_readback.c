@@ -71,7 +71,7 @@ static wgprof_status take_set(wgprof_pool *pool, wgprof__frame *frame, uint32_t 
     wgprof__waiter_release(w);
     if (frame->batch == WGPROF__NONE) { /* abandoned by a reset: only give the buffer back */
         if (s == WGPROF_OK) {
-            wgprof__wgpu()->wgpuBufferUnmap(frame->readbacks[i]);
+            wgprof__wgpu()->bufferUnmap(frame->readbacks[i]);
         }
         return WGPROF_OK;
     }
@@ -80,13 +80,13 @@ static wgprof_status take_set(wgprof_pool *pool, wgprof__frame *frame, uint32_t 
     size_t count = wgprof__records_in_set(b->count, b->chained, i);
     if (s == WGPROF_OK) {
         size_t bytes = bytes_in_set(b, i);
-        const uint64_t *ticks = wgprof__wgpu()->wgpuBufferGetConstMappedRange(frame->readbacks[i], 0, bytes);
+        const uint64_t *ticks = wgprof__wgpu()->bufferGetConstMappedRange(frame->readbacks[i], 0, bytes);
         if (ticks) {
             wgprof__store_take_readings(pool->store, b, first, count, ticks, b->chained ? 1 : 2, period_ns, extent);
         } else {
             s = WGPROF_ERR_MAP_FAILED;
         }
-        wgprof__wgpu()->wgpuBufferUnmap(frame->readbacks[i]);
+        wgprof__wgpu()->bufferUnmap(frame->readbacks[i]);
     }
     if (s != WGPROF_OK) {
         wgprof__store_mark_invalid(pool->store, first, count,

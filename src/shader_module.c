@@ -63,7 +63,7 @@ wgprof_status wgprof_shader_module_create(wgprof_device *device, const char *wgs
     desc.nextInChain = &source.chain;
     desc.label = label ? (WGPUStringView){label, WGPU_STRLEN} : (WGPUStringView){NULL, 0};
     *out = checks == WGPROF_SHADER_CHECKS_DEFAULT
-               ? wgprof__wgpu()->wgpuDeviceCreateShaderModule(device->device, &desc)
+               ? wgprof__wgpu()->deviceCreateShaderModule(device->device, &desc)
                : ext->create_trusted_module(device->device, &desc, runtime_checks(checks));
     return *out ? WGPROF_OK : WGPROF_ERR_WEBGPU;
 }
