@@ -1072,13 +1072,20 @@ static void end_row(wgprof_layer_cb *cb)
     }
 }
 
-/* A render pass instance begins: the row before ends outside it (WGPROF_LAYER_PASS_BEGINS). */
-#define PASS_HOOK(command, params, args)                                                                        \
-    VKAPI_ATTR void VKAPI_CALL wgprof_layer_##command params                                                    \
-    {                                                                                                           \
-        end_row(wgprof_layer_cb_of(h));                                                                         \
-        wgprof_layer_device_of(h)->command args;                                                                \
+/* A render pass instance begins: the row before ends outside it (WGPROF_LAYER_PASS_BEGINS).
+ * Returns the command buffer's device, found once, as before_work does. */
+static wgprof_layer_device *before_pass(VkCommandBuffer handle)
+{
+    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
+    if (!cb) {
+        return wgprof_layer_device_of(handle);
     }
+    end_row(cb);
+    return cb->device;
+}
+
+#define PASS_HOOK(command, params, args)                                                                        \
+    VKAPI_ATTR void VKAPI_CALL wgprof_layer_##command params { before_pass(h)->command args; }
 WGPROF_LAYER_PASS_BEGINS(PASS_HOOK)
 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer handle, uint32_t count,
