@@ -1161,11 +1161,11 @@ static int prepare_environment(const record_options *o, const results_folder *r,
  * layer does not take is refused here, where the layer would only say so and keep its default. */
 static int check_layer_settings(void)
 {
+#define LAYER_SETTING(name, values) {name, values},
     static const struct {
         const char *name, *values;
-    } settings[] = {{WGPROF_LAYER_CHAIN_ENV, WGPROF_LAYER_CHAIN_VALUES},
-                    {WGPROF_LAYER_READBACK_ENV, WGPROF_LAYER_READBACK_VALUES},
-                    {WGPROF_LAYER_TIMESTAMPS_ONLY_ENV, WGPROF_LAYER_TIMESTAMPS_ONLY_VALUES}};
+    } settings[] = {WGPROF_LAYER_USER_SETTINGS(LAYER_SETTING)};
+#undef LAYER_SETTING
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
         const char *v = getenv(settings[i].name);
         if (v && *v && !list_has(settings[i].values, '|', v)) {

@@ -51,6 +51,11 @@
 #define WGPROF_LAYER_CHAIN_VALUES "submit|" WGPROF_LAYER_CHAIN_PER_CB
 #define WGPROF_LAYER_READBACK_VALUES "query|buffer"
 #define WGPROF_LAYER_TIMESTAMPS_ONLY_VALUES "0|1"
+/* Each of them: X(variable, values). */
+#define WGPROF_LAYER_USER_SETTINGS(X)                                                                              \
+    X(WGPROF_LAYER_CHAIN_ENV, WGPROF_LAYER_CHAIN_VALUES)                                                           \
+    X(WGPROF_LAYER_READBACK_ENV, WGPROF_LAYER_READBACK_VALUES)                                                     \
+    X(WGPROF_LAYER_TIMESTAMPS_ONLY_ENV, WGPROF_LAYER_TIMESTAMPS_ONLY_VALUES)
 /* The implementation the report names ("implementation" in the JSON, the table's header). */
 #define WGPROF_LAYER_IMPLEMENTATION "Vulkan layer (VK_LAYER_WGPROF_timing)"
 
