@@ -1169,8 +1169,9 @@ static int check_layer_settings(void)
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
         const char *v = getenv(settings[i].name);
         if (v && *v && !list_has(settings[i].values, '|', v)) {
-            cli_error("wgprof record: %s=%s: not a value wgprof's Vulkan layer takes (%s)", settings[i].name, v,
-                      settings[i].values);
+            /* A long value shown in part, so that the reason still fits the message. */
+            cli_error("wgprof record: %s=%.64s%s: not a value wgprof's Vulkan layer takes (%s)", settings[i].name, v,
+                      strlen(v) > 64 ? "..." : "", settings[i].values);
             return CLI_USAGE;
         }
     }

@@ -125,7 +125,9 @@ static const char *user_setting(const char *name, const char *values)
         return "";
     }
     if (!list_has(values, '|', v)) {
-        wgprof_layer_say("%s=%s: not a value it takes (%s); its default is used", name, v, values);
+        /* A long value shown in part, so that the reason still fits the line. */
+        wgprof_layer_say("%s=%.64s%s: not a value it takes (%s); its default is used", name, v,
+                         strlen(v) > 64 ? "..." : "", values);
         return "";
     }
     return v;

@@ -565,6 +565,19 @@ if [ -f batch.plain.out ]; then
   [ "$status" -eq 2 ] && [ ! -s refused.out ] \
     && grep -q "WGPROF_LAYER_READBACK=querry: not a value wgprof's Vulkan layer takes (query|buffer)" refused.err && ok \
     || bad "WGPROF_LAYER_READBACK=querry: exit $status (want 2, the program not run): $(tail_of refused.err)"
+  # A value too long to show whole (100,000 characters) is shown in part, the reason still said.
+  long="$(head -c 100000 /dev/zero | tr '\0' x)"
+  WGPROF_LAYER_CHAIN="$long" "$wgprof" record -- "$app" batch "$steps" >refused-long.out 2>refused-long.err
+  status=$?
+  [ "$status" -eq 2 ] && [ ! -s refused-long.out ] \
+    && grep -q "WGPROF_LAYER_CHAIN=x\{64\}\.\.\.: not a value wgprof's Vulkan layer takes" refused-long.err && ok \
+    || bad "WGPROF_LAYER_CHAIN of 100,000 characters: exit $status (want 2, the reason said): $(tail -c 300 refused-long.err)"
+  WGPROF_LAYER_CHAIN="$long" VK_ADD_LAYER_PATH="$layer_dir" VK_INSTANCE_LAYERS="$layer_name" \
+    "$app" batch "$steps" >long-by-hand.out 2>long-by-hand.err
+  status=$?
+  [ "$status" -eq 0 ] && cmp -s batch.plain.out long-by-hand.out \
+    && [ "$(grep -c "WGPROF_LAYER_CHAIN=x\{64\}\.\.\.: not a value it takes" long-by-hand.err)" = 1 ] && ok \
+    || bad "WGPROF_LAYER_CHAIN of 100,000 characters by hand: exit $status, want the reason said once: $(tail -c 300 long-by-hand.err)"
   rm -rf typo && mkdir -m 700 typo
   (cd typo && VK_ADD_LAYER_PATH="$layer_dir" VK_INSTANCE_LAYERS="$layer_name" WGPROF_LAYER_TIMESTAMPS_ONLY=yes \
     WGPROF_RECORD_DIR="$PWD" WGPROF_RECORD_DIR_ID="$(stat -c %d:%i .)" "$app" batch "$steps" >../typo.out 2>../typo.err)
