@@ -377,7 +377,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     describe(d, &props);
     d->info.timestamp_query = d->pool_bits != 0;
     d->info.profiling_available = d->pool_bits != 0;
-    d->pid = (long)getpid();
+    d->pid = wgprof_layer_pid();
     if (wgprof_pool_create_external(NULL, &d->results) != WGPROF_OK) {
         d->results = NULL;
         wgprof_layer_say("device %s: out of memory: it runs untimed", props.deviceName);
@@ -486,7 +486,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
  * whose results are the parent's to write: it writes only those it made. */
 static void finish_at_exit(wgprof_layer_device *d)
 {
-    if (d->pid == (long)getpid()) {
+    if (d->pid == wgprof_layer_pid()) {
         finish(d);
     }
 }

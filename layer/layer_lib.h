@@ -413,6 +413,8 @@ typedef struct wgprof_layer_settings {
     char readback[16];     /* WGPROF_LAYER_READBACK_ENV as given ("buffer", "query"; "" where unset: by device) */
 } wgprof_layer_settings;
 const wgprof_layer_settings *wgprof_layer_settings_get(void);
+/* getpid(), without a system call after the first: renewed in a child of fork(). */
+long wgprof_layer_pid(void);
 void wgprof_layer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The maps, updated behind one mutex, read without it (layer_registry.c). */

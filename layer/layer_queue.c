@@ -501,7 +501,7 @@ void wgprof_layer_orphan(wgprof_layer_cb *const *cbs, size_t n, bool *orphaned)
 {
     wgprof_layer_device *d = cbs[0]->device;
     pthread_mutex_lock(&d->lock);
-    bool reader = d->read_anywhere && d->reader_pid == (long)getpid() && !d->finished;
+    bool reader = d->read_anywhere && d->reader_pid == wgprof_layer_pid() && !d->finished;
     bool any = false;
     for (size_t i = 0; i < n; i++) {
         orphaned[i] = reader && cbs[i]->pending;
@@ -689,14 +689,14 @@ static void *reader_main(void *arg)
  * blocked in it: the program's handlers run on the program's threads, as without wgprof. */
 static void reader_start_locked(wgprof_layer_device *d)
 {
-    if (d->reader_pid == (long)getpid() || d->reader_stop) {
+    if (d->reader_pid == wgprof_layer_pid() || d->reader_stop) {
         return;
     }
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     if (pthread_create(&d->reader, NULL, reader_main, d) == 0) {
-        d->reader_pid = (long)getpid();
+        d->reader_pid = wgprof_layer_pid();
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -705,7 +705,7 @@ void wgprof_layer_reader_stop(wgprof_layer_device *d)
 {
     pthread_mutex_lock(&d->lock);
     d->reader_stop = true;
-    bool running = d->reader_pid == (long)getpid() && !pthread_equal(d->reader, pthread_self());
+    bool running = d->reader_pid == wgprof_layer_pid() && !pthread_equal(d->reader, pthread_self());
     d->reader_pid = 0;
     pthread_cond_broadcast(&d->reader_wake);
     pthread_mutex_unlock(&d->lock);
@@ -741,7 +741,7 @@ void wgprof_layer_waited(wgprof_layer_device *d)
     pthread_mutex_lock(&d->lock);
     bool any = d->in_flight_count > 0;
     /* Inline where no reader runs in this process (a child of fork, or none could start). */
-    bool inline_read = any && (!d->snapshot_ns || d->reader_pid != (long)getpid());
+    bool inline_read = any && (!d->snapshot_ns || d->reader_pid != wgprof_layer_pid());
     if (any && !inline_read) {
         read_owed_locked(d);
     }

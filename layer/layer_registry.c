@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "layer.h"
@@ -37,6 +38,27 @@ wgprof_layer_device *wgprof_layer_device_of(const void *dispatchable)
 wgprof_layer_cb *wgprof_layer_cb_of(VkCommandBuffer handle)
 {
     return wgprof_layer_map_get(&wgprof_layer_cbs, (uint64_t)(uintptr_t)handle);
+}
+
+/* The process's id, kept: the hooks ask it at every submit and wait (is the reader this
+ * process's, or a copy fork() left without its thread?), and getpid is a system call. A child of
+ * fork() learns its own in the handler below, registered once (and dropped with the layer's
+ * library where the loader unloads it). */
+static _Atomic long g_pid;
+static pthread_once_t g_pid_once = PTHREAD_ONCE_INIT;
+
+static void pid_renew(void) { atomic_store_explicit(&g_pid, (long)getpid(), memory_order_relaxed); }
+
+static void pid_watch(void)
+{
+    pid_renew();
+    pthread_atfork(NULL, NULL, pid_renew);
+}
+
+long wgprof_layer_pid(void)
+{
+    pthread_once(&g_pid_once, pid_watch);
+    return atomic_load_explicit(&g_pid, memory_order_relaxed);
 }
 
 wgprof_layer_instance *wgprof_layer_instance_of(const void *dispatchable)
