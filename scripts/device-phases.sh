@@ -15,10 +15,7 @@
 # bench/phases_pairs.py's summary.
 set -u
 root="$PWD"
-: "${OUT:?device-phases.sh: OUT names a folder for the results}"
-mkdir -p "$OUT"
-. scripts/device-env.sh "$OUT/env"
-export LD_LIBRARY_PATH="$root/.device/build:$LD_LIBRARY_PATH"
+. scripts/device-staged.sh device-phases.sh
 W="$root/.device/build/cli/wgprof"
 P="$root/.device/build/bench/bench_phases"
 ROUNDS=${ROUNDS:-7}
