@@ -300,24 +300,37 @@ static void site_hold(wgprof_layer_pipeline *p)
 }
 static void site_let_go(wgprof_layer_pipeline *p) { atomic_store_explicit(&p->site_busy, false, memory_order_release); }
 
-/* The site of the bound pipeline's last dispatch, where it had these counts: false where not. */
+/* The entry of `p`'s sites kept for these counts, or -1 (site_busy held). */
+static int site_entry(const wgprof_layer_pipeline *p, uint32_t x, uint32_t y, uint32_t z, bool indirect)
+{
+    for (int i = 0; i < WGPROF_LAYER_SITES_KEPT; i++) {
+        if (p->sites[i].known && p->sites[i].indirect == indirect && p->sites[i].counts[0] == x &&
+            p->sites[i].counts[1] == y && p->sites[i].counts[2] == z) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* The site of a dispatch of the bound pipeline with these counts, where one is kept: false where not. */
 static bool site_cached(wgprof_layer_pipeline *p, uint32_t x, uint32_t y, uint32_t z, bool indirect, wgprof_site *out)
 {
     site_hold(p);
-    bool hit = p->site_known && p->site_indirect == indirect && p->site_counts[0] == x && p->site_counts[1] == y &&
-               p->site_counts[2] == z;
-    if (hit) {
-        *out = p->site;
+    int at = site_entry(p, x, y, z, indirect);
+    if (at >= 0) {
+        *out = p->sites[at].site;
     }
     site_let_go(p);
-    return hit;
+    return at >= 0;
 }
 
 /* Its name changed: the site and name kept are another name's. */
 static void site_forget(wgprof_layer_pipeline *p)
 {
     site_hold(p);
-    p->site_known = false;
+    for (int i = 0; i < WGPROF_LAYER_SITES_KEPT; i++) {
+        p->sites[i].known = false;
+    }
     p->name_known = false;
     site_let_go(p);
 }
@@ -348,12 +361,16 @@ static void name_keep(wgprof_layer_pipeline *p, bool indirect, const char *name,
 static void site_keep(wgprof_layer_pipeline *p, uint32_t x, uint32_t y, uint32_t z, bool indirect, wgprof_site site)
 {
     site_hold(p);
-    p->site_known = true;
-    p->site_indirect = indirect;
-    p->site_counts[0] = x;
-    p->site_counts[1] = y;
-    p->site_counts[2] = z;
-    p->site = site;
+    int at = site_entry(p, x, y, z, indirect); /* another thread's, made meanwhile */
+    if (at < 0) {
+        at = (int)(p->site_next++ % WGPROF_LAYER_SITES_KEPT);
+    }
+    p->sites[at].known = true;
+    p->sites[at].indirect = indirect;
+    p->sites[at].counts[0] = x;
+    p->sites[at].counts[1] = y;
+    p->sites[at].counts[2] = z;
+    p->sites[at].site = site;
     site_let_go(p);
 }
 

@@ -128,6 +128,8 @@ typedef struct wgprof_layer_instance {
 } wgprof_layer_instance;
 
 enum { WGPROF_LAYER_BLOCK = 64, WGPROF_LAYER_POOL_QUERIES = 4096, WGPROF_LAYER_FAMILIES = 16, WGPROF_LAYER_QUEUES = 15 };
+/* The sites a pipeline keeps, by workgroup counts (wgprof_layer_pipeline). */
+enum { WGPROF_LAYER_SITES_KEPT = 8 };
 
 /* A block of WGPROF_LAYER_BLOCK queries of one of the device's query pools; where the device
  * reads its results from a buffer of the layer's (layer_readback.c), that buffer and the block's
@@ -443,14 +445,19 @@ typedef struct wgprof_layer_pipeline {
     char label[WGPROF_LAYER_NAME_CAP];         /* its debug-utils name */
     uint32_t local_size[3];
     _Atomic uint64_t sampled; /* its dispatches recorded so far, for --sample-every by kernel */
-    /* The site of its last dispatch timed, by that dispatch's workgroup counts (and whether it was
-     * indirect), so that the next with the same (most are) needs no name made and no lookup under
-     * the results' lock; every command buffer's, of any thread: guarded by `site_busy`, a spin
-     * held for a copy (no call made under it), and forgotten where its name changes. */
+    /* The sites of its last dispatches timed with different workgroup counts (or direct and
+     * indirect), so that the next with the same counts needs no name made and no lookup under the
+     * results' lock: a kernel of a repeating step is dispatched with a few counts (four of the
+     * demo's with two each, which one site kept missed every step); every command buffer's, of
+     * any thread: guarded by `site_busy`, a spin held for a copy (no call made under it), and
+     * forgotten where its name changes. The oldest is replaced first. */
     atomic_bool site_busy;
-    bool site_known, site_indirect;
-    uint32_t site_counts[3];
-    wgprof_site site;
+    struct {
+        bool known, indirect;
+        uint32_t counts[3];
+        wgprof_site site;
+    } sites[WGPROF_LAYER_SITES_KEPT];
+    uint32_t site_next; /* the entry the next new site takes */
     /* And its kernel's name as last made (direct or indirect), with where the name came from,
      * so that a dispatch with other counts makes none (also under `site_busy`). */
     bool name_known, name_indirect;

@@ -15,6 +15,9 @@
  *              primary one recorded per step
  *   indirect   basic through vkCmdDispatchIndirect, the counts in a buffer
  *   base       basic through vkCmdDispatchBase (base 0)
+ *   counts     basic with scale in two pieces through vkCmdDispatchBase, split where the step
+ *              says (one of five places: scale's workgroup counts 8 and 56, 24 and 40, 40 and
+ *              24, 56 and 8, 16 and 48), so that one pipeline runs with six counts, two a step
  *   long       every step recorded into one command buffer, submitted once: 2 * STEPS
  *              dispatches in one buffer (more than a block of queries from 32 steps on)
  *   mixed      scale dispatched in a primary command buffer recorded per step, fold in a
@@ -124,12 +127,13 @@ typedef enum mode {
     MODE_BATCH2,
     MODE_PIPELINED,
     MODE_EVENT,
-    MODE_RENDER
+    MODE_RENDER,
+    MODE_COUNTS
 } mode;
 static const char *const mode_names[] = {"basic",  "names",   "reuse",        "secondary", "indirect",
                                          "work",   "base",    "long",         "mixed",     "inline",
                                          "objects", "simultaneous", "batch", "batch2", "pipelined", "event",
-                                         "render"};
+                                         "render", "counts"};
 
 /* VK_KHR_maintenance5's feature, declared here (Vulkan headers older than 1.3.260 lack it). */
 #define MAINTENANCE5_EXTENSION "VK_KHR_maintenance5"
@@ -140,6 +144,8 @@ typedef struct maintenance5_features {
     VkBool32 maintenance5;
 } maintenance5_features;
 static bool g_inline;
+/* counts: scale's pipeline made for dispatches with a base (VK_PIPELINE_CREATE_DISPATCH_BASE_BIT). */
+static bool g_dispatch_base;
 static bool g_submit2; /* batch2: vkQueueSubmit2, synchronization2 enabled */
 
 /* VK_EXT_shader_object, declared here as the registry has it (Vulkan headers before 1.3.246). */
@@ -499,6 +505,7 @@ static VkPipeline create_pipeline(app *a, VkShaderModule *module, const uint32_t
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = *module,
                   .pName = entry},
+        .flags = g_dispatch_base ? VK_PIPELINE_CREATE_DISPATCH_BASE_BIT : 0,
         .layout = a->layout};
     VkPipeline pipeline;
     VK_CHECK(vkCreateComputePipelines(a->device, VK_NULL_HANDLE, 1, &ci, NULL, &pipeline));
@@ -583,6 +590,25 @@ static void record_step(const app *a, VkCommandBuffer cb, dispatch_how how)
     dispatch(a, cb, how, scale_groups, 0);
     barrier(cb, a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     record_fold(a, cb, how);
+}
+
+/* counts: where step `step` splits scale's workgroups (of scale_groups[0]). */
+static uint32_t counts_split(unsigned step)
+{
+    static const uint32_t splits[] = {8, 24, 40, 56, 16};
+    return splits[step % (sizeof splits / sizeof splits[0])];
+}
+
+/* counts: a step's scale in two pieces, each element's workgroup once, then fold. */
+static void record_counts_step(const app *a, VkCommandBuffer cb, unsigned step)
+{
+    const uint32_t split = counts_split(step);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &a->set, 0, NULL);
+    bind_kernel(a, cb, 0);
+    vkCmdDispatchBase(cb, 0, 0, 0, split, 1, 1);
+    vkCmdDispatchBase(cb, split, 0, 0, scale_groups[0] - split, 1, 1);
+    barrier(cb, a->data, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    record_fold(a, cb, DISPATCH_DIRECT);
 }
 
 /* Every write so far (shaders', transfers') made visible to the transfers and shaders after. */
@@ -906,6 +932,8 @@ static void run_steps(const app *a, mode m, unsigned steps)
             vkCmdExecuteCommands(cb, 1, &secondary);
         } else if (m == MODE_WORK) {
             record_work_step(a, cb, s, steps);
+        } else if (m == MODE_COUNTS) {
+            record_counts_step(a, cb, s);
         } else {
             record_step(a, cb, m == MODE_INDIRECT ? DISPATCH_INDIRECT : m == MODE_BASE ? DISPATCH_BASE : DISPATCH_DIRECT);
         }
@@ -929,7 +957,19 @@ static void print_manifest(mode m, unsigned steps)
     const uint32_t *groups[2] = {scale_groups, fold_groups};
     for (int k = 0; k < 2; k++) {
         unsigned n = k == 0 && g_middle_dispatch ? 2 * steps : steps;
-        if (m == MODE_INDIRECT) {
+        if (m == MODE_COUNTS && k == 0) { /* each count scale ran with, and how often */
+            printf("manifest %s:%s %u\n", label[k], entry[k], 2 * steps);
+            unsigned times[64] = {0};
+            for (unsigned s = 0; s < steps; s++) {
+                times[counts_split(s)]++;
+                times[scale_groups[0] - counts_split(s)]++;
+            }
+            for (uint32_t x = 0; x < 64; x++) {
+                if (times[x]) {
+                    printf("workgroups %s:%s %u 1 1 %u\n", label[k], entry[k], x, times[x]);
+                }
+            }
+        } else if (m == MODE_INDIRECT) {
             printf("manifest %s:%s (indirect) %u\n", label[k], entry[k], n);
         } else {
             printf("manifest %s:%s %u\n", label[k], entry[k], n);
@@ -1004,6 +1044,7 @@ int main(int argc, char **argv)
     }
     unsigned steps = 5;
     g_inline = m == MODE_INLINE;
+    g_dispatch_base = m == MODE_COUNTS;
     g_objects = m == MODE_OBJECTS;
     g_submit2 = m == MODE_BATCH2;
     end_how how = END_USUAL;
