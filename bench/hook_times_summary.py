@@ -69,7 +69,7 @@ def main():
         measured = [c for c in configs if any(us[k][c] for k in us)]
         if not measured:
             continue
-        print(f"   us a step (calls a step), median of the rounds:")
+        print("   us a step (calls a step), median of the rounds:")
         print("   " + " " * 34 + "".join(f"{c:>22}" for c in measured))
         for k in sorted(us):
             cells = []

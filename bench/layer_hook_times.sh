@@ -17,8 +17,10 @@ root=$(git rev-parse --show-toplevel)
 tmp=$(mktemp -d)
 cleanup() { git -C "$root" worktree remove --force "$tmp/tree" 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
-git -C "$root" worktree add --detach "$tmp/tree" HEAD >/dev/null 2>&1
-git -C "$tmp/tree" apply "$root/bench/layer_hook_times.patch"
+git -C "$root" worktree add --detach "$tmp/tree" HEAD >/dev/null 2>&1 ||
+  { echo "layer_hook_times.sh: no copy of $root's HEAD could be checked out" >&2; exit 1; }
+git -C "$tmp/tree" apply "$root/bench/layer_hook_times.patch" ||
+  { echo "layer_hook_times.sh: bench/layer_hook_times.patch does not apply to HEAD: remake it for this layer" >&2; exit 1; }
 webgpu_dir=$(sed -n 's/^WGPROF_WEBGPU_DIR:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
 cmake -S "$tmp/tree" -B "$tmp/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWGPROF_WERROR=OFF \
   -DWGPROF_BUILD_TESTS=OFF -DWGPROF_BUILD_BENCH=OFF ${webgpu_dir:+-DWGPROF_WEBGPU_DIR="$webgpu_dir"} >"$tmp/cmake.log" ||

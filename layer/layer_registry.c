@@ -2,7 +2,7 @@
  * every dispatchable handle: a device's queues and command buffers share its key, an instance's
  * physical devices its), the program's command buffers, pipelines, shader modules and command
  * pools by handle; one mutex, held for an update (a lookup takes none: layer_map.c). And the
- * settings the CLI passed. */
+ * settings the CLI passed, and the process's id. */
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
