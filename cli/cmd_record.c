@@ -1169,9 +1169,10 @@ static int check_layer_settings(void)
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
         const char *v = getenv(settings[i].name);
         if (v && *v && !list_has(settings[i].values, '|', v)) {
-            /* A long value shown in part, so that the reason still fits the message. */
-            cli_error("wgprof record: %s=%.64s%s: not a value wgprof's Vulkan layer takes (%s)", settings[i].name, v,
-                      strlen(v) > 64 ? "..." : "", settings[i].values);
+            cli_error("wgprof record: %s=%.*s%s: not a value wgprof's Vulkan layer takes (%s)", settings[i].name,
+                      (int)WGPROF_LAYER_VALUE_SHOWN, v,
+                      strnlen(v, WGPROF_LAYER_VALUE_SHOWN + 1) > WGPROF_LAYER_VALUE_SHOWN ? "..." : "",
+                      settings[i].values);
             return CLI_USAGE;
         }
     }

@@ -51,6 +51,9 @@
 #define WGPROF_LAYER_CHAIN_VALUES "submit|" WGPROF_LAYER_CHAIN_PER_CB
 #define WGPROF_LAYER_READBACK_VALUES "query|buffer"
 #define WGPROF_LAYER_TIMESTAMPS_ONLY_VALUES "0|1"
+/* A setting's value in a message that refuses it: at most so many characters, then "...", so
+ * that the reason still fits (the CLI's refusal and the layer's own say it alike). */
+#define WGPROF_LAYER_VALUE_SHOWN 64
 /* Each of them: X(variable, values). */
 #define WGPROF_LAYER_USER_SETTINGS(X)                                                                              \
     X(WGPROF_LAYER_CHAIN_ENV, WGPROF_LAYER_CHAIN_VALUES)                                                           \

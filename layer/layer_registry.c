@@ -147,9 +147,9 @@ static const char *user_setting(const char *name, const char *values)
         return "";
     }
     if (!list_has(values, '|', v)) {
-        /* A long value shown in part, so that the reason still fits the line. */
-        wgprof_layer_say("%s=%.64s%s: not a value it takes (%s); its default is used", name, v,
-                         strlen(v) > 64 ? "..." : "", values);
+        wgprof_layer_say("%s=%.*s%s: not a value it takes (%s); its default is used", name,
+                         (int)WGPROF_LAYER_VALUE_SHOWN, v,
+                         strnlen(v, WGPROF_LAYER_VALUE_SHOWN + 1) > WGPROF_LAYER_VALUE_SHOWN ? "..." : "", values);
         return "";
     }
     return v;
