@@ -5,8 +5,14 @@
  * mutex is held for the map's own consistency alone (a lookup, an insertion, a removal), never
  * across a call into the implementation or into libwgprof (record_lib.h's rule). What the
  * objects hold is their owners' business (record_device.c, record_encode.c).
+ *
+ * Each kind also keeps how many it holds, readable without its mutex: a lookup in an empty map
+ * takes no lock. That is the common case of the hooks of every encoder, pass and pipeline of a
+ * device left to wgprof's Vulkan layer, which are in no map. A handle the program uses was
+ * returned to it after its insertion, so a thread that has it sees a count of at least one.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "internal.h"
 #include "record_lib.h"
@@ -14,9 +20,10 @@
 typedef struct kind {
     pthread_mutex_t lock;
     wgprof_rec_map map;
+    atomic_size_t held; /* map.count, stored under the lock after each change */
 } kind;
 
-#define KIND_INIT {PTHREAD_MUTEX_INITIALIZER, {0}}
+#define KIND_INIT {PTHREAD_MUTEX_INITIALIZER, {0}, 0}
 
 static kind g_sessions = KIND_INIT; /* WGPUDevice -> wgprof_rec_session */
 static kind g_adapters = KIND_INIT; /* WGPUAdapter -> the WGPUInstance it came from */
@@ -33,8 +40,16 @@ static kind g_buffers = KIND_INIT;  /* WGPUCommandBuffer holding a batch -> its 
 static wgprof_rec_session **g_session_list;
 static uint32_t g_session_count, g_session_cap;
 
+static bool empty(kind *k) { return atomic_load_explicit(&k->held, memory_order_relaxed) == 0; }
+
+/* Under the lock, after the map changed. */
+static void count(kind *k) { atomic_store_explicit(&k->held, k->map.count, memory_order_relaxed); }
+
 static void *get(kind *k, const void *key)
 {
+    if (empty(k)) {
+        return NULL;
+    }
     pthread_mutex_lock(&k->lock);
     void *v = wgprof_rec_map_get(&k->map, key);
     pthread_mutex_unlock(&k->lock);
@@ -45,14 +60,19 @@ static bool put(kind *k, const void *key, void *value)
 {
     pthread_mutex_lock(&k->lock);
     bool ok = wgprof_rec_map_put(&k->map, key, value);
+    count(k);
     pthread_mutex_unlock(&k->lock);
     return ok;
 }
 
 static void *take(kind *k, const void *key)
 {
+    if (empty(k)) {
+        return NULL;
+    }
     pthread_mutex_lock(&k->lock);
     void *v = wgprof_rec_map_take(&k->map, key);
+    count(k);
     pthread_mutex_unlock(&k->lock);
     return v;
 }
@@ -65,6 +85,7 @@ bool wgprof_rec_session_put(WGPUDevice device, wgprof_rec_session *session)
     bool ok = wgprof__reserve((void **)&g_session_list, &g_session_cap, g_session_count + 1, sizeof *g_session_list,
                               4) == WGPROF_OK &&
               wgprof_rec_map_put(&g_sessions.map, device, session);
+    count(&g_sessions);
     if (ok) {
         g_session_list[g_session_count++] = session;
     }
@@ -131,6 +152,12 @@ bool wgprof_rec_pipeline_put(wgprof_rec_pipeline *x) { return put(&g_pipelines, 
 
 WGPUComputePipeline wgprof_rec_pipeline_real(WGPUComputePipeline handle, wgprof_rec_pipeline_info **info)
 {
+    if (empty(&g_pipelines)) { /* no proxies: every pipeline is the implementation's */
+        if (info) {
+            *info = NULL;
+        }
+        return handle;
+    }
     pthread_mutex_lock(&g_pipelines.lock);
     const wgprof_rec_pipeline *x = wgprof_rec_map_get(&g_pipelines.map, handle);
     WGPUComputePipeline real = x ? x->real : handle;
@@ -143,6 +170,9 @@ WGPUComputePipeline wgprof_rec_pipeline_real(WGPUComputePipeline handle, wgprof_
 
 bool wgprof_rec_pipeline_add_ref(WGPUComputePipeline handle)
 {
+    if (empty(&g_pipelines)) {
+        return false;
+    }
     pthread_mutex_lock(&g_pipelines.lock);
     wgprof_rec_pipeline *x = wgprof_rec_map_get(&g_pipelines.map, handle);
     if (x) {
@@ -155,6 +185,9 @@ bool wgprof_rec_pipeline_add_ref(WGPUComputePipeline handle)
 WGPUComputePipeline wgprof_rec_pipeline_release(WGPUComputePipeline handle)
 {
     WGPUComputePipeline real = handle;
+    if (empty(&g_pipelines)) {
+        return real;
+    }
     pthread_mutex_lock(&g_pipelines.lock);
     wgprof_rec_pipeline *x = wgprof_rec_map_get(&g_pipelines.map, handle);
     if (x && --x->refs > 0) {
@@ -163,6 +196,7 @@ WGPUComputePipeline wgprof_rec_pipeline_release(WGPUComputePipeline handle)
     } else if (x) {
         real = x->real;
         wgprof_rec_map_take(&g_pipelines.map, handle);
+        count(&g_pipelines);
     }
     pthread_mutex_unlock(&g_pipelines.lock);
     wgprof__free(x); /* its info stays: see record_encode.c */

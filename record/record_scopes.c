@@ -18,29 +18,43 @@
 #include "record.h"
 #include "record_lib.h"
 
-/* A step: a scope begun (its name), one ended (NULL name), or a dispatch. */
+/* A step: a scope begun (its name's offset in its list's text), one ended, or a dispatch. */
+enum { NO_NAME = UINT32_MAX };
+
 typedef struct step {
-    char *name;
+    uint32_t name; /* NO_NAME: an end, or a dispatch */
     bool dispatch;
 } step;
 
-typedef struct steps {
-    step *items;
-    size_t count, cap;
-    unsigned encoder_depth; /* the encoder's debug groups open */
-    bool broken;            /* a step could not be kept: none of its scopes are told */
-} steps;
+typedef struct steps steps;
 
-/* A pass of a tracked encoder: its encoder's steps, and what it opened. */
+/* A pass of a tracked encoder: its encoder's steps (NULL once the encoder is finished or let go
+ * of: it adds nothing then), and what it opened. */
 typedef struct pass_steps {
+    WGPUComputePassEncoder handle;
     steps *of;
     unsigned depth; /* its debug groups open */
     bool label;     /* its label opened a scope */
+    bool inside;    /* it is its encoder's `open`, not an allocation of its own */
 } pass_steps;
+
+struct steps {
+    step *items;
+    size_t count, cap;
+    char *text; /* the names, each ended by a zero */
+    size_t text_len, text_cap;
+    unsigned encoder_depth; /* the encoder's debug groups open */
+    bool broken;            /* a step could not be kept: none of its scopes are told */
+    /* Its pass open: an encoder has one at a time (a second is the program's mistake, which
+     * gets an allocation of its own), so a pass costs no allocation. */
+    pass_steps open;
+    bool open_taken;
+};
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static wgprof_rec_map g_encoders, g_passes, g_buffers;
 static atomic_size_t g_tracked; /* encoders and buffers tracked: none, nothing to look up */
+static atomic_size_t g_open;    /* passes in g_passes: none, nothing to look up */
 
 /* What this thread holds for the layer while the implementation records: the steps of these
  * lists, in order, from (list, at). */
@@ -49,7 +63,7 @@ static _Thread_local size_t t_count, t_list, t_at;
 
 static void *get(wgprof_rec_map *map, const void *key)
 {
-    if (!atomic_load(&g_tracked)) {
+    if (!atomic_load(map == &g_passes ? &g_open : &g_tracked)) {
         return NULL;
     }
     pthread_mutex_lock(&g_lock);
@@ -61,8 +75,12 @@ static void *get(wgprof_rec_map *map, const void *key)
 /* Not gated by g_tracked: a pass of an encoder let go of is still to free. */
 static void *take(wgprof_rec_map *map, const void *key)
 {
+    if (map == &g_passes && !atomic_load(&g_open)) {
+        return NULL;
+    }
     pthread_mutex_lock(&g_lock);
     void *v = wgprof_rec_map_take(map, key);
+    atomic_store(&g_open, g_passes.count);
     pthread_mutex_unlock(&g_lock);
     return v;
 }
@@ -71,6 +89,7 @@ static bool put(wgprof_rec_map *map, const void *key, void *value)
 {
     pthread_mutex_lock(&g_lock);
     bool ok = wgprof_rec_map_put(map, key, value);
+    atomic_store(&g_open, g_passes.count);
     pthread_mutex_unlock(&g_lock);
     return ok;
 }
@@ -80,15 +99,49 @@ static void free_steps(steps *s)
     if (!s) {
         return;
     }
-    for (size_t i = 0; i < s->count; i++) {
-        wgprof__free(s->items[i].name);
-    }
     wgprof__free(s->items);
+    wgprof__free(s->text);
     wgprof__free(s);
     atomic_fetch_sub(&g_tracked, 1);
 }
 
-static void add(steps *s, const char *name, bool begin, bool dispatch)
+static void pass_free(pass_steps *p)
+{
+    if (p && !p->inside) {
+        wgprof__free(p);
+    } else if (p && p->of) {
+        p->of->open_taken = false;
+    }
+}
+
+/* `name`'s n bytes kept in the list's text; its offset, or NO_NAME where out of memory. */
+static uint32_t keep_name(steps *s, const char *name, size_t n)
+{
+    if (s->text_len + n + 1 > s->text_cap) {
+        size_t cap = s->text_cap ? 2 * s->text_cap : 512;
+        while (cap < s->text_len + n + 1) {
+            cap *= 2;
+        }
+        char *more = cap < NO_NAME ? wgprof__calloc(cap, 1) : NULL;
+        if (!more) {
+            return NO_NAME;
+        }
+        if (s->text_len) {
+            memcpy(more, s->text, s->text_len);
+        }
+        wgprof__free(s->text);
+        s->text = more;
+        s->text_cap = cap;
+    }
+    uint32_t at = (uint32_t)s->text_len;
+    memcpy(s->text + at, name, n);
+    s->text[at + n] = '\0';
+    s->text_len += n + 1;
+    return at;
+}
+
+/* A step added: a scope begun where `name` (of n bytes), else an end or a dispatch. */
+static void add(steps *s, const char *name, size_t n, bool dispatch)
 {
     if (s->broken) {
         return;
@@ -107,10 +160,10 @@ static void add(steps *s, const char *name, bool begin, bool dispatch)
         s->items = more;
         s->cap = cap;
     }
-    step st = {NULL, dispatch};
-    if (begin) {
-        st.name = wgprof__strdup(name);
-        if (!st.name) {
+    step st = {NO_NAME, dispatch};
+    if (name) {
+        st.name = keep_name(s, name, n);
+        if (st.name == NO_NAME) {
             s->broken = true;
             return;
         }
@@ -118,12 +171,15 @@ static void add(steps *s, const char *name, bool begin, bool dispatch)
     s->items[s->count++] = st;
 }
 
+static void end_one(steps *s) { add(s, NULL, 0, false); }
+
+/* A scope named by the label, its first 255 bytes (up to a zero), begun. */
 static void begin_named(steps *s, WGPUStringView label)
 {
-    char name[256];
     size_t n = label.data ? (label.length == WGPU_STRLEN ? strlen(label.data) : label.length) : 0;
-    snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), n ? label.data : "");
-    add(s, name, true, false);
+    n = n < 255 ? n : 255;
+    const char *zero = n ? memchr(label.data, '\0', n) : NULL;
+    add(s, n ? label.data : "", zero ? (size_t)(zero - label.data) : n, false);
 }
 
 void wgprof_rec_scopes_track(WGPUCommandEncoder enc)
@@ -151,29 +207,35 @@ void wgprof_rec_scopes_pop(WGPUCommandEncoder enc)
 {
     steps *s = get(&g_encoders, enc);
     if (s && s->encoder_depth) {
-        add(s, NULL, false, false);
+        end_one(s);
         s->encoder_depth--;
     }
 }
 
 void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder pass, WGPUStringView label)
 {
-    steps *s = get(&g_encoders, enc);
-    pass_steps *p = s ? wgprof__calloc(1, sizeof *p) : NULL;
-    if (!p) {
+    if (!atomic_load(&g_tracked) || !pass) {
         return;
     }
-    p->of = s;
+    /* The encoder's steps found and the pass put under one hold of the lock; the steps are
+     * this thread's (the encoder's), so the label is added after. */
+    pthread_mutex_lock(&g_lock);
+    steps *s = wgprof_rec_map_get(&g_encoders, enc);
+    pass_steps *p = !s ? NULL : !s->open_taken ? &s->open : wgprof__calloc(1, sizeof *p);
+    if (p) {
+        *p = (pass_steps){.handle = pass, .of = s, .inside = p == &s->open};
+        s->open_taken |= p->inside;
+        if (!wgprof_rec_map_put(&g_passes, pass, p)) {
+            pass_free(p);
+            p = NULL;
+        }
+        atomic_store(&g_open, g_passes.count);
+    }
+    pthread_mutex_unlock(&g_lock);
     size_t n = label.data ? (label.length == WGPU_STRLEN ? strlen(label.data) : label.length) : 0;
-    if (n) {
+    if (p && n) {
         begin_named(s, label);
         p->label = true;
-    }
-    if (!put(&g_passes, pass, p)) {
-        if (p->label) {
-            add(s, NULL, false, false);
-        }
-        wgprof__free(p);
     }
 }
 
@@ -190,7 +252,7 @@ void wgprof_rec_scopes_pass_pop(WGPUComputePassEncoder pass)
 {
     pass_steps *p = get(&g_passes, pass);
     if (p && p->of && p->depth) {
-        add(p->of, NULL, false, false);
+        end_one(p->of);
         p->depth--;
     }
 }
@@ -199,7 +261,7 @@ void wgprof_rec_scopes_dispatch(WGPUComputePassEncoder pass)
 {
     pass_steps *p = get(&g_passes, pass);
     if (p && p->of) {
-        add(p->of, NULL, false, true);
+        add(p->of, NULL, 0, true);
     }
 }
 
@@ -210,12 +272,12 @@ void wgprof_rec_scopes_pass_end(WGPUComputePassEncoder pass)
         return;
     }
     for (; p->of && p->depth; p->depth--) {
-        add(p->of, NULL, false, false);
+        end_one(p->of);
     }
     if (p->of && p->label) {
-        add(p->of, NULL, false, false);
+        end_one(p->of);
     }
-    wgprof__free(p);
+    pass_free(p);
 }
 
 void wgprof_rec_scopes_finishing(WGPUCommandEncoder enc)
@@ -228,19 +290,45 @@ void wgprof_rec_scopes_finishing(WGPUCommandEncoder enc)
 }
 
 /* Passes still open on `s` (an encoder released or finished before their end, which the
- * program may do) add to it no more. */
-static void detach_pass(void *value, void *user)
+ * program may do) add to it no more: taken out of the map (their end then finds nothing), and
+ * freed where not `s`'s own. */
+typedef struct detaching {
+    const steps *of;
+    WGPUComputePassEncoder keys[8]; /* found in one walk, taken after it */
+    size_t count;
+    bool more;
+} detaching;
+
+static void detach_key(void *value, void *user)
 {
-    pass_steps *p = value;
-    if (p->of == user) {
-        p->of = NULL;
+    detaching *d = user;
+    const pass_steps *p = value;
+    if (p->of != d->of) {
+        return;
+    }
+    if (d->count < sizeof d->keys / sizeof d->keys[0]) {
+        d->keys[d->count++] = p->handle;
+    } else {
+        d->more = true;
     }
 }
 
-static void detach_passes(const steps *s)
+static void detach_passes(steps *s)
 {
     pthread_mutex_lock(&g_lock);
-    wgprof_rec_map_each(&g_passes, detach_pass, (void *)s);
+    detaching d = {.of = s, .more = true};
+    while (d.more && g_passes.count) {
+        d.count = 0;
+        d.more = false;
+        wgprof_rec_map_each(&g_passes, detach_key, &d);
+        for (size_t i = 0; i < d.count; i++) {
+            pass_steps *p = wgprof_rec_map_take(&g_passes, d.keys[i]);
+            p->of = NULL;
+            pass_free(p);
+        }
+    }
+    atomic_store(&g_open, g_passes.count);
+    s->open_taken = false;
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -254,7 +342,7 @@ void wgprof_rec_scopes_finished(WGPUCommandEncoder enc, WGPUCommandBuffer cb)
     }
     detach_passes(s);
     for (; s->encoder_depth; s->encoder_depth--) {
-        add(s, NULL, false, false);
+        end_one(s);
     }
     if (!cb || !put(&g_buffers, cb, s)) {
         free_steps(s);
@@ -270,7 +358,7 @@ void wgprof_rec_scopes_forget_encoder(WGPUCommandEncoder enc)
     }
 }
 
-void wgprof_rec_scopes_forget_pass(WGPUComputePassEncoder pass) { wgprof__free(take(&g_passes, pass)); }
+void wgprof_rec_scopes_forget_pass(WGPUComputePassEncoder pass) { pass_free(take(&g_passes, pass)); }
 
 void wgprof_rec_scopes_forget_buffer(WGPUCommandBuffer cb) { free_steps(take(&g_buffers, cb)); }
 
@@ -324,7 +412,7 @@ WGPROF_REC_EXPORT size_t wgprof_record_dispatch_scopes(const char **out, size_t 
             if (st->dispatch || n == cap) {
                 break; /* more steps than the caller holds: told no further */
             }
-            out[n++] = st->name;
+            out[n++] = st->name == NO_NAME ? NULL : s->text + st->name;
         }
         if (s->broken || t_at < s->count) {
             /* A list not kept whole: which dispatch is which is not known from here on. */
