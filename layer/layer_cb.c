@@ -46,49 +46,12 @@ void wgprof_layer_cb_destroy(wgprof_layer_cb *cb)
     wgprof__free(cb);
 }
 
-/* The states kept for renewals: those read and let go of (with their arrays' room), up to so
- * many a device, so that a program that resets its pools after each wait (wgpu-native) allocates
- * nothing a step. */
-enum { SPARES_KEPT = 256 };
-
-void wgprof_layer_cbs_recycle(wgprof_layer_device *d, wgprof_layer_cb *list)
-{
-    for (wgprof_layer_cb *cb = list; cb; cb = cb->next_orphan) {
-        wgprof_layer_cb_blocks_return(cb);
-    }
-    pthread_mutex_lock(&d->lock);
-    while (list && d->spare_count < SPARES_KEPT) {
-        wgprof_layer_cb *next = list->next_orphan;
-        list->next_orphan = d->spares;
-        d->spares = list;
-        d->spare_count++;
-        list = next;
-    }
-    pthread_mutex_unlock(&d->lock);
-    while (list) {
-        wgprof_layer_cb *next = list->next_orphan;
-        wgprof_layer_cb_destroy(list);
-        list = next;
-    }
-}
-
-void wgprof_layer_cb_spares_free(wgprof_layer_device *d)
-{
-    wgprof_layer_cb *cb = d->spares;
-    d->spares = NULL;
-    d->spare_count = 0;
-    while (cb) {
-        wgprof_layer_cb *next = cb->next_orphan;
-        wgprof_layer_cb_destroy(cb);
-        cb = next;
-    }
-}
-
-/* A kept state made as new but for its arrays' room (and the clean blocks it holds). */
+/* A kept state made as new but for its device, its arrays' room and the clean blocks it holds. */
 static void as_new(wgprof_layer_cb *cb)
 {
     wgprof_layer_cb room = *cb;
     memset(cb, 0, sizeof *cb);
+    cb->device = room.device;
     cb->blocks = room.blocks;
     cb->block_cap = room.block_cap;
     cb->blocks_held = room.blocks_held;
@@ -102,25 +65,48 @@ static void as_new(wgprof_layer_cb *cb)
     cb->label_cap = room.label_cap;
 }
 
+void wgprof_layer_cbs_recycle(wgprof_layer_device *d, wgprof_layer_cb *list)
+{
+    enum { BATCH = 64 };
+    while (list) {
+        wgprof_layer_cb *made[BATCH];
+        size_t n = 0;
+        for (; list && n < BATCH; n++) {
+            made[n] = list;
+            list = list->next_orphan;
+            wgprof_layer_cb_blocks_return(made[n]);
+            as_new(made[n]);
+        }
+        size_t kept = 0;
+        pthread_mutex_lock(&d->lock);
+        for (; kept < n && d->spare_count < WGPROF_LAYER_SPARES_KEPT; kept++) {
+            d->spares[d->spare_count++] = made[kept];
+        }
+        pthread_mutex_unlock(&d->lock);
+        for (size_t i = kept; i < n; i++) {
+            wgprof_layer_cb_destroy(made[i]);
+        }
+    }
+}
+
+void wgprof_layer_cb_spares_free(wgprof_layer_device *d)
+{
+    for (size_t i = 0; i < d->spare_count; i++) {
+        wgprof_layer_cb_destroy(d->spares[i]);
+    }
+    d->spare_count = 0;
+}
+
 void wgprof_layer_cbs_made(wgprof_layer_cb *const *olds, size_t n, wgprof_layer_cb **news)
 {
     wgprof_layer_device *d = olds[0]->device;
     pthread_mutex_lock(&d->lock);
     for (size_t i = 0; i < n; i++) {
-        news[i] = d->spares;
-        if (news[i]) {
-            d->spares = news[i]->next_orphan;
-            d->spare_count--;
-        }
+        news[i] = d->spare_count ? d->spares[--d->spare_count] : NULL;
     }
     pthread_mutex_unlock(&d->lock);
     for (size_t i = 0; i < n; i++) {
-        wgprof_layer_cb *cb = news[i];
-        if (cb) {
-            as_new(cb);
-        } else {
-            cb = news[i] = wgprof__calloc(1, sizeof *cb);
-        }
+        wgprof_layer_cb *cb = news[i] ? news[i] : (news[i] = wgprof__calloc(1, sizeof *cb));
         if (cb) {
             const wgprof_layer_cb *old = olds[i];
             cb->handle = old->handle;

@@ -237,6 +237,10 @@ enum { WGPROF_LAYER_WORK_COPY, WGPROF_LAYER_WORK_CLEAR, WGPROF_LAYER_WORK_RESOLV
 
 #define WGPROF_LAYER_PASS_NEXT(command, params, args) PFN_vk##command command;
 
+/* The states a device keeps for renewals, so that a program that resets its pools after each
+ * wait (wgpu-native) allocates nothing a step. */
+enum { WGPROF_LAYER_SPARES_KEPT = 256 };
+
 typedef struct wgprof_layer_device {
     VkDevice handle;
     VkPhysicalDevice physical;
@@ -345,7 +349,9 @@ typedef struct wgprof_layer_device {
     wgprof_layer_map fences, signals;
     wgprof_layer_cb **in_flight;  /* submitted, results not read: the first of each chain */
     wgprof_layer_cb *orphans_read; /* let go of by the program, read since: to be freed (layer_queue.c) */
-    wgprof_layer_cb *spares;       /* states read and let go of, kept for renewals (layer_cb.c) */
+    /* States read and let go of, made as new by the reader, kept for renewals (layer_cb.c): an
+     * array, so that taking a batch of them walks no memory another thread wrote last. */
+    wgprof_layer_cb *spares[WGPROF_LAYER_SPARES_KEPT];
     size_t spare_count;
     size_t in_flight_count, in_flight_cap;
     wgprof_pool *results;         /* fed by wgprof_pool_add_external: guarded by results_lock */
@@ -541,7 +547,7 @@ struct wgprof_layer_cb {
      * another state, or none, and this one is the reader's, which frees it once read (device's
      * lock; `next_orphan`: the device's list of those read, to be freed). */
     bool orphaned;
-    wgprof_layer_cb *next_orphan; /* also the next of the device's spares */
+    wgprof_layer_cb *next_orphan;
 };
 
 /* The site of a gap in a recording's chain: the row begun by the layer's timestamp before a
@@ -647,15 +653,15 @@ void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb);
 /* A command buffer's state given back: its queries to the device (reset first where they were
  * written and not reset since), its memory. */
 void wgprof_layer_cb_destroy(wgprof_layer_cb *cb);
-/* States read and let go of (a list through `next_orphan`): kept for renewals (their queries
- * back to the device but for the clean ones they hold, their arrays' room kept), or given back
- * where the device keeps enough; one trip through the device's lock. */
+/* States read and let go of (a list through `next_orphan`): made as new and kept for renewals
+ * (their queries back to the device but for the clean ones they hold, their arrays' room kept),
+ * or given back where the device keeps enough; a trip through the device's lock per 64. */
 void wgprof_layer_cbs_recycle(wgprof_layer_device *d, wgprof_layer_cb *list);
 /* Gives back every state kept (the device's end). */
 void wgprof_layer_cb_spares_free(wgprof_layer_device *d);
 /* New states for the handles of `n` command buffers of one device (what lasts across recordings
- * copied: pool, family, level, the sites of their runs of transfer work), kept ones taken in
- * one trip through the device's lock; made before the old ones may go to the reader. news[i]
+ * copied: pool, family, level, the sites of their runs of transfer work), kept ones (made as new
+ * by the reader already) taken in one trip through the device's lock; made before the old ones may go to the reader. news[i]
  * NULL where there is no memory. */
 void wgprof_layer_cbs_made(wgprof_layer_cb *const *olds, size_t n, wgprof_layer_cb **news);
 /* The new states of the handles whose old ones were orphaned put in the map in their place, in
