@@ -111,7 +111,7 @@ void wgprof_layer_cbs_made(wgprof_layer_cb *const *olds, size_t n, wgprof_layer_
             const wgprof_layer_cb *old = olds[i];
             cb->handle = old->handle;
             cb->device = old->device;
-            cb->pool = old->pool;
+            cb->pool_slot = old->pool_slot;
             cb->family = old->family;
             cb->primary = old->primary;
             memcpy(cb->work_sites, old->work_sites, sizeof cb->work_sites);

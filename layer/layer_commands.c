@@ -410,32 +410,80 @@ void wgprof_layer_object_named(const VkDebugUtilsObjectNameInfoEXT *info)
 
 /* ---- command pools and buffers ---- */
 
-/* A command pool's queue family, kept in the pool map as a pointer into this array (a family
- * past the layer's count counts as the first). */
-static const char g_families[WGPROF_LAYER_FAMILIES];
-static void *family_tag(uint32_t family)
-{
-    const char *tag = &g_families[family < WGPROF_LAYER_FAMILIES ? family : 0];
-    void *out;
-    memcpy(&out, &tag, sizeof out); /* stored, never written through */
-    return out;
-}
-static uint32_t family_of_tag(const void *tag)
-{
-    return tag ? (uint32_t)((const char *)tag - g_families) : 0;
-}
-
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *info,
                                                               const VkAllocationCallbacks *alloc, VkCommandPool *pool)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
     VkResult r = d->CreateCommandPool(device, info, alloc, pool);
-    if (r == VK_SUCCESS) {
+    wgprof_layer_pool *p = r == VK_SUCCESS ? wgprof__calloc(1, sizeof *p) : NULL;
+    if (p) {
+        p->device = d;
+        p->family = info->queueFamilyIndex; /* one past the layer's count counts as the first */
         wgprof_layer_lock();
-        wgprof_layer_map_put(&wgprof_layer_pools, KEY(*pool), family_tag(info->queueFamilyIndex));
+        bool kept = wgprof_layer_map_put(&wgprof_layer_pools, KEY(*pool), p);
         wgprof_layer_unlock();
+        if (!kept) {
+            wgprof__free(p); /* its command buffers are made a record at their allocation */
+        }
     }
     return r;
+}
+
+/* Room for more handles in the pool's record (maps' lock); false where there is no memory. */
+static bool grow_pool(wgprof_layer_pool *p)
+{
+    size_t cap = p->cap ? 2 * p->cap : 16;
+    VkCommandBuffer *more = wgprof_layer_grow(p->cbs, p->count, cap, sizeof *more);
+    if (!more) {
+        return false;
+    }
+    p->cbs = more;
+    p->cap = cap;
+    return true;
+}
+
+/* The pool's record (maps' lock), made where it has none (out of memory at its creation): NULL
+ * where there is no memory. */
+static wgprof_layer_pool *pool_record(const wgprof_layer_device *d, VkCommandPool pool)
+{
+    wgprof_layer_pool *p = wgprof_layer_map_get(&wgprof_layer_pools, KEY(pool));
+    if (!p && (p = wgprof__calloc(1, sizeof *p)) != NULL) {
+        p->device = d;
+        if (!wgprof_layer_map_put(&wgprof_layer_pools, KEY(pool), p)) {
+            wgprof__free(p);
+            p = NULL;
+        }
+    }
+    return p;
+}
+
+static void pool_record_free(wgprof_layer_pool *p)
+{
+    if (p) {
+        wgprof__free(p->cbs);
+        wgprof__free(p);
+    }
+}
+
+/* `handle` (its state `cb`, or NULL where it lost it: then looked for) out of its pool's record
+ * (maps' lock). */
+static void pool_remove(VkCommandPool pool, VkCommandBuffer handle, const wgprof_layer_cb *cb)
+{
+    wgprof_layer_pool *p = wgprof_layer_map_get(&wgprof_layer_pools, KEY(pool));
+    if (!p) {
+        return;
+    }
+    size_t at = cb && cb->pool_slot < p->count && p->cbs[cb->pool_slot] == handle ? cb->pool_slot : 0;
+    for (; at < p->count && p->cbs[at] != handle; at++) {
+    }
+    if (at == p->count) {
+        return;
+    }
+    p->cbs[at] = p->cbs[--p->count];
+    wgprof_layer_cb *moved = at < p->count ? wgprof_layer_map_get(&wgprof_layer_cbs, KEY(p->cbs[at])) : NULL;
+    if (moved) {
+        moved->pool_slot = at;
+    }
 }
 
 /* A command buffer freed (taken out of the map already): its state given back now, or by the
@@ -531,51 +579,55 @@ wgprof_layer_cb *wgprof_layer_cb_release(wgprof_layer_cb *cb, bool keep_handle)
     return cb;
 }
 
+/* A pool's command buffers' states: in `room` where they fit. */
 typedef struct pool_match {
-    VkCommandPool pool;
     wgprof_layer_cb **found;
-    size_t count, cap;
+    size_t count;
+    wgprof_layer_cb *room[128];
 } pool_match;
 
-static void match_pool(uint64_t key, void *value, void *user)
-{
-    (void)key;
-    pool_match *m = user;
-    wgprof_layer_cb *cb = value;
-    if (cb->pool == m->pool && m->count < m->cap) {
-        m->found[m->count++] = cb;
-    }
-}
-
 /* The pool's command buffers, taken out of the map where `take` (the pool's end). */
-static pool_match pool_cbs(VkCommandPool pool, bool take)
+static void pool_cbs(VkCommandPool pool, bool take, pool_match *m)
 {
-    pool_match m = {.pool = pool};
+    m->count = 0;
+    m->found = m->room;
     wgprof_layer_lock();
-    m.cap = wgprof_layer_cbs.count;
-    m.found = m.cap ? wgprof__calloc(m.cap, sizeof *m.found) : NULL;
-    if (m.found) {
-        wgprof_layer_map_each(&wgprof_layer_cbs, match_pool, &m);
-        for (size_t i = 0; take && i < m.count; i++) {
-            wgprof_layer_map_take(&wgprof_layer_cbs, KEY(m.found[i]->handle));
+    wgprof_layer_pool *p = wgprof_layer_map_get(&wgprof_layer_pools, KEY(pool));
+    size_t n = p ? p->count : 0;
+    if (n > sizeof m->room / sizeof m->room[0]) {
+        m->found = wgprof__calloc(n, sizeof *m->found);
+    }
+    for (size_t i = 0; m->found && i < n; i++) {
+        uint64_t key = KEY(p->cbs[i]);
+        wgprof_layer_cb *cb = take ? wgprof_layer_map_take(&wgprof_layer_cbs, key) : wgprof_layer_map_get(&wgprof_layer_cbs, key);
+        if (cb) {
+            m->found[m->count++] = cb;
         }
     }
     wgprof_layer_unlock();
-    return m;
+}
+
+static void pool_match_end(pool_match *m)
+{
+    if (m->found != m->room) {
+        wgprof__free(m->found);
+    }
 }
 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyCommandPool(VkDevice device, VkCommandPool pool,
                                                            const VkAllocationCallbacks *alloc)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
-    pool_match m = pool_cbs(pool, true);
+    pool_match m;
+    pool_cbs(pool, true, &m);
     for (size_t i = 0; i < m.count; i++) {
         cb_free(m.found[i]);
     }
-    wgprof__free(m.found);
+    pool_match_end(&m);
     wgprof_layer_lock();
-    wgprof_layer_map_take(&wgprof_layer_pools, KEY(pool));
+    wgprof_layer_pool *p = wgprof_layer_map_take(&wgprof_layer_pools, KEY(pool));
     wgprof_layer_unlock();
+    pool_record_free(p);
     d->DestroyCommandPool(device, pool, alloc);
 }
 
@@ -583,9 +635,10 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_ResetCommandPool(VkDevice device, Vk
                                                              VkCommandPoolResetFlags flags)
 {
     wgprof_layer_device *d = wgprof_layer_device_of(device);
-    pool_match m = pool_cbs(pool, false);
+    pool_match m;
+    pool_cbs(pool, false, &m);
     wgprof_layer_cbs_release(m.found, m.count, true);
-    wgprof__free(m.found);
+    pool_match_end(&m);
     return d->ResetCommandPool(device, pool, flags);
 }
 
@@ -599,7 +652,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_AllocateCommandBuffers(VkDevice devi
         return r;
     }
     wgprof_layer_lock();
-    uint32_t family = family_of_tag(wgprof_layer_map_get(&wgprof_layer_pools, KEY(info->commandPool)));
+    const wgprof_layer_pool *known = wgprof_layer_map_get(&wgprof_layer_pools, KEY(info->commandPool));
+    uint32_t family = known && known->family < WGPROF_LAYER_FAMILIES ? known->family : 0;
     wgprof_layer_unlock();
     for (uint32_t i = 0; i < info->commandBufferCount; i++) {
         wgprof_layer_cb *cb = wgprof__calloc(1, sizeof *cb);
@@ -608,11 +662,16 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_AllocateCommandBuffers(VkDevice devi
         }
         cb->handle = cbs[i];
         cb->device = d;
-        cb->pool = info->commandPool;
         cb->family = family;
         cb->primary = info->level == VK_COMMAND_BUFFER_LEVEL_PRIMARY;
         wgprof_layer_lock();
-        bool kept = wgprof_layer_map_put(&wgprof_layer_cbs, KEY(cbs[i]), cb);
+        wgprof_layer_pool *p = pool_record(d, info->commandPool);
+        bool room = p && (p->count < p->cap || grow_pool(p));
+        bool kept = room && wgprof_layer_map_put(&wgprof_layer_cbs, KEY(cbs[i]), cb);
+        if (kept) {
+            cb->pool_slot = p->count;
+            p->cbs[p->count++] = cbs[i];
+        }
         wgprof_layer_unlock();
         if (!kept) {
             wgprof__free(cb);
@@ -628,6 +687,9 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_FreeCommandBuffers(VkDevice device, VkCo
     for (uint32_t i = 0; i < count; i++) {
         wgprof_layer_lock();
         wgprof_layer_cb *cb = cbs[i] ? wgprof_layer_map_take(&wgprof_layer_cbs, KEY(cbs[i])) : NULL;
+        if (cbs[i]) {
+            pool_remove(pool, cbs[i], cb);
+        }
         wgprof_layer_unlock();
         if (cb) {
             cb_free(cb);
@@ -1178,36 +1240,54 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_ResetCommandBuffer(VkCommandBuffer h
 }
 
 typedef struct device_match {
-    wgprof_layer_device *device;
-    wgprof_layer_cb **found;
+    const wgprof_layer_device *device;
+    bool pools; /* matching pool records (their keys kept), else states */
+    uint64_t *keys;
+    void **found;
     size_t count, cap;
 } device_match;
 
 static void match_device(uint64_t key, void *value, void *user)
 {
-    (void)key;
     device_match *m = user;
-    wgprof_layer_cb *cb = value;
-    if (cb->device == m->device && m->count < m->cap) {
-        m->found[m->count++] = cb;
+    const wgprof_layer_device *of = m->pools ? ((const wgprof_layer_pool *)value)->device
+                                             : ((const wgprof_layer_cb *)value)->device;
+    if (of == m->device && m->count < m->cap) {
+        m->keys[m->count] = key;
+        m->found[m->count++] = value;
     }
+}
+
+/* The device's values of the map (states or pool records), taken out of it (maps' lock);
+ * m->found to free. */
+static void take_device(wgprof_layer_map *map, device_match *m)
+{
+    m->count = 0;
+    m->cap = map->count;
+    m->keys = m->cap ? wgprof__calloc(m->cap, sizeof *m->keys) : NULL;
+    m->found = m->keys ? wgprof__calloc(m->cap, sizeof *m->found) : NULL;
+    if (m->found) {
+        wgprof_layer_map_each(map, match_device, m);
+        for (size_t i = 0; i < m->count; i++) {
+            wgprof_layer_map_take(map, m->keys[i]);
+        }
+    }
+    wgprof__free(m->keys);
 }
 
 void wgprof_layer_cbs_forget(wgprof_layer_device *d)
 {
-    device_match m = {.device = d};
+    device_match cbs = {.device = d}, pools = {.device = d, .pools = true};
     wgprof_layer_lock();
-    m.cap = wgprof_layer_cbs.count;
-    m.found = m.cap ? wgprof__calloc(m.cap, sizeof *m.found) : NULL;
-    if (m.found) {
-        wgprof_layer_map_each(&wgprof_layer_cbs, match_device, &m);
-        for (size_t i = 0; i < m.count; i++) {
-            wgprof_layer_map_take(&wgprof_layer_cbs, KEY(m.found[i]->handle));
-        }
-    }
+    take_device(&wgprof_layer_cbs, &cbs);
+    take_device(&wgprof_layer_pools, &pools);
     wgprof_layer_unlock();
-    for (size_t i = 0; i < m.count; i++) {
-        cb_free(m.found[i]);
+    for (size_t i = 0; i < cbs.count; i++) {
+        cb_free(cbs.found[i]);
     }
-    wgprof__free(m.found);
+    for (size_t i = 0; i < pools.count; i++) {
+        pool_record_free(pools.found[i]);
+    }
+    wgprof__free(cbs.found);
+    wgprof__free(pools.found);
 }

@@ -432,7 +432,17 @@ extern wgprof_layer_map wgprof_layer_cbs;       /* VkCommandBuffer -> wgprof_lay
 extern wgprof_layer_map wgprof_layer_pipelines; /* VkPipeline -> wgprof_layer_pipeline */
 extern wgprof_layer_map wgprof_layer_shaders;   /* VkShaderEXT (compute) -> wgprof_layer_pipeline */
 extern wgprof_layer_map wgprof_layer_modules;   /* VkShaderModule -> wgprof_layer_module */
-extern wgprof_layer_map wgprof_layer_pools;     /* VkCommandPool -> queue family + 1 */
+extern wgprof_layer_map wgprof_layer_pools;     /* VkCommandPool -> wgprof_layer_pool */
+
+/* A program's command pool: its queue family, and the handles of its command buffers that have
+ * a state (each state knows its place, `pool_slot`), so that a reset or the pool's end finds
+ * them without a walk through every command buffer of the process. Under the maps' mutex. */
+typedef struct wgprof_layer_pool {
+    const wgprof_layer_device *device;
+    uint32_t family;
+    VkCommandBuffer *cbs;
+    size_t count, cap;
+} wgprof_layer_pool;
 
 /* The layer's state of a program's command buffer (NULL: none kept). */
 wgprof_layer_cb *wgprof_layer_cb_of(VkCommandBuffer handle);
@@ -480,7 +490,7 @@ typedef struct wgprof_layer_mark {
 struct wgprof_layer_cb {
     VkCommandBuffer handle;
     wgprof_layer_device *device;
-    VkCommandPool pool;
+    size_t pool_slot; /* its handle's place in its pool's record (wgprof_layer_pool) */
     uint32_t family;
     bool untimed;  /* this recording is not timed: untimed_count says why */
     _Atomic uint64_t *untimed_count; /* the device's count of the reason (sampling, simultaneous use,
@@ -641,7 +651,7 @@ enum { WGPROF_LAYER_RELEASE_BATCH = 64 };
 void wgprof_layer_cbs_release(wgprof_layer_cb **cbs, size_t n, bool keep_handle);
 /* The same for one command buffer; returns its handle's state from now on. */
 wgprof_layer_cb *wgprof_layer_cb_release(wgprof_layer_cb *cb, bool keep_handle);
-/* Forgets every command buffer of the device's (its end). */
+/* Forgets every command buffer and command pool of the device's (its end). */
 void wgprof_layer_cbs_forget(wgprof_layer_device *d);
 
 /* ---- layer_cb.c ---- */
