@@ -19,7 +19,7 @@ src="$(cd "$4" && pwd)"
 cd "$tmp" || exit 1
 
 layer_name=VK_LAYER_WGPROF_timing
-modes="basic names reuse secondary indirect work base counts mixed batch batch2 pipelined event"
+modes="basic names reuse secondary indirect work base counts pools mixed batch batch2 pipelined event"
 steps=4
 check() { python3 "$src/check_record.py" "$@"; }
 # scopes STDOUT REPORT: the records in scopes are those the program's `scope KERNEL PATH COUNT`

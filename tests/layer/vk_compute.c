@@ -47,6 +47,12 @@
  *              reads a command buffer freed unread writes one at once), and says which:
  *              `vk_compute: results written while running` or `vk_compute: no results written
  *              while running`
+ *   pools      two command pools; each step: scale in a command buffer of the first pool, submitted,
+ *              waited for, freed and the pool trimmed; then a command buffer of the second pool
+ *              (its handle most likely the freed one's, its memory reused) begun with scale, the first pool
+ *              reset while it is being recorded, fold recorded in a command buffer the first pool
+ *              keeps, and both submitted together: scale runs twice a step, and a profiler that
+ *              took the reset of the first pool for the second's command buffer loses its scale
  *   objects    basic with compute shader objects bound instead of pipelines
  *              (VK_EXT_shader_object, on a Vulkan 1.3 instance: else exit 77)
  *   work       basic, with the program's own transfer work between the dispatches and debug
@@ -128,12 +134,13 @@ typedef enum mode {
     MODE_PIPELINED,
     MODE_EVENT,
     MODE_RENDER,
-    MODE_COUNTS
+    MODE_COUNTS,
+    MODE_POOLS
 } mode;
 static const char *const mode_names[] = {"basic",  "names",   "reuse",        "secondary", "indirect",
                                          "work",   "base",    "long",         "mixed",     "inline",
                                          "objects", "simultaneous", "batch", "batch2", "pipelined", "event",
-                                         "render", "counts"};
+                                         "render", "counts", "pools"};
 
 /* VK_KHR_maintenance5's feature, declared here (Vulkan headers older than 1.3.260 lack it). */
 #define MAINTENANCE5_EXTENSION "VK_KHR_maintenance5"
@@ -520,7 +527,7 @@ static VkPipeline create_pipeline(app *a, VkShaderModule *module, const uint32_t
 }
 
 /* What the shaders do, on the CPU. */
-static bool g_middle_dispatch; /* batch2: the middle command buffer dispatches scale too */
+static bool g_middle_dispatch; /* batch2: the middle command buffer dispatches scale too; and pools */
 
 static void step_on_cpu(uint32_t *v)
 {
@@ -808,6 +815,43 @@ static void run_render_steps(const app *a, unsigned steps)
     vkDestroyRenderPass(a->device, pass, NULL);
 }
 
+static void run_pool_steps(const app *a, unsigned steps)
+{
+    VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = a->family};
+    VkCommandPool second;
+    VK_CHECK(vkCreateCommandPool(a->device, &pi, NULL, &second));
+    VkCommandBuffer keep = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+    for (unsigned s = 0; s < steps; s++) {
+        VkCommandBuffer first = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+        begin(first, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+        record_scale_then_barrier(a, first);
+        VK_CHECK(vkEndCommandBuffer(first));
+        submit_and_wait(a, first);
+        vkFreeCommandBuffers(a->device, a->pool, 1, &first);
+        vkTrimCommandPool(a->device, a->pool, 0); /* where the driver kept `first` for the pool's next */
+        VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                          .commandPool = second,
+                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                          .commandBufferCount = 1};
+        VkCommandBuffer other;
+        VK_CHECK(vkAllocateCommandBuffers(a->device, &ai, &other));
+        begin(other, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+        record_scale_then_barrier(a, other);
+        VK_CHECK(vkResetCommandPool(a->device, a->pool, 0)); /* `keep`'s last step, done */
+        begin(keep, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+        record_fold(a, keep, DISPATCH_DIRECT);
+        VK_CHECK(vkEndCommandBuffer(keep));
+        VK_CHECK(vkEndCommandBuffer(other));
+        VkCommandBuffer both[2] = {other, keep};
+        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 2, .pCommandBuffers = both};
+        VK_CHECK(vkQueueSubmit(a->queue, 1, &si, a->fence));
+        VK_CHECK(vkWaitForFences(a->device, 1, &a->fence, VK_TRUE, UINT64_MAX));
+        VK_CHECK(vkResetFences(a->device, 1, &a->fence));
+        vkFreeCommandBuffers(a->device, second, 1, &other);
+    }
+    vkDestroyCommandPool(a->device, second, NULL); /* `keep` goes with the first pool */
+}
+
 static void run_steps(const app *a, mode m, unsigned steps)
 {
     if (m == MODE_RENDER) {
@@ -816,6 +860,10 @@ static void run_steps(const app *a, mode m, unsigned steps)
     }
     if (m == MODE_EVENT) {
         run_event_steps(a, steps);
+        return;
+    }
+    if (m == MODE_POOLS) {
+        run_pool_steps(a, steps);
         return;
     }
     if (m == MODE_LONG) {
@@ -1083,6 +1131,7 @@ int main(int argc, char **argv)
         fputs("vk_compute: --middle-dispatch is batch2's\n", stderr);
         return usage();
     }
+    g_middle_dispatch |= m == MODE_POOLS; /* scale twice a step there too */
     bool debug_utils = want_debug_utils && instance_has_extension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     if ((m == MODE_NAMES || m == MODE_WORK) && !debug_utils) {
         fprintf(stderr, "vk_compute: skipped: %s needs VK_EXT_debug_utils, which this Vulkan does not offer\n", argv[1]);
