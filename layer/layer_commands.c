@@ -429,19 +429,6 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateCommandPool(VkDevice device, c
     return r;
 }
 
-/* Room for more handles in the pool's record (maps' lock); false where there is no memory. */
-static bool grow_pool(wgprof_layer_pool *p)
-{
-    size_t cap = p->cap ? 2 * p->cap : 16;
-    VkCommandBuffer *more = wgprof_layer_grow(p->cbs, p->count, cap, sizeof *more);
-    if (!more) {
-        return false;
-    }
-    p->cbs = more;
-    p->cap = cap;
-    return true;
-}
-
 /* The pool's record (maps' lock), made where it has none (out of memory at its creation): NULL
  * where there is no memory. */
 static wgprof_layer_pool *pool_record(const wgprof_layer_device *d, VkCommandPool pool)
@@ -666,7 +653,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_AllocateCommandBuffers(VkDevice devi
         cb->primary = info->level == VK_COMMAND_BUFFER_LEVEL_PRIMARY;
         wgprof_layer_lock();
         wgprof_layer_pool *p = pool_record(d, info->commandPool);
-        bool room = p && (p->count < p->cap || grow_pool(p));
+        bool room = p && wgprof__reserve((void **)&p->cbs, &p->cap, p->count + 1, sizeof *p->cbs, 16) == WGPROF_OK;
         bool kept = room && wgprof_layer_map_put(&wgprof_layer_cbs, KEY(cbs[i]), cb);
         if (kept) {
             cb->pool_slot = p->count;

@@ -441,7 +441,7 @@ typedef struct wgprof_layer_pool {
     const wgprof_layer_device *device;
     uint32_t family;
     VkCommandBuffer *cbs;
-    size_t count, cap;
+    uint32_t count, cap;
 } wgprof_layer_pool;
 
 /* The layer's state of a program's command buffer (NULL: none kept). */
