@@ -78,11 +78,11 @@ void wgprof_layer_cbs_recycle(wgprof_layer_device *d, wgprof_layer_cb *list)
             as_new(made[n]);
         }
         size_t kept = 0;
-        pthread_mutex_lock(&d->lock);
+        pthread_mutex_lock(&d->spares_lock);
         for (; kept < n && d->spare_count < WGPROF_LAYER_SPARES_KEPT; kept++) {
             d->spares[d->spare_count++] = made[kept];
         }
-        pthread_mutex_unlock(&d->lock);
+        pthread_mutex_unlock(&d->spares_lock);
         for (size_t i = kept; i < n; i++) {
             wgprof_layer_cb_destroy(made[i]);
         }
@@ -100,11 +100,21 @@ void wgprof_layer_cb_spares_free(wgprof_layer_device *d)
 void wgprof_layer_cbs_made(wgprof_layer_cb *const *olds, size_t n, wgprof_layer_cb **news)
 {
     wgprof_layer_device *d = olds[0]->device;
-    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(&d->spares_lock);
     for (size_t i = 0; i < n; i++) {
         news[i] = d->spare_count ? d->spares[--d->spare_count] : NULL;
     }
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(&d->spares_lock);
+    /* Their lines written below, last the reader's: asked for all at once, not one miss after
+     * another. */
+    for (size_t i = 0; i < n; i++) {
+        if (news[i]) {
+            __builtin_prefetch(news[i], 1);
+            __builtin_prefetch(&news[i]->primary, 1);
+            __builtin_prefetch(&news[i]->work_sites[0], 1);
+            __builtin_prefetch(&news[i]->work_sites_known, 1);
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         wgprof_layer_cb *cb = news[i] ? news[i] : (news[i] = wgprof__calloc(1, sizeof *cb));
         if (cb) {

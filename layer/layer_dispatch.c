@@ -266,6 +266,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
      * layer's would have to match. */
     d->chain_never = group && group->physicalDeviceCount > 1;
     pthread_mutex_init(&d->lock, NULL);
+    pthread_mutex_init(&d->spares_lock, NULL);
     pthread_mutex_init(&d->results_lock, NULL);
     pthread_cond_init(&d->read_done, NULL);
     pthread_cond_init(&d->reader_wake, NULL);
@@ -476,6 +477,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     pthread_cond_destroy(&d->reader_wake);
     pthread_cond_destroy(&d->final_cond);
     pthread_mutex_destroy(&d->lock);
+    pthread_mutex_destroy(&d->spares_lock);
     pthread_mutex_destroy(&d->results_lock);
     wgprof__free(d);
     destroy(device, alloc);

@@ -350,7 +350,9 @@ typedef struct wgprof_layer_device {
     wgprof_layer_cb **in_flight;  /* submitted, results not read: the first of each chain */
     wgprof_layer_cb *orphans_read; /* let go of by the program, read since: to be freed (layer_queue.c) */
     /* States read and let go of, made as new by the reader, kept for renewals (layer_cb.c): an
-     * array, so that taking a batch of them walks no memory another thread wrote last. */
+     * array, so that taking a batch of them walks no memory another thread wrote last; under a
+     * mutex of their own, not the device's, which the reader holds while it takes its work. */
+    pthread_mutex_t spares_lock;
     wgprof_layer_cb *spares[WGPROF_LAYER_SPARES_KEPT];
     size_t spare_count;
     size_t in_flight_count, in_flight_cap;
