@@ -55,7 +55,8 @@ typedef struct wgprof_rec_module {
                          the same code) less their releases */
 } module_info;
 
-/* What the program holds for each compute pipeline it creates (wgprof_rec_pipeline): Dawn
+/* What the program holds for each compute pipeline it creates on a device this library times
+ * (wgprof_rec_pipeline; a device left to the layer keeps the implementation's handles): Dawn
  * hands out one object for pipelines that differ only in their labels (its cache), so the
  * program's handle must be wgprof's own to tell them apart. The proxy holds one reference to
  * the implementation's pipeline and counts the program's; its info outlives it (a pass set to
@@ -390,10 +391,12 @@ WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice
         return wgprof_rec_real()->deviceCreateComputePipeline(device, descriptor);
     }
     pipeline_info *info = describe(descriptor);
-    WGPUComputePipeline p = info && named_for_layer(device)
-                                ? create_named(device, descriptor, info)
-                                : wgprof_rec_real()->deviceCreateComputePipeline(device, descriptor);
-    if (!p) {
+    bool layer = info && named_for_layer(device);
+    WGPUComputePipeline p = layer ? create_named(device, descriptor, info)
+                                  : wgprof_rec_real()->deviceCreateComputePipeline(device, descriptor);
+    if (!p || layer) {
+        /* The layer's pipeline is named by now: the program gets the implementation's handle, so
+         * that the hooks of a program that times nothing here find no proxy map to look in. */
         free_pipeline(info);
         return p;
     }
@@ -403,6 +406,7 @@ WGPROF_REC_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice
 typedef struct pipeline_request {
     WGPUCreateComputePipelineAsyncCallbackInfo theirs;
     pipeline_info *info;
+    bool layer;   /* for a device left to the layer: no proxy */
     bool counted; /* in g_pending until its callback */
     pthread_t asker;
     struct pipeline_request *next_pending;
@@ -458,7 +462,7 @@ static void on_pipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipelin
     if (req->counted) {
         pending_remove(req);
     }
-    if (status == WGPUCreatePipelineAsyncStatus_Success && pipeline) {
+    if (status == WGPUCreatePipelineAsyncStatus_Success && pipeline && !req->layer) {
         pipeline = proxy_for(pipeline, req->info);
     } else {
         free_pipeline(req->info);
@@ -494,6 +498,7 @@ static WGPUFuture create_pipeline_async(WGPUDevice device, WGPUComputePipelineDe
     if (!named_for_layer(device)) {
         return create(device, descriptor, ours);
     }
+    req->layer = true;
     pending_add(req);
     const pipeline_info *outer = t_making;
     t_making = req->info;

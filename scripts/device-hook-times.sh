@@ -7,8 +7,10 @@
 # Run from the tree's root with the built tree staged in .device/build/ (libwgprof.so.0 and the
 # rest, as scripts/device-layer.sh says), the measuring build in HOOKS (default .device/hooks:
 # bench/layer_hook_times.sh's OUT), the .deb files in .gl/, and OUT naming a folder for the results:
-#   OUT=DIR [HOOKS=DIR] [REPS=7] [STEPS=1500] [IMPLS="wgpu-native dawn"]
-#   [CONFIGS="plain layer vulkan minimal sample10"] bash scripts/device-hook-times.sh
+#   OUT=DIR [HOOKS=DIR] [COMPARE_HOOKS=DIR] [REPS=7] [STEPS=1500] [IMPLS="wgpu-native dawn"]
+#   [CONFIGS="plain layer vulkan minimal sample10 compare"] bash scripts/device-hook-times.sh
+# `compare`: `record` with another measuring build, COMPARE_HOOKS (its layer and the rest), in
+# the same rounds.
 # Writes OUT/times.txt ("IMPL CONFIG ROUND STEP_US") and OUT/IMPL/CONFIG/ROUND/hooks-PID.txt;
 # bench/hook_times_summary.py OUT sums them up.
 set -u
@@ -31,6 +33,9 @@ for impl in ${IMPLS:-wgpu-native dawn}; do
         minimal) cmd=(env VK_ADD_LAYER_PATH="$H/layer" VK_INSTANCE_LAYERS=VK_LAYER_WGPROF_timing
                       WGPROF_LAYER_TIMESTAMPS_ONLY=1 "$W" --webgpu "$impl" "${demo[@]}") ;;
         sample10) cmd=("$W" --webgpu "$impl" record --sample-every 10 -- "$W" --webgpu "$impl" "${demo[@]}") ;;
+        compare) [ -x "${COMPARE_HOOKS:-}/cli/wgprof" ] ||
+                   { echo "device-hook-times.sh: compare needs COMPARE_HOOKS, a measuring build" >&2; exit 2; }
+                 cmd=("$COMPARE_HOOKS/cli/wgprof" --webgpu "$impl" record -- "$W" --webgpu "$impl" "${demo[@]}") ;;
         *) echo "device-hook-times.sh: no configuration $config" >&2; exit 2 ;;
       esac
       out=$(WGPROF_HOOK_TIMES_DIR="$dir" "${cmd[@]}" 2>&1)
