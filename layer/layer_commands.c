@@ -586,7 +586,8 @@ static void pool_cbs(VkCommandPool pool, bool take, pool_match *m)
     }
     for (size_t i = 0; m->found && i < n; i++) {
         uint64_t key = KEY(p->cbs[i]);
-        wgprof_layer_cb *cb = take ? wgprof_layer_map_take(&wgprof_layer_cbs, key) : wgprof_layer_map_get(&wgprof_layer_cbs, key);
+        wgprof_layer_cb *cb =
+            take ? wgprof_layer_map_take(&wgprof_layer_cbs, key) : wgprof_layer_map_get(&wgprof_layer_cbs, key);
         if (cb) {
             m->found[m->count++] = cb;
         }
@@ -653,7 +654,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_AllocateCommandBuffers(VkDevice devi
         cb->primary = info->level == VK_COMMAND_BUFFER_LEVEL_PRIMARY;
         wgprof_layer_lock();
         wgprof_layer_pool *p = pool_record(d, info->commandPool);
-        bool room = p && wgprof__reserve((void **)&p->cbs, &p->cap, p->count + 1, sizeof *p->cbs, 16) == WGPROF_OK;
+        bool room =
+            p && wgprof__reserve((void **)&p->cbs, &p->cap, p->count + 1, sizeof *p->cbs, 16) == WGPROF_OK;
         bool kept = room && wgprof_layer_map_put(&wgprof_layer_cbs, KEY(cbs[i]), cb);
         if (kept) {
             cb->pool_slot = p->count;

@@ -667,14 +667,14 @@ void wgprof_layer_cb_blocks_return(wgprof_layer_cb *cb);
 void wgprof_layer_cb_destroy(wgprof_layer_cb *cb);
 /* States read and let go of (a list through `next_orphan`): made as new and kept for renewals
  * (their queries back to the device but for the clean ones they hold, their arrays' room kept),
- * or given back where the device keeps enough; a trip through the device's lock per 64. */
+ * or given back where the device keeps enough; a trip through the spares' lock per 64. */
 void wgprof_layer_cbs_recycle(wgprof_layer_device *d, wgprof_layer_cb *list);
 /* Gives back every state kept (the device's end). */
 void wgprof_layer_cb_spares_free(wgprof_layer_device *d);
 /* New states for the handles of `n` command buffers of one device (what lasts across recordings
- * copied: pool, family, level, the sites of their runs of transfer work), kept ones (made as new
- * by the reader already) taken in one trip through the device's lock; made before the old ones may go to the reader. news[i]
- * NULL where there is no memory. */
+ * copied: the place in its pool's record, family, level, the sites of their runs of transfer
+ * work), kept ones (made as new by the reader already) taken in one trip through the spares'
+ * lock; made before the old ones may go to the reader. news[i] NULL where there is no memory. */
 void wgprof_layer_cbs_made(wgprof_layer_cb *const *olds, size_t n, wgprof_layer_cb **news);
 /* The new states of the handles whose old ones were orphaned put in the map in their place, in
  * one trip through the map's lock (the handle out of the map, running untimed, where there is

@@ -72,7 +72,8 @@ static void *get(wgprof_rec_map *map, const void *key)
     return v;
 }
 
-/* Not gated by g_tracked: a pass of an encoder let go of is still to free. */
+/* Passes gated by their own count, not g_tracked: a pass outlives its encoder's tracking (it is
+ * still to free where its encoder was let go of first). */
 static void *take(wgprof_rec_map *map, const void *key)
 {
     if (map == &g_passes && !atomic_load(&g_open)) {
