@@ -72,8 +72,7 @@ static void *get(wgprof_rec_map *map, const void *key)
     return v;
 }
 
-/* Passes gated by their own count, not g_tracked: a pass outlives its encoder's tracking (it is
- * still to free where its encoder was let go of first). */
+/* Passes gated by their own count (g_open), which g_tracked does not count. */
 static void *take(wgprof_rec_map *map, const void *key)
 {
     if (map == &g_passes && !atomic_load(&g_open)) {
