@@ -410,27 +410,8 @@ void wgprof_layer_object_named(const VkDebugUtilsObjectNameInfoEXT *info)
 
 /* ---- command pools and buffers ---- */
 
-VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *info,
-                                                              const VkAllocationCallbacks *alloc, VkCommandPool *pool)
-{
-    wgprof_layer_device *d = wgprof_layer_device_of(device);
-    VkResult r = d->CreateCommandPool(device, info, alloc, pool);
-    wgprof_layer_pool *p = r == VK_SUCCESS ? wgprof__calloc(1, sizeof *p) : NULL;
-    if (p) {
-        p->device = d;
-        p->family = info->queueFamilyIndex; /* one past the layer's count counts as the first */
-        wgprof_layer_lock();
-        bool kept = wgprof_layer_map_put(&wgprof_layer_pools, KEY(*pool), p);
-        wgprof_layer_unlock();
-        if (!kept) {
-            wgprof__free(p); /* its command buffers are made a record at their allocation */
-        }
-    }
-    return r;
-}
-
-/* The pool's record (maps' lock), made where it has none (out of memory at its creation): NULL
- * where there is no memory. */
+/* The pool's record (maps' lock), made where it has none (made at the pool's creation, or out of
+ * memory then: its queue family unknown, the first): NULL where there is no memory. */
 static wgprof_layer_pool *pool_record(const wgprof_layer_device *d, VkCommandPool pool)
 {
     wgprof_layer_pool *p = wgprof_layer_map_get(&wgprof_layer_pools, KEY(pool));
@@ -442,6 +423,22 @@ static wgprof_layer_pool *pool_record(const wgprof_layer_device *d, VkCommandPoo
         }
     }
     return p;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *info,
+                                                              const VkAllocationCallbacks *alloc, VkCommandPool *pool)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    VkResult r = d->CreateCommandPool(device, info, alloc, pool);
+    if (r == VK_SUCCESS) {
+        wgprof_layer_lock();
+        wgprof_layer_pool *p = pool_record(d, *pool);
+        if (p) {
+            p->family = info->queueFamilyIndex; /* one past the layer's count counts as the first */
+        }
+        wgprof_layer_unlock();
+    }
+    return r;
 }
 
 static void pool_record_free(wgprof_layer_pool *p)
@@ -639,9 +636,10 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_AllocateCommandBuffers(VkDevice devi
     if (r != VK_SUCCESS) {
         return r;
     }
+    /* The pool's record outlives this call: the program may not free or reset the pool meanwhile. */
     wgprof_layer_lock();
-    const wgprof_layer_pool *known = wgprof_layer_map_get(&wgprof_layer_pools, KEY(info->commandPool));
-    uint32_t family = known && known->family < WGPROF_LAYER_FAMILIES ? known->family : 0;
+    wgprof_layer_pool *p = pool_record(d, info->commandPool);
+    uint32_t family = p && p->family < WGPROF_LAYER_FAMILIES ? p->family : 0;
     wgprof_layer_unlock();
     for (uint32_t i = 0; i < info->commandBufferCount; i++) {
         wgprof_layer_cb *cb = wgprof__calloc(1, sizeof *cb);
@@ -653,7 +651,6 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_AllocateCommandBuffers(VkDevice devi
         cb->family = family;
         cb->primary = info->level == VK_COMMAND_BUFFER_LEVEL_PRIMARY;
         wgprof_layer_lock();
-        wgprof_layer_pool *p = pool_record(d, info->commandPool);
         bool room =
             p && wgprof__reserve((void **)&p->cbs, &p->cap, p->count + 1, sizeof *p->cbs, 16) == WGPROF_OK;
         bool kept = room && wgprof_layer_map_put(&wgprof_layer_cbs, KEY(cbs[i]), cb);
