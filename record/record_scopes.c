@@ -40,9 +40,9 @@ typedef struct pass_steps {
 
 struct steps {
     step *items;
-    size_t count, cap;
+    uint32_t count, cap;
     char *text; /* the names, each ended by a zero */
-    size_t text_len, text_cap;
+    uint32_t text_len, text_cap;
     unsigned encoder_depth; /* the encoder's debug groups open */
     bool broken;            /* a step could not be kept: none of its scopes are told */
     /* Its pass open: an encoder has one at a time (a second is the program's mistake, which
@@ -114,29 +114,19 @@ static void pass_free(pass_steps *p)
     }
 }
 
-/* `name`'s n bytes kept in the list's text; its offset, or NO_NAME where out of memory. */
+/* `name`'s n bytes kept in the list's text; its offset, or NO_NAME where out of memory (or of
+ * offsets). */
 static uint32_t keep_name(steps *s, const char *name, size_t n)
 {
-    if (s->text_len + n + 1 > s->text_cap) {
-        size_t cap = s->text_cap ? 2 * s->text_cap : 512;
-        while (cap < s->text_len + n + 1) {
-            cap *= 2;
-        }
-        char *more = cap < NO_NAME ? wgprof__calloc(cap, 1) : NULL;
-        if (!more) {
-            return NO_NAME;
-        }
-        if (s->text_len) {
-            memcpy(more, s->text, s->text_len);
-        }
-        wgprof__free(s->text);
-        s->text = more;
-        s->text_cap = cap;
+    uint64_t need = (uint64_t)s->text_len + n + 1;
+    if (need >= NO_NAME ||
+        wgprof__reserve((void **)&s->text, &s->text_cap, (uint32_t)need, 1, 512) != WGPROF_OK) {
+        return NO_NAME;
     }
-    uint32_t at = (uint32_t)s->text_len;
+    uint32_t at = s->text_len;
     memcpy(s->text + at, name, n);
     s->text[at + n] = '\0';
-    s->text_len += n + 1;
+    s->text_len = (uint32_t)need;
     return at;
 }
 
@@ -146,19 +136,10 @@ static void add(steps *s, const char *name, size_t n, bool dispatch)
     if (s->broken) {
         return;
     }
-    if (s->count == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 32;
-        step *more = wgprof__calloc(cap, sizeof *more);
-        if (!more) {
-            s->broken = true;
-            return;
-        }
-        if (s->count) {
-            memcpy(more, s->items, s->count * sizeof *more);
-        }
-        wgprof__free(s->items);
-        s->items = more;
-        s->cap = cap;
+    if (s->count == UINT32_MAX ||
+        wgprof__reserve((void **)&s->items, &s->cap, s->count + 1, sizeof *s->items, 32) != WGPROF_OK) {
+        s->broken = true;
+        return;
     }
     step st = {NO_NAME, dispatch};
     if (name) {
