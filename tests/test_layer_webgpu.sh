@@ -233,9 +233,13 @@ fi
 # told to the layer by the preload library as the implementation records (wgpu-native at the
 # encoder's finish, Dawn at the submit), with nothing asked of the implementation. Compared per
 # scope path (Dawn makes one pipeline of two that differ only in their labels).
-"$wgprof" record --json sc-auto.json -- "$app" basic >sc-auto.out 2>sc-auto.err
-"$wgprof" record --via webgpu --json sc-web.json -- "$app" basic >sc-web.out 2>sc-web.err
-python3 - sc-auto.json sc-web.json <<'PY' >sc.check 2>&1 && ok || bad "scopes under the default way: $(cat sc.check)"
+# Mode interleaved: two passes open at once on one thread, each dispatch in its own pass's scope.
+for mode in basic:3 interleaved:2; do
+  least=${mode#*:}
+  mode=${mode%:*}
+  "$wgprof" record --json sc-auto.json -- "$app" $mode >sc-auto.out 2>sc-auto.err
+  "$wgprof" record --via webgpu --json sc-web.json -- "$app" $mode >sc-web.out 2>sc-web.err
+  python3 - sc-auto.json sc-web.json "$least" <<'PY' >sc.check 2>&1 && ok || bad "scopes under the default way, $mode: $(cat sc.check)"
 import collections, json, sys
 def paths(path):
     r = json.load(open(path))
@@ -243,9 +247,10 @@ def paths(path):
     return collections.Counter(instances[d["scope"]]["path"] if d["scope"] >= 0 else ""
                                for d in r["dispatches"] if not d["kernel"].startswith("("))
 auto, web = paths(sys.argv[1]), paths(sys.argv[2])
-if auto != web or len(web) < 3:
+if auto != web or len(web) < int(sys.argv[3]):
     sys.exit(f"dispatches per scope path: default way {dict(auto)}, webgpu.h way {dict(web)}")
 PY
+done
 # Two devices under the default way: one file of each format, holding both result sets.
 "$wgprof" record --json two.json --trace two.trace.json --csv two.csv --html two.html -- "$app" two-devices \
   >two.out 2>two.err

@@ -65,6 +65,9 @@
  *   exec            12 dispatches, checked and printed, then it replaces itself (execv, the same
  *                   process) with this program in mode exec-after, everything still alive
  *   exec-after      20 dispatches, checked and printed
+ *   interleaved     two encoders, each with a labelled pass ("first", "second") open at once on
+ *                   the one thread, their dispatches taking turns: fill and doubler in "first",
+ *                   which ends first, two arith_adds in "second"; both submitted in one call
  *   callback-thread a mapping callback (AllowProcessEvents) of the main thread waits, at most
  *                   10 s, for a second thread to encode a dispatch (pass "other thread") and
  *                   submit it; it prints where the callback ran ("callback ran in
@@ -1111,6 +1114,30 @@ static int mode_orphan_scope(app *a)
     return failed;
 }
 
+/* Two passes open at once on one thread, in two encoders, dispatches taking turns: each
+ * dispatch is its own pass's, whichever pass was begun last. */
+static int mode_interleaved(app *a)
+{
+    kernel_set k = make_kernels(a);
+    recording first, second;
+    begin(a, &first);
+    begin(a, &second);
+    pass_begin(a, &first, "first", NULL);
+    pass_begin(a, &second, "second", NULL);
+    dispatch(&first, k.fill, ALL, 1, 1);
+    dispatch(&second, k.arith_add, ALL / 16, 16, 1);
+    dispatch(&first, k.doubler, ALL, 1, 1);
+    pass_end(&first);
+    dispatch(&second, k.arith_add, ALL / 16, 16, 1);
+    pass_end(&second);
+    recording *both[] = {&first, &second};
+    submit(a, both, 2);
+    int failed = check_data(a);
+    wgpuBufferUnmap(a->readback);
+    print_manifest(a);
+    return failed;
+}
+
 /* A second instance with its own device beside the first, work on both in turn. */
 static int mode_two_devices(app *a)
 {
@@ -1455,7 +1482,8 @@ int main(int argc, char **argv)
                                         "callback-release", "orphan-scope", "two-devices", "fork",
                                         "copies",       "long-chain",     "threads8",         "callback-thread",
                                         "names",        "names-reversed", "crash-kill",       "crash-term",
-                                        "crash-abort",  "crash-exit0",    "exec",             "exec-after"};
+                                        "crash-abort",  "crash-exit0",    "exec",             "exec-after",
+                                        "interleaved"};
     const char *mode = argc > 1 ? argv[1] : "";
     int known = 0;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
@@ -1497,6 +1525,8 @@ int main(int argc, char **argv)
         failed = mode_callback_release(&a);
     } else if (!strcmp(mode, "orphan-scope")) {
         failed = mode_orphan_scope(&a);
+    } else if (!strcmp(mode, "interleaved")) {
+        failed = mode_interleaved(&a);
     } else if (!strcmp(mode, "two-devices")) {
         failed = mode_two_devices(&a);
     } else if (!strcmp(mode, "copies")) {
