@@ -7,8 +7,9 @@
  * and the layer takes them dispatch by dispatch (wgprof_record_dispatch_scopes), so that its
  * rows get the scopes the webgpu.h way gives, with nothing asked of the implementation.
  *
- * One mutex guards the maps, held for a lookup or an update only; an encoder's steps are its
- * thread's (WebGPU's rule), and a command buffer's are read only while it is submitted.
+ * One mutex guards the maps, held for a lookup or an update only (a thread finds the pass it
+ * began last without it); an encoder's steps are its thread's (WebGPU's rule), and a command
+ * buffer's are read only while it is submitted.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -56,6 +57,16 @@ static wgprof_rec_map g_encoders, g_passes, g_buffers;
 static atomic_size_t g_tracked; /* encoders and buffers tracked: none, nothing to look up */
 static atomic_size_t g_open;    /* passes in g_passes: none, nothing to look up */
 
+/* The pass this thread began last, while no pass has left g_passes since (g_passes_left, bumped
+ * under the lock by every taking): its dispatches and debug groups find it without the lock. A
+ * pass ended on another thread bumps the count, and this thread's next lookup takes the lock. */
+static atomic_uint_fast64_t g_passes_left;
+static _Thread_local struct {
+    WGPUComputePassEncoder handle;
+    pass_steps *steps;
+    uint_fast64_t left;
+} t_pass;
+
 /* What this thread holds for the layer while the implementation records: the steps of these
  * lists, in order, from (list, at). */
 static _Thread_local steps *const *t_lists;
@@ -65,6 +76,9 @@ static void *get(wgprof_rec_map *map, const void *key)
 {
     if (!atomic_load(map == &g_passes ? &g_open : &g_tracked)) {
         return NULL;
+    }
+    if (map == &g_passes && t_pass.handle == key && t_pass.left == atomic_load(&g_passes_left)) {
+        return t_pass.steps;
     }
     pthread_mutex_lock(&g_lock);
     void *v = wgprof_rec_map_get(map, key);
@@ -80,6 +94,9 @@ static void *take(wgprof_rec_map *map, const void *key)
     }
     pthread_mutex_lock(&g_lock);
     void *v = wgprof_rec_map_take(map, key);
+    if (v && map == &g_passes) {
+        atomic_fetch_add(&g_passes_left, 1);
+    }
     atomic_store(&g_open, g_passes.count);
     pthread_mutex_unlock(&g_lock);
     return v;
@@ -212,6 +229,11 @@ void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder
         }
         atomic_store(&g_open, g_passes.count);
     }
+    if (p) {
+        t_pass.handle = pass;
+        t_pass.steps = p;
+        t_pass.left = atomic_load(&g_passes_left);
+    }
     pthread_mutex_unlock(&g_lock);
     size_t n = label.data ? (label.length == WGPU_STRLEN ? strlen(label.data) : label.length) : 0;
     if (p && n) {
@@ -306,6 +328,7 @@ static void detach_passes(steps *s)
             pass_steps *p = wgprof_rec_map_take(&g_passes, d.keys[i]);
             p->of = NULL;
             pass_free(p);
+            atomic_fetch_add(&g_passes_left, 1);
         }
     }
     atomic_store(&g_open, g_passes.count);
