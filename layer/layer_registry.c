@@ -137,6 +137,8 @@ void wgprof_layer_device_unwalked(wgprof_layer_device *d)
 
 static wgprof_layer_settings g_settings;
 static pthread_once_t g_settings_once = PTHREAD_ONCE_INIT;
+/* Set once they are read: the hooks, which ask for them at every command, then read a flag. */
+static atomic_bool g_settings_read;
 
 /* The value of the user's setting `name`, or "" (its default) where it is unset, empty or not one
  * of `values` ("a|b"): said once, as the program starts. */
@@ -174,11 +176,14 @@ static void read_settings(void)
     snprintf(g_settings.readback, sizeof g_settings.readback, "%s", readback);
     const char *only = user_setting(WGPROF_LAYER_TIMESTAMPS_ONLY_ENV, WGPROF_LAYER_TIMESTAMPS_ONLY_VALUES);
     g_settings.timestamps_only = strcmp(only, "1") == 0;
+    atomic_store_explicit(&g_settings_read, true, memory_order_release);
 }
 
 const wgprof_layer_settings *wgprof_layer_settings_get(void)
 {
-    pthread_once(&g_settings_once, read_settings);
+    if (!atomic_load_explicit(&g_settings_read, memory_order_acquire)) {
+        pthread_once(&g_settings_once, read_settings);
+    }
     return &g_settings;
 }
 

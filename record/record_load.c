@@ -160,6 +160,8 @@ static void library_path(char *out, size_t cap)
 
 static atomic_bool g_loaded;
 bool wgprof_rec_loaded(void) { return atomic_load(&g_loaded); }
+/* Set as load ends: every hook's call of wgprof_rec_real then reads a flag, not pthread_once. */
+static atomic_bool g_ready;
 
 static void load(void)
 {
@@ -197,6 +199,7 @@ static void load(void)
         wgprof__log(WGPROF_LOG_DEBUG, "wgprof record: the implementation has %zu of %d functions", found,
                     (int)WGPROF__WEBGPU_PROC_COUNT);
     }
+    atomic_store_explicit(&g_ready, true, memory_order_release);
 }
 
 void *wgprof_rec_implementation(void)
@@ -207,7 +210,9 @@ void *wgprof_rec_implementation(void)
 
 const wgprof__webgpu_procs *wgprof_rec_real(void)
 {
-    pthread_once(&g_load_once, load);
+    if (!atomic_load_explicit(&g_ready, memory_order_acquire)) {
+        pthread_once(&g_load_once, load);
+    }
     return &g_real;
 }
 
