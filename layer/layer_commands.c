@@ -684,10 +684,18 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_FreeCommandBuffers(VkDevice device, VkCo
     d->FreeCommandBuffers(device, pool, count, cbs);
 }
 
+/* A command buffer's state (NULL where the layer keeps none) and its device: one lookup where
+ * there is a state, which knows its device. */
+static wgprof_layer_device *device_and_cb(VkCommandBuffer handle, wgprof_layer_cb **cb)
+{
+    *cb = wgprof_layer_cb_of(handle);
+    return *cb ? (*cb)->device : wgprof_layer_device_of(handle);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_BeginCommandBuffer(VkCommandBuffer handle, const VkCommandBufferBeginInfo *info)
 {
-    wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
+    wgprof_layer_cb *cb;
+    wgprof_layer_device *d = device_and_cb(handle, &cb);
     cb = cb ? wgprof_layer_cb_release(cb, true) : NULL;
     if (cb) {
         const wgprof_layer_settings *settings = wgprof_layer_settings_get();
@@ -900,8 +908,8 @@ static bool labels_are_scopes(const wgprof_layer_device *d)
 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuffer handle, const VkDebugUtilsLabelEXT *info)
 {
-    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
-    wgprof_layer_device *d = cb ? cb->device : wgprof_layer_device_of(handle);
+    wgprof_layer_cb *cb;
+    wgprof_layer_device *d = device_and_cb(handle, &cb);
     if (cb && labels_are_scopes(d)) {
         label_mark(cb, info && info->pLabelName ? info->pLabelName : "");
     }
@@ -910,8 +918,8 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuff
 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer handle)
 {
-    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
-    wgprof_layer_device *d = cb ? cb->device : wgprof_layer_device_of(handle);
+    wgprof_layer_cb *cb;
+    wgprof_layer_device *d = device_and_cb(handle, &cb);
     if (cb && labels_are_scopes(d)) {
         label_mark(cb, NULL);
     }
@@ -1076,12 +1084,11 @@ static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindPipeline(VkCommandBuffer handle, VkPipelineBindPoint point,
                                                         VkPipeline pipeline)
 {
-    wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    if (point == VK_PIPELINE_BIND_POINT_COMPUTE) {
-        wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
-        if (cb) {
-            cb->bound = wgprof_layer_map_get(&wgprof_layer_pipelines, KEY(pipeline));
-        }
+    wgprof_layer_cb *cb = NULL;
+    wgprof_layer_device *d = point == VK_PIPELINE_BIND_POINT_COMPUTE ? device_and_cb(handle, &cb)
+                                                                     : wgprof_layer_device_of(handle);
+    if (cb) {
+        cb->bound = wgprof_layer_map_get(&wgprof_layer_pipelines, KEY(pipeline));
     }
     d->CmdBindPipeline(handle, point, pipeline);
 }
@@ -1089,8 +1096,8 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindPipeline(VkCommandBuffer handle, 
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdBindShadersEXT(VkCommandBuffer handle, uint32_t count,
                                                           const VkShaderStageFlagBits *stages, const VkShaderEXT *shaders)
 {
-    wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
+    wgprof_layer_cb *cb;
+    wgprof_layer_device *d = device_and_cb(handle, &cb);
     for (uint32_t i = 0; cb && i < count; i++) {
         if (stages[i] == VK_SHADER_STAGE_COMPUTE_BIT) {
             /* NULL shaders, or a null one: the stage unbound. */
@@ -1156,8 +1163,8 @@ WGPROF_LAYER_PASS_BEGINS(PASS_HOOK)
 VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer handle, uint32_t count,
                                                            const VkCommandBuffer *secondaries)
 {
-    wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
+    wgprof_layer_cb *cb;
+    wgprof_layer_device *d = device_and_cb(handle, &cb);
     end_row(cb);
     for (uint32_t i = 0; cb && i < count; i++) {
         wgprof_layer_cb *child = wgprof_layer_cb_of(secondaries[i]);
@@ -1180,8 +1187,8 @@ VKAPI_ATTR void VKAPI_CALL wgprof_layer_CmdExecuteCommands(VkCommandBuffer handl
 
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_EndCommandBuffer(VkCommandBuffer handle)
 {
-    wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
+    wgprof_layer_cb *cb;
+    wgprof_layer_device *d = device_and_cb(handle, &cb);
     if (cb && cb->work_kinds && wgprof_layer_settings_get()->timestamps_only) {
         cb->work_kinds = 0; /* no rows: timestamps only */
     } else if (cb && cb->work_kinds) {
@@ -1217,8 +1224,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_EndCommandBuffer(VkCommandBuffer han
 
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_ResetCommandBuffer(VkCommandBuffer handle, VkCommandBufferResetFlags flags)
 {
-    wgprof_layer_device *d = wgprof_layer_device_of(handle);
-    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
+    wgprof_layer_cb *cb;
+    wgprof_layer_device *d = device_and_cb(handle, &cb);
     if (cb) {
         wgprof_layer_cb_release(cb, true);
     }
