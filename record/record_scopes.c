@@ -7,9 +7,9 @@
  * and the layer takes them dispatch by dispatch (wgprof_record_dispatch_scopes), so that its
  * rows get the scopes the webgpu.h way gives, with nothing asked of the implementation.
  *
- * One mutex guards the maps, held for a lookup or an update only (a thread finds the pass it
- * began last without it); an encoder's steps are its thread's (WebGPU's rule), and a command
- * buffer's are read only while it is submitted.
+ * One mutex guards the maps and the passes' states, held for a lookup or an update only (a
+ * thread finds the pass it began last without it); an encoder's steps are its thread's (WebGPU's
+ * rule), and a command buffer's are read only while it is submitted.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -29,8 +29,7 @@ typedef struct step {
 
 typedef struct steps steps;
 
-/* A pass of a tracked encoder: its encoder's steps (NULL once the encoder is finished or let go
- * of: it adds nothing then), and what it opened. */
+/* A pass of a tracked encoder: its encoder's steps, and what it opened. */
 typedef struct pass_steps {
     WGPUComputePassEncoder handle;
     steps *of;
@@ -46,26 +45,30 @@ struct steps {
     uint32_t text_len, text_cap;
     unsigned encoder_depth; /* the encoder's debug groups open */
     bool broken;            /* a step could not be kept: none of its scopes are told */
-    /* Its pass open: an encoder has one at a time (a second is the program's mistake, which
-     * gets an allocation of its own), so a pass costs no allocation. */
+    /* Its pass open, in no map: an encoder has one at a time (a second is the program's
+     * mistake, which gets an allocation of its own, in g_extra_passes), so a pass costs no
+     * allocation and no map's update. */
     pass_steps open;
     bool open_taken;
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static wgprof_rec_map g_encoders, g_passes, g_buffers;
+static wgprof_rec_map g_encoders, g_buffers, g_extra_passes;
 static atomic_size_t g_tracked; /* encoders and buffers tracked: none, nothing to look up */
-static atomic_size_t g_open;    /* passes in g_passes: none, nothing to look up */
+static atomic_size_t g_open;    /* passes open: none, nothing to look up */
 
-/* The pass this thread began last, while no pass has left g_passes since (g_passes_left, bumped
- * under the lock by every taking): its dispatches and debug groups find it without the lock. A
- * pass ended on another thread bumps the count, and this thread's next lookup takes the lock. */
-static atomic_uint_fast64_t g_passes_left;
+/* The pass this thread began or found last, while no pass state has been freed since (g_freed,
+ * bumped under the lock wherever one may be: an encoder's passes let go of, a pass of its own
+ * ended): its dispatches, debug groups and end find it without a search, its dispatches and
+ * debug groups without the lock. And the pass it ended last, whose release then finds nothing
+ * without a search (the program holds its handle until then: no other pass has it). */
+static atomic_uint_fast64_t g_freed;
 static _Thread_local struct {
     WGPUComputePassEncoder handle;
     pass_steps *steps;
-    uint_fast64_t left;
+    uint_fast64_t freed;
 } t_pass;
+static _Thread_local WGPUComputePassEncoder t_ended;
 
 /* What this thread holds for the layer while the implementation records: the steps of these
  * lists, in order, from (list, at). */
@@ -74,11 +77,8 @@ static _Thread_local size_t t_count, t_list, t_at;
 
 static void *get(wgprof_rec_map *map, const void *key)
 {
-    if (!atomic_load(map == &g_passes ? &g_open : &g_tracked)) {
+    if (!atomic_load(&g_tracked)) {
         return NULL;
-    }
-    if (map == &g_passes && t_pass.handle == key && t_pass.left == atomic_load(&g_passes_left)) {
-        return t_pass.steps;
     }
     pthread_mutex_lock(&g_lock);
     void *v = wgprof_rec_map_get(map, key);
@@ -86,18 +86,10 @@ static void *get(wgprof_rec_map *map, const void *key)
     return v;
 }
 
-/* Passes gated by their own count (g_open), which g_tracked does not count. */
 static void *take(wgprof_rec_map *map, const void *key)
 {
-    if (map == &g_passes && !atomic_load(&g_open)) {
-        return NULL;
-    }
     pthread_mutex_lock(&g_lock);
     void *v = wgprof_rec_map_take(map, key);
-    if (v && map == &g_passes) {
-        atomic_fetch_add(&g_passes_left, 1);
-    }
-    atomic_store(&g_open, g_passes.count);
     pthread_mutex_unlock(&g_lock);
     return v;
 }
@@ -106,9 +98,104 @@ static bool put(wgprof_rec_map *map, const void *key, void *value)
 {
     pthread_mutex_lock(&g_lock);
     bool ok = wgprof_rec_map_put(map, key, value);
-    atomic_store(&g_open, g_passes.count);
     pthread_mutex_unlock(&g_lock);
     return ok;
+}
+
+/* ---- the passes open ---- */
+
+/* The pass this thread keeps, where it is `pass` and still open. */
+static pass_steps *kept_pass(WGPUComputePassEncoder pass)
+{
+    return t_pass.handle == pass && t_pass.freed == atomic_load(&g_freed) && t_pass.steps->handle == pass
+               ? t_pass.steps
+               : NULL;
+}
+
+static void keep_pass(WGPUComputePassEncoder pass, pass_steps *p) /* the lock held */
+{
+    t_pass.handle = pass;
+    t_pass.steps = p;
+    t_pass.freed = atomic_load(&g_freed);
+}
+
+typedef struct finding {
+    WGPUComputePassEncoder pass;
+    pass_steps *found;
+} finding;
+
+static void find_open(void *value, void *user)
+{
+    steps *s = value;
+    finding *f = user;
+    if (!f->found && s->open_taken && s->open.handle == f->pass) {
+        f->found = &s->open;
+    }
+}
+
+/* An open pass's state (the lock held): the thread's kept one, an encoder's own open pass, or
+ * one of its own; NULL where `pass` is not open. */
+static pass_steps *open_pass_locked(WGPUComputePassEncoder pass)
+{
+    pass_steps *p = kept_pass(pass);
+    p = p ? p : g_extra_passes.count ? wgprof_rec_map_get(&g_extra_passes, pass) : NULL;
+    if (!p) {
+        finding f = {pass, NULL};
+        wgprof_rec_map_each(&g_encoders, find_open, &f);
+        p = f.found;
+    }
+    return p;
+}
+
+/* An open pass's state, for its thread's steps: found without the lock where this thread
+ * keeps it. */
+static pass_steps *open_pass(WGPUComputePassEncoder pass)
+{
+    if (!pass || !atomic_load(&g_open)) {
+        return NULL;
+    }
+    pass_steps *p = kept_pass(pass);
+    if (!p) {
+        pthread_mutex_lock(&g_lock);
+        p = open_pass_locked(pass);
+        if (p) {
+            keep_pass(pass, p);
+        }
+        pthread_mutex_unlock(&g_lock);
+    }
+    return p;
+}
+
+/* Pass `p` closed (the lock held): its encoder's open pass free again, or its own state freed. */
+static void close_locked(pass_steps *p)
+{
+    if (p->inside) {
+        p->handle = NULL;
+        p->of->open_taken = false;
+    } else {
+        wgprof_rec_map_take(&g_extra_passes, p->handle);
+        wgprof__free(p);
+        atomic_fetch_add(&g_freed, 1);
+    }
+    atomic_fetch_sub(&g_open, 1);
+}
+
+/* An open pass closed, what it held copied into *out; false where `pass` is not open (ended
+ * already, or its encoder let go of). */
+static bool close_pass(WGPUComputePassEncoder pass, pass_steps *out)
+{
+    if (!pass || pass == t_ended || !atomic_load(&g_open)) {
+        return false;
+    }
+    pthread_mutex_lock(&g_lock);
+    pass_steps *p = open_pass_locked(pass);
+    if (p) {
+        *out = *p;
+        close_locked(p);
+    }
+    pthread_mutex_unlock(&g_lock);
+    t_ended = pass;
+    return p != NULL;
 }
 
 static void free_steps(steps *s)
@@ -120,15 +207,6 @@ static void free_steps(steps *s)
     wgprof__free(s->text);
     wgprof__free(s);
     atomic_fetch_sub(&g_tracked, 1);
-}
-
-static void pass_free(pass_steps *p)
-{
-    if (p && !p->inside) {
-        wgprof__free(p);
-    } else if (p && p->of) {
-        p->of->open_taken = false;
-    }
 }
 
 /* `name`'s n bytes kept in the list's text; its offset, or NO_NAME where out of memory (or of
@@ -215,7 +293,7 @@ void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder
     if (!atomic_load(&g_tracked) || !pass) {
         return;
     }
-    /* The encoder's steps found and the pass put under one hold of the lock; the steps are
+    /* The encoder's steps found and the pass opened under one hold of the lock; the steps are
      * this thread's (the encoder's), so the label is added after. */
     pthread_mutex_lock(&g_lock);
     steps *s = wgprof_rec_map_get(&g_encoders, enc);
@@ -223,18 +301,19 @@ void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder
     if (p) {
         *p = (pass_steps){.handle = pass, .of = s, .inside = p == &s->open};
         s->open_taken |= p->inside;
-        if (!wgprof_rec_map_put(&g_passes, pass, p)) {
-            pass_free(p);
+        if (!p->inside && !wgprof_rec_map_put(&g_extra_passes, pass, p)) {
+            wgprof__free(p);
             p = NULL;
         }
-        atomic_store(&g_open, g_passes.count);
     }
     if (p) {
-        t_pass.handle = pass;
-        t_pass.steps = p;
-        t_pass.left = atomic_load(&g_passes_left);
+        atomic_fetch_add(&g_open, 1);
+        keep_pass(pass, p);
     }
     pthread_mutex_unlock(&g_lock);
+    if (t_ended == pass) {
+        t_ended = NULL; /* a new pass at an ended one's address */
+    }
     size_t n = label.data ? (label.length == WGPU_STRLEN ? strlen(label.data) : label.length) : 0;
     if (p && n) {
         begin_named(s, label);
@@ -244,8 +323,8 @@ void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder
 
 void wgprof_rec_scopes_pass_push(WGPUComputePassEncoder pass, WGPUStringView label)
 {
-    pass_steps *p = get(&g_passes, pass);
-    if (p && p->of) {
+    pass_steps *p = open_pass(pass);
+    if (p) {
         begin_named(p->of, label);
         p->depth++;
     }
@@ -253,8 +332,8 @@ void wgprof_rec_scopes_pass_push(WGPUComputePassEncoder pass, WGPUStringView lab
 
 void wgprof_rec_scopes_pass_pop(WGPUComputePassEncoder pass)
 {
-    pass_steps *p = get(&g_passes, pass);
-    if (p && p->of && p->depth) {
+    pass_steps *p = open_pass(pass);
+    if (p && p->depth) {
         end_one(p->of);
         p->depth--;
     }
@@ -262,25 +341,24 @@ void wgprof_rec_scopes_pass_pop(WGPUComputePassEncoder pass)
 
 void wgprof_rec_scopes_dispatch(WGPUComputePassEncoder pass)
 {
-    pass_steps *p = get(&g_passes, pass);
-    if (p && p->of) {
+    pass_steps *p = open_pass(pass);
+    if (p) {
         add(p->of, NULL, 0, true);
     }
 }
 
 void wgprof_rec_scopes_pass_end(WGPUComputePassEncoder pass)
 {
-    pass_steps *p = take(&g_passes, pass);
-    if (!p) {
+    pass_steps p;
+    if (!close_pass(pass, &p)) {
         return;
     }
-    for (; p->of && p->depth; p->depth--) {
-        end_one(p->of);
+    for (; p.depth; p.depth--) {
+        end_one(p.of);
     }
-    if (p->of && p->label) {
-        end_one(p->of);
+    if (p.label) {
+        end_one(p.of);
     }
-    pass_free(p);
 }
 
 void wgprof_rec_scopes_finishing(WGPUCommandEncoder enc)
@@ -293,8 +371,7 @@ void wgprof_rec_scopes_finishing(WGPUCommandEncoder enc)
 }
 
 /* Passes still open on `s` (an encoder released or finished before their end, which the
- * program may do) add to it no more: taken out of the map (their end then finds nothing), and
- * freed where not `s`'s own. */
+ * program may do) add to it no more: closed (their end then finds nothing). */
 typedef struct detaching {
     const steps *of;
     WGPUComputePassEncoder keys[8]; /* found in one walk, taken after it */
@@ -320,19 +397,18 @@ static void detach_passes(steps *s)
 {
     pthread_mutex_lock(&g_lock);
     detaching d = {.of = s, .more = true};
-    while (d.more && g_passes.count) {
+    while (d.more && g_extra_passes.count) {
         d.count = 0;
         d.more = false;
-        wgprof_rec_map_each(&g_passes, detach_key, &d);
+        wgprof_rec_map_each(&g_extra_passes, detach_key, &d);
         for (size_t i = 0; i < d.count; i++) {
-            pass_steps *p = wgprof_rec_map_take(&g_passes, d.keys[i]);
-            p->of = NULL;
-            pass_free(p);
-            atomic_fetch_add(&g_passes_left, 1);
+            close_locked(wgprof_rec_map_get(&g_extra_passes, d.keys[i]));
         }
     }
-    atomic_store(&g_open, g_passes.count);
-    s->open_taken = false;
+    if (s->open_taken) {
+        close_locked(&s->open);
+    }
+    atomic_fetch_add(&g_freed, 1); /* the steps are freed later: no thread keeps their pass */
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -362,7 +438,14 @@ void wgprof_rec_scopes_forget_encoder(WGPUCommandEncoder enc)
     }
 }
 
-void wgprof_rec_scopes_forget_pass(WGPUComputePassEncoder pass) { pass_free(take(&g_passes, pass)); }
+void wgprof_rec_scopes_forget_pass(WGPUComputePassEncoder pass)
+{
+    pass_steps gone;
+    close_pass(pass, &gone); /* released without its end */
+    if (t_ended == pass) {
+        t_ended = NULL; /* its handle may be another pass's next */
+    }
+}
 
 void wgprof_rec_scopes_forget_buffer(WGPUCommandBuffer cb) { free_steps(take(&g_buffers, cb)); }
 
