@@ -7,9 +7,11 @@
  * and the layer takes them dispatch by dispatch (wgprof_record_dispatch_scopes), so that its
  * rows get the scopes the webgpu.h way gives, with nothing asked of the implementation.
  *
- * One mutex guards the maps and the passes' states, held for a lookup or an update only (a
- * thread finds the pass it began last without it); an encoder's steps are its thread's (WebGPU's
- * rule), and a command buffer's are read only while it is submitted.
+ * One mutex guards the maps, held for a lookup or an update only. An encoder's steps are its
+ * thread's (WebGPU's rule), and so is its open pass: the thread that made the encoder (or found
+ * it last) begins, dispatches in and ends its passes without the lock; another thread finds an
+ * open pass by its handle under the lock (the handle and whether the encoder has a pass open are
+ * atomic for that). A command buffer's steps are read only while it is submitted.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -31,7 +33,7 @@ typedef struct steps steps;
 
 /* A pass of a tracked encoder: its encoder's steps, and what it opened. */
 typedef struct pass_steps {
-    WGPUComputePassEncoder handle;
+    _Atomic(WGPUComputePassEncoder) handle;
     steps *of;
     unsigned depth; /* its debug groups open */
     bool label;     /* its label opened a scope */
@@ -49,7 +51,7 @@ struct steps {
      * mistake, which gets an allocation of its own, in g_extra_passes), so a pass costs no
      * allocation and no map's update. */
     pass_steps open;
-    bool open_taken;
+    atomic_bool open_taken;
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -59,9 +61,9 @@ static atomic_size_t g_open;    /* passes open: none, nothing to look up */
 
 /* The pass this thread began or found last, while no pass state has been freed since (g_freed,
  * bumped under the lock wherever one may be: an encoder's passes let go of, a pass of its own
- * ended): its dispatches, debug groups and end find it without a search, its dispatches and
- * debug groups without the lock. And the pass it ended last, whose release then finds nothing
- * without a search (the program holds its handle until then: no other pass has it). */
+ * ended): its dispatches, debug groups and end find it without the lock. And the pass it ended
+ * last, whose release then finds nothing without a search (the program holds its handle until
+ * then: no other pass has it). */
 static atomic_uint_fast64_t g_freed;
 static _Thread_local struct {
     WGPUComputePassEncoder handle;
@@ -69,6 +71,12 @@ static _Thread_local struct {
     uint_fast64_t freed;
 } t_pass;
 static _Thread_local WGPUComputePassEncoder t_ended;
+/* The encoder this thread made or found last, as t_pass: its passes begin without the lock. */
+static _Thread_local struct {
+    WGPUCommandEncoder handle;
+    steps *steps;
+    uint_fast64_t freed;
+} t_encoder;
 
 /* What this thread holds for the layer while the implementation records: the steps of these
  * lists, in order, from (list, at). */
@@ -107,16 +115,28 @@ static bool put(wgprof_rec_map *map, const void *key, void *value)
 /* The pass this thread keeps, where it is `pass` and still open. */
 static pass_steps *kept_pass(WGPUComputePassEncoder pass)
 {
-    return t_pass.handle == pass && t_pass.freed == atomic_load(&g_freed) && t_pass.steps->handle == pass
-               ? t_pass.steps
-               : NULL;
+    bool kept = t_pass.handle == pass && t_pass.freed == atomic_load(&g_freed);
+    return kept && atomic_load(&t_pass.steps->handle) == pass ? t_pass.steps : NULL;
 }
 
-static void keep_pass(WGPUComputePassEncoder pass, pass_steps *p) /* the lock held */
+static void keep_pass(WGPUComputePassEncoder pass, pass_steps *p)
 {
     t_pass.handle = pass;
     t_pass.steps = p;
     t_pass.freed = atomic_load(&g_freed);
+}
+
+/* The encoder this thread keeps, where it is `enc` and tracked still. */
+static steps *kept_encoder(WGPUCommandEncoder enc)
+{
+    return t_encoder.handle == enc && t_encoder.freed == atomic_load(&g_freed) ? t_encoder.steps : NULL;
+}
+
+static void keep_encoder(WGPUCommandEncoder enc, steps *s)
+{
+    t_encoder.handle = enc;
+    t_encoder.steps = s;
+    t_encoder.freed = atomic_load(&g_freed);
 }
 
 typedef struct finding {
@@ -128,7 +148,7 @@ static void find_open(void *value, void *user)
 {
     steps *s = value;
     finding *f = user;
-    if (!f->found && s->open_taken && s->open.handle == f->pass) {
+    if (!f->found && atomic_load(&s->open_taken) && atomic_load(&s->open.handle) == f->pass) {
         f->found = &s->open;
     }
 }
@@ -166,34 +186,48 @@ static pass_steps *open_pass(WGPUComputePassEncoder pass)
     return p;
 }
 
-/* Pass `p` closed (the lock held): its encoder's open pass free again, or its own state freed. */
-static void close_locked(pass_steps *p)
+/* Pass `p` closed: its encoder's open pass free again (on its thread: no lock), or its own
+ * state freed (the lock held). */
+static void close_one(pass_steps *p)
 {
     if (p->inside) {
-        p->handle = NULL;
-        p->of->open_taken = false;
+        atomic_store(&p->of->open_taken, false);
+        atomic_store(&p->handle, NULL);
     } else {
-        wgprof_rec_map_take(&g_extra_passes, p->handle);
+        wgprof_rec_map_take(&g_extra_passes, atomic_load(&p->handle));
         wgprof__free(p);
         atomic_fetch_add(&g_freed, 1);
     }
     atomic_fetch_sub(&g_open, 1);
 }
 
-/* An open pass closed, what it held copied into *out; false where `pass` is not open (ended
+/* What an ended pass leaves its encoder's steps to close. */
+typedef struct pass_left {
+    steps *of;
+    unsigned depth;
+    bool label;
+} pass_left;
+
+/* An open pass closed, what it left open in *out; false where `pass` is not open (ended
  * already, or its encoder let go of). */
-static bool close_pass(WGPUComputePassEncoder pass, pass_steps *out)
+static bool close_pass(WGPUComputePassEncoder pass, pass_left *out)
 {
     if (!pass || pass == t_ended || !atomic_load(&g_open)) {
         return false;
     }
-    pthread_mutex_lock(&g_lock);
-    pass_steps *p = open_pass_locked(pass);
-    if (p) {
-        *out = *p;
-        close_locked(p);
+    pass_steps *p = kept_pass(pass);
+    bool locked = !p || !p->inside;
+    if (locked) {
+        pthread_mutex_lock(&g_lock);
+        p = open_pass_locked(pass);
     }
-    pthread_mutex_unlock(&g_lock);
+    if (p) {
+        *out = (pass_left){p->of, p->depth, p->label};
+        close_one(p);
+    }
+    if (locked) {
+        pthread_mutex_unlock(&g_lock);
+    }
     t_ended = pass;
     return p != NULL;
 }
@@ -267,6 +301,8 @@ void wgprof_rec_scopes_track(WGPUCommandEncoder enc)
     atomic_fetch_add(&g_tracked, 1);
     if (!put(&g_encoders, enc, s)) {
         free_steps(s);
+    } else {
+        keep_encoder(enc, s);
     }
 }
 
@@ -293,15 +329,25 @@ void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder
     if (!atomic_load(&g_tracked) || !pass) {
         return;
     }
-    /* The encoder's steps found and the pass opened under one hold of the lock; the steps are
-     * this thread's (the encoder's), so the label is added after. */
-    pthread_mutex_lock(&g_lock);
-    steps *s = wgprof_rec_map_get(&g_encoders, enc);
-    pass_steps *p = !s ? NULL : !s->open_taken ? &s->open : wgprof__calloc(1, sizeof *p);
+    /* The encoder this thread keeps opens its pass without the lock; else the encoder's steps are
+     * found and the pass opened under one hold of it. The steps are this thread's (the
+     * encoder's), so the label is added after. */
+    steps *s = kept_encoder(enc);
+    bool locked = !s || atomic_load(&s->open_taken);
+    if (locked) {
+        pthread_mutex_lock(&g_lock);
+        s = wgprof_rec_map_get(&g_encoders, enc);
+    }
+    pass_steps *p = !s ? NULL : !atomic_load(&s->open_taken) ? &s->open : wgprof__calloc(1, sizeof *p);
     if (p) {
-        *p = (pass_steps){.handle = pass, .of = s, .inside = p == &s->open};
-        s->open_taken |= p->inside;
-        if (!p->inside && !wgprof_rec_map_put(&g_extra_passes, pass, p)) {
+        p->of = s;
+        p->depth = 0;
+        p->label = false;
+        p->inside = p == &s->open;
+        atomic_store(&p->handle, pass); /* before the encoder says it has a pass open */
+        if (p->inside) {
+            atomic_store(&s->open_taken, true);
+        } else if (!wgprof_rec_map_put(&g_extra_passes, pass, p)) {
             wgprof__free(p);
             p = NULL;
         }
@@ -310,7 +356,12 @@ void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder
         atomic_fetch_add(&g_open, 1);
         keep_pass(pass, p);
     }
-    pthread_mutex_unlock(&g_lock);
+    if (locked) {
+        if (s) {
+            keep_encoder(enc, s);
+        }
+        pthread_mutex_unlock(&g_lock);
+    }
     if (t_ended == pass) {
         t_ended = NULL; /* a new pass at an ended one's address */
     }
@@ -349,7 +400,7 @@ void wgprof_rec_scopes_dispatch(WGPUComputePassEncoder pass)
 
 void wgprof_rec_scopes_pass_end(WGPUComputePassEncoder pass)
 {
-    pass_steps p;
+    pass_left p;
     if (!close_pass(pass, &p)) {
         return;
     }
@@ -387,7 +438,7 @@ static void detach_key(void *value, void *user)
         return;
     }
     if (d->count < sizeof d->keys / sizeof d->keys[0]) {
-        d->keys[d->count++] = p->handle;
+        d->keys[d->count++] = atomic_load(&p->handle);
     } else {
         d->more = true;
     }
@@ -402,11 +453,11 @@ static void detach_passes(steps *s)
         d.more = false;
         wgprof_rec_map_each(&g_extra_passes, detach_key, &d);
         for (size_t i = 0; i < d.count; i++) {
-            close_locked(wgprof_rec_map_get(&g_extra_passes, d.keys[i]));
+            close_one(wgprof_rec_map_get(&g_extra_passes, d.keys[i]));
         }
     }
-    if (s->open_taken) {
-        close_locked(&s->open);
+    if (atomic_load(&s->open_taken)) {
+        close_one(&s->open);
     }
     atomic_fetch_add(&g_freed, 1); /* the steps are freed later: no thread keeps their pass */
     pthread_mutex_unlock(&g_lock);
@@ -440,7 +491,7 @@ void wgprof_rec_scopes_forget_encoder(WGPUCommandEncoder enc)
 
 void wgprof_rec_scopes_forget_pass(WGPUComputePassEncoder pass)
 {
-    pass_steps gone;
+    pass_left gone;
     close_pass(pass, &gone); /* released without its end */
     if (t_ended == pass) {
         t_ended = NULL; /* its handle may be another pass's next */
