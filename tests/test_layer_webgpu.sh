@@ -233,8 +233,12 @@ fi
 # told to the layer by the preload library as the implementation records (wgpu-native at the
 # encoder's finish, Dawn at the submit), with nothing asked of the implementation. Compared per
 # scope path (Dawn makes one pipeline of two that differ only in their labels).
-# Mode interleaved: two passes open at once on one thread, each dispatch in its own pass's scope.
-for mode in basic:3 interleaved:2; do
+# Mode interleaved: two passes open at once on one thread, each dispatch in its own pass's scope;
+# threads8: eight threads encoding at once, each its own passes (on wgpu-native: Dawn's library
+# ends that program with a segmentation fault by itself, without wgprof).
+modes="basic:3 interleaved:2"
+[ "$impl" = wgpu-native ] && modes="$modes threads8:8"
+for mode in $modes; do
   least=${mode#*:}
   mode=${mode%:*}
   "$wgprof" record --json sc-auto.json -- "$app" $mode >sc-auto.out 2>sc-auto.err
