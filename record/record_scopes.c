@@ -61,16 +61,13 @@ static atomic_size_t g_open;    /* passes open: none, nothing to look up */
 
 /* The pass this thread began or found last, while no pass state has been freed since (g_freed,
  * bumped under the lock wherever one may be: an encoder's passes let go of, a pass of its own
- * ended): its dispatches, debug groups and end find it without the lock. And the pass it ended
- * last, whose release then finds nothing without a search (the program holds its handle until
- * then: no other pass has it). */
+ * ended): its dispatches, debug groups and end find it without the lock. */
 static atomic_uint_fast64_t g_freed;
 static _Thread_local struct {
     WGPUComputePassEncoder handle;
     pass_steps *steps;
     uint_fast64_t freed;
 } t_pass;
-static _Thread_local WGPUComputePassEncoder t_ended;
 /* The encoder this thread made or found last, as t_pass: its passes begin without the lock. */
 static _Thread_local struct {
     WGPUCommandEncoder handle;
@@ -212,8 +209,8 @@ typedef struct pass_left {
  * already, or its encoder let go of). */
 static bool close_pass(WGPUComputePassEncoder pass, pass_left *out)
 {
-    if (!pass || pass == t_ended || !atomic_load(&g_open)) {
-        return false;
+    if (!pass || !atomic_load(&g_open)) {
+        return false; /* a release after the end, where no other pass is open: nothing to search */
     }
     pass_steps *p = kept_pass(pass);
     bool locked = !p || !p->inside;
@@ -228,7 +225,6 @@ static bool close_pass(WGPUComputePassEncoder pass, pass_left *out)
     if (locked) {
         pthread_mutex_unlock(&g_lock);
     }
-    t_ended = pass;
     return p != NULL;
 }
 
@@ -362,9 +358,6 @@ void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder
         }
         pthread_mutex_unlock(&g_lock);
     }
-    if (t_ended == pass) {
-        t_ended = NULL; /* a new pass at an ended one's address */
-    }
     size_t n = label.data ? (label.length == WGPU_STRLEN ? strlen(label.data) : label.length) : 0;
     if (p && n) {
         begin_named(s, label);
@@ -493,9 +486,6 @@ void wgprof_rec_scopes_forget_pass(WGPUComputePassEncoder pass)
 {
     pass_left gone;
     close_pass(pass, &gone); /* released without its end */
-    if (t_ended == pass) {
-        t_ended = NULL; /* its handle may be another pass's next */
-    }
 }
 
 void wgprof_rec_scopes_forget_buffer(WGPUCommandBuffer cb) { free_steps(take(&g_buffers, cb)); }
