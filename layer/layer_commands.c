@@ -803,9 +803,10 @@ static void close_work(wgprof_layer_cb *cb)
 /* Transfer work of `kind` comes next: a run of it begins here where none is open. */
 static wgprof_layer_device *before_work(VkCommandBuffer handle, unsigned kind)
 {
-    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
+    wgprof_layer_cb *cb;
+    wgprof_layer_device *d = device_and_cb(handle, &cb);
     if (!cb) {
-        return wgprof_layer_device_of(handle);
+        return d;
     }
     if (cb->work_timed && wgprof_layer_settings_get()->timestamps_only) {
         if (!cb->work_kinds) {
@@ -816,7 +817,7 @@ static wgprof_layer_device *before_work(VkCommandBuffer handle, unsigned kind)
         if (!cb->work_kinds) {
             if (!open_row(cb, (wgprof_site){0, 0})) { /* a site the pool refuses, until close_work's */
                 cb->holds_untimed = true;
-                return cb->device;
+                return d;
             }
             cb->work_row = cb->count - 1;
         }
@@ -824,7 +825,7 @@ static wgprof_layer_device *before_work(VkCommandBuffer handle, unsigned kind)
     } else {
         cb->holds_untimed = true;
     }
-    return cb->device;
+    return d;
 }
 
 #define WORK_HOOK(command, kind, params, args)                                                                  \
@@ -1020,11 +1021,11 @@ static bool sampled_dispatch(wgprof_layer_cb *cb)
  * dispatch (one lookup: the command buffer's state knows its device). */
 static wgprof_layer_device *before_dispatch(VkCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z, bool indirect)
 {
-    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
+    wgprof_layer_cb *cb;
+    wgprof_layer_device *d = device_and_cb(handle, &cb);
     if (!cb) {
-        return wgprof_layer_device_of(handle);
+        return d;
     }
-    wgprof_layer_device *d = cb->device;
     if (wgprof_layer_settings_get()->timestamps_only) { /* for measurement: the timestamp alone */
         if (!cb->untimed) {
             cb->work_kinds = 0;
@@ -1148,12 +1149,10 @@ static void end_row(wgprof_layer_cb *cb)
  * Returns the command buffer's device, found once, as before_work does. */
 static wgprof_layer_device *before_pass(VkCommandBuffer handle)
 {
-    wgprof_layer_cb *cb = wgprof_layer_cb_of(handle);
-    if (!cb) {
-        return wgprof_layer_device_of(handle);
-    }
+    wgprof_layer_cb *cb;
+    wgprof_layer_device *d = device_and_cb(handle, &cb);
     end_row(cb);
-    return cb->device;
+    return d;
 }
 
 #define PASS_HOOK(command, params, args)                                                                        \
