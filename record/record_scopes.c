@@ -59,21 +59,18 @@ static wgprof_rec_map g_encoders, g_buffers, g_extra_passes;
 static atomic_size_t g_tracked; /* encoders and buffers tracked: none, nothing to look up */
 static atomic_size_t g_open;    /* passes open: none, nothing to look up */
 
-/* The pass this thread began or found last, while no pass state has been freed since (g_freed,
+/* A state this thread keeps by its handle, valid while no state has been freed since (g_freed,
  * bumped under the lock wherever one may be: an encoder's passes let go of, a pass of its own
- * ended): its dispatches, debug groups and end find it without the lock. */
+ * ended). The encoder it made or found last, whose passes begin without the lock, and the pass
+ * it began or found last, whose dispatches, debug groups and end find it without the lock. */
+typedef struct kept {
+    const void *handle;
+    void *state;
+    uint_fast64_t freed;
+} kept;
+
 static atomic_uint_fast64_t g_freed;
-static _Thread_local struct {
-    WGPUComputePassEncoder handle;
-    pass_steps *steps;
-    uint_fast64_t freed;
-} t_pass;
-/* The encoder this thread made or found last, as t_pass: its passes begin without the lock. */
-static _Thread_local struct {
-    WGPUCommandEncoder handle;
-    steps *steps;
-    uint_fast64_t freed;
-} t_encoder;
+static _Thread_local kept t_encoder, t_pass;
 
 /* What this thread holds for the layer while the implementation records: the steps of these
  * lists, in order, from (list, at). */
@@ -109,31 +106,23 @@ static bool put(wgprof_rec_map *map, const void *key, void *value)
 
 /* ---- the passes open ---- */
 
+static void *kept_state(const kept *k, const void *handle)
+{
+    return k->handle == handle && k->freed == atomic_load(&g_freed) ? k->state : NULL;
+}
+
+static void keep(kept *k, const void *handle, void *state)
+{
+    k->handle = handle;
+    k->state = state;
+    k->freed = atomic_load(&g_freed);
+}
+
 /* The pass this thread keeps, where it is `pass` and still open. */
 static pass_steps *kept_pass(WGPUComputePassEncoder pass)
 {
-    bool kept = t_pass.handle == pass && t_pass.freed == atomic_load(&g_freed);
-    return kept && atomic_load(&t_pass.steps->handle) == pass ? t_pass.steps : NULL;
-}
-
-static void keep_pass(WGPUComputePassEncoder pass, pass_steps *p)
-{
-    t_pass.handle = pass;
-    t_pass.steps = p;
-    t_pass.freed = atomic_load(&g_freed);
-}
-
-/* The encoder this thread keeps, where it is `enc` and tracked still. */
-static steps *kept_encoder(WGPUCommandEncoder enc)
-{
-    return t_encoder.handle == enc && t_encoder.freed == atomic_load(&g_freed) ? t_encoder.steps : NULL;
-}
-
-static void keep_encoder(WGPUCommandEncoder enc, steps *s)
-{
-    t_encoder.handle = enc;
-    t_encoder.steps = s;
-    t_encoder.freed = atomic_load(&g_freed);
+    pass_steps *p = kept_state(&t_pass, pass);
+    return p && atomic_load(&p->handle) == pass ? p : NULL;
 }
 
 typedef struct finding {
@@ -150,12 +139,11 @@ static void find_open(void *value, void *user)
     }
 }
 
-/* An open pass's state (the lock held): the thread's kept one, an encoder's own open pass, or
- * one of its own; NULL where `pass` is not open. */
+/* An open pass's state that this thread does not keep (the lock held): an encoder's own open
+ * pass, or one of its own; NULL where `pass` is not open. */
 static pass_steps *open_pass_locked(WGPUComputePassEncoder pass)
 {
-    pass_steps *p = kept_pass(pass);
-    p = p ? p : g_extra_passes.count ? wgprof_rec_map_get(&g_extra_passes, pass) : NULL;
+    pass_steps *p = g_extra_passes.count ? wgprof_rec_map_get(&g_extra_passes, pass) : NULL;
     if (!p) {
         finding f = {pass, NULL};
         wgprof_rec_map_each(&g_encoders, find_open, &f);
@@ -176,7 +164,7 @@ static pass_steps *open_pass(WGPUComputePassEncoder pass)
         pthread_mutex_lock(&g_lock);
         p = open_pass_locked(pass);
         if (p) {
-            keep_pass(pass, p);
+            keep(&t_pass, pass, p);
         }
         pthread_mutex_unlock(&g_lock);
     }
@@ -213,10 +201,10 @@ static bool close_pass(WGPUComputePassEncoder pass, pass_left *out)
         return false; /* a release after the end, where no other pass is open: nothing to search */
     }
     pass_steps *p = kept_pass(pass);
-    bool locked = !p || !p->inside;
+    bool locked = !p || !p->inside; /* its own state is freed under the lock */
     if (locked) {
         pthread_mutex_lock(&g_lock);
-        p = open_pass_locked(pass);
+        p = p ? p : open_pass_locked(pass);
     }
     if (p) {
         *out = (pass_left){p->of, p->depth, p->label};
@@ -298,7 +286,7 @@ void wgprof_rec_scopes_track(WGPUCommandEncoder enc)
     if (!put(&g_encoders, enc, s)) {
         free_steps(s);
     } else {
-        keep_encoder(enc, s);
+        keep(&t_encoder, enc, s);
     }
 }
 
@@ -328,7 +316,7 @@ void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder
     /* The encoder this thread keeps opens its pass without the lock; else the encoder's steps are
      * found and the pass opened under one hold of it. The steps are this thread's (the
      * encoder's), so the label is added after. */
-    steps *s = kept_encoder(enc);
+    steps *s = kept_state(&t_encoder, enc);
     bool locked = !s || atomic_load(&s->open_taken);
     if (locked) {
         pthread_mutex_lock(&g_lock);
@@ -350,11 +338,11 @@ void wgprof_rec_scopes_pass_begin(WGPUCommandEncoder enc, WGPUComputePassEncoder
     }
     if (p) {
         atomic_fetch_add(&g_open, 1);
-        keep_pass(pass, p);
+        keep(&t_pass, pass, p);
     }
     if (locked) {
         if (s) {
-            keep_encoder(enc, s);
+            keep(&t_encoder, enc, s);
         }
         pthread_mutex_unlock(&g_lock);
     }
