@@ -1,10 +1,15 @@
 /* A map from a 64-bit handle (never 0) to a pointer: open addressing, tombstones on removal.
  * Updates (put, take, each, free) are its owner's to serialise; a get may run beside them, on
  * any thread, without a lock: a table once published is never changed in a way that hides a
- * key from a probe (a slot goes from empty to a key, a key to a tombstone or back to a key),
- * and a table outgrown stays allocated, read-only, until the map is freed. A get returns the
- * value of the put that happens before it: what Vulkan's external synchronisation of a handle
- * gives every hook looking up the handle it was called with. */
+ * key from a probe (a slot goes from empty to a key, a key to a tombstone or back to a key, and
+ * a tombstone back to empty only where the slot after it is empty, so that no key's probe runs
+ * through it), and a table outgrown stays allocated, read-only, until the map is freed. A get
+ * returns the value of the put that happens before it: what Vulkan's external synchronisation
+ * of a handle gives every hook looking up the handle it was called with.
+ *
+ * A program that makes and frees handles all along (a command buffer or a fence a submit) leaves
+ * the map as large as what it holds at once: the tombstones at a run's end go back to empty as
+ * they are made, and a table is remade at the size its keys need, not twice the last. */
 #include <stdint.h>
 #include <string.h>
 
@@ -52,7 +57,12 @@ static void slot_set(wgprof_layer_map_slot *s, uint64_t key, void *value)
 static bool grow(wgprof_layer_map *map)
 {
     wgprof_layer_map_table *old = table_of(map);
-    size_t cap = old ? old->cap * 2 : 64;
+    /* At most a quarter full once remade (three quarters, tombstones counted, is where it is
+     * remade again): runs stay short, so that most tombstones end one and go back to empty. */
+    size_t cap = 64;
+    while ((map->count + 1) * 4 > cap) {
+        cap *= 2;
+    }
     wgprof_layer_map_table *t = wgprof__calloc(1, sizeof *t + cap * sizeof t->slots[0]);
     if (!t) {
         return false;
@@ -106,6 +116,19 @@ bool wgprof_layer_map_put(wgprof_layer_map *map, uint64_t key, void *value)
     }
 }
 
+/* Where the slot after tombstone `i` is empty, no key's probe runs through `i`: it goes back to
+ * empty, and so do the tombstones before it, each then followed by an empty slot. */
+static void clear_run_end(wgprof_layer_map *map, wgprof_layer_map_table *t, size_t i)
+{
+    size_t mask = t->cap - 1;
+    while (atomic_load_explicit(&t->slots[i].key, memory_order_relaxed) == TOMBSTONE &&
+           !atomic_load_explicit(&t->slots[(i + 1) & mask].key, memory_order_relaxed)) {
+        atomic_store_explicit(&t->slots[i].key, 0, memory_order_release);
+        map->used--;
+        i = (i - 1) & mask;
+    }
+}
+
 void *wgprof_layer_map_take(wgprof_layer_map *map, uint64_t key)
 {
     wgprof_layer_map_table *t = table_of(map);
@@ -119,6 +142,7 @@ void *wgprof_layer_map_take(wgprof_layer_map *map, uint64_t key)
             atomic_store_explicit(&t->slots[i].key, TOMBSTONE, memory_order_release);
             atomic_store_explicit(&t->slots[i].value, NULL, memory_order_release);
             map->count--;
+            clear_run_end(map, t, i);
             return v;
         }
         if (!k) {

@@ -4,6 +4,8 @@
  *  - its map's gets without a lock (layer_map.c): threads look up keys they put before starting,
  *    each must find its own value every time, while another thread puts and takes other keys and
  *    so grows the map through many tables;
+ *  - the map of a program that makes and frees handles all along (a command buffer or a fence a
+ *    submit) stays the size of what it holds at once: its tables do not grow with the run;
  *  - a reading of the layer's copy of its timestamps (layer_copy.c) as a copy under way leaves
  *    it: the availability written, the value not yet (lavapipe's copy writes them in that order).
  */
@@ -76,6 +78,39 @@ static void map_gets_beside_updates(void)
     CHECK(wgprof_layer_map_get(&g_map, 1) == NULL);
 }
 
+/* A million handles made and freed, a hundred held at once, as a program that allocates a command
+ * buffer (or a fence) a submit does: the map's tables, all it keeps, stay the size a hundred keys
+ * need. */
+static void map_of_a_long_run(void)
+{
+    enum { HELD = 100, MADE = 1000000 };
+    wgprof_layer_map map = {0};
+    uint64_t held[HELD], next = 0x7f0000000000ull, seed = 12345;
+    for (size_t i = 0; i < HELD; i++) {
+        held[i] = next += 0x40;
+        CHECK(wgprof_layer_map_put(&map, held[i], value_of(held[i])));
+    }
+    for (size_t i = 0; i < MADE; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        size_t j = (size_t)(seed >> 33) % HELD;
+        CHECK(wgprof_layer_map_take(&map, held[j]) == value_of(held[j]));
+        held[j] = next += 0x40 + ((seed >> 20) & 0x3c0);
+        CHECK(wgprof_layer_map_put(&map, held[j], value_of(held[j])));
+    }
+    size_t tables = 0, slots = 0;
+    for (wgprof_layer_map_table *t = atomic_load(&map.table); t; t = t->outgrown) {
+        tables++;
+        slots += t->cap;
+    }
+    printf("map: %d handles made and freed, %d held: %zu tables of %zu slots in all\n", MADE, HELD, tables, slots);
+    CHECK(map.count == HELD);
+    CHECK(slots <= 16 * HELD);
+    for (size_t i = 0; i < HELD; i++) {
+        CHECK(wgprof_layer_map_get(&map, held[i]) == value_of(held[i]));
+    }
+    wgprof_layer_map_free(&map);
+}
+
 static void readings_of_a_copy_under_way(void)
 {
     volatile uint64_t copy[6];
@@ -96,6 +131,7 @@ static void readings_of_a_copy_under_way(void)
 int main(void)
 {
     map_gets_beside_updates();
+    map_of_a_long_run();
     readings_of_a_copy_under_way();
     return check_summary();
 }
