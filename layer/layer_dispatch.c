@@ -319,6 +319,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
     NEXT(d, DeviceWaitIdle);
     NEXT(d, WaitForFences);
     NEXT(d, GetFenceStatus);
+    NEXT(d, DestroyFence);
+    NEXT(d, DestroySemaphore);
     NEXT(d, WaitSemaphores);
     NEXT(d, WaitSemaphoresKHR);
     NEXT(d, GetSemaphoreCounterValue);
@@ -572,6 +574,8 @@ static const hook DEVICE_HOOKS[] = {
     HOOK(DeviceWaitIdle, wgprof_layer_DeviceWaitIdle),
     HOOK(WaitForFences, wgprof_layer_WaitForFences),
     HOOK(GetFenceStatus, wgprof_layer_GetFenceStatus),
+    HOOK(DestroyFence, wgprof_layer_DestroyFence),
+    HOOK(DestroySemaphore, wgprof_layer_DestroySemaphore),
     HOOK(WaitSemaphores, wgprof_layer_WaitSemaphores),
     HOOK(WaitSemaphoresKHR, wgprof_layer_WaitSemaphoresKHR),
     HOOK(GetSemaphoreCounterValue, wgprof_layer_GetSemaphoreCounterValue),

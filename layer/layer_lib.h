@@ -294,6 +294,8 @@ typedef struct wgprof_layer_device {
     PFN_vkDeviceWaitIdle DeviceWaitIdle;
     PFN_vkWaitForFences WaitForFences;
     PFN_vkGetFenceStatus GetFenceStatus;
+    PFN_vkDestroyFence DestroyFence;
+    PFN_vkDestroySemaphore DestroySemaphore;
     PFN_vkWaitSemaphores WaitSemaphores;
     PFN_vkWaitSemaphores WaitSemaphoresKHR;
     PFN_vkGetSemaphoreCounterValue GetSemaphoreCounterValue;
@@ -764,6 +766,9 @@ VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_DeviceWaitIdle(VkDevice device);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitForFences(VkDevice device, uint32_t count, const VkFence *fences,
                                                           VkBool32 all, uint64_t timeout);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_GetFenceStatus(VkDevice device, VkFence fence);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyFence(VkDevice device, VkFence fence, const VkAllocationCallbacks *alloc);
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroySemaphore(VkDevice device, VkSemaphore semaphore,
+                                                         const VkAllocationCallbacks *alloc);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo *info,
                                                            uint64_t timeout);
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_WaitSemaphoresKHR(VkDevice device, const VkSemaphoreWaitInfo *info,

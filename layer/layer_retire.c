@@ -194,6 +194,36 @@ void wgprof_layer_retire_forget(wgprof_layer_device *d)
     wgprof_layer_map_free(&d->fences);
 }
 
+/* A fence or semaphore destroyed: what the layer kept of it goes with it, so that a program
+ * that makes them as it goes leaves nothing behind (and a handle given out again starts
+ * afresh). No wait of the program's can ask about it any more: its submits retire with the
+ * next wait for a later one, an idle, or the reader's backlog. */
+static void forget(wgprof_layer_device *d, wgprof_layer_map *map, uint64_t key)
+{
+    if (!key) {
+        return;
+    }
+    pthread_mutex_lock(&d->lock);
+    void *kept = wgprof_layer_map_take(map, key);
+    pthread_mutex_unlock(&d->lock);
+    wgprof__free(kept);
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroyFence(VkDevice device, VkFence fence, const VkAllocationCallbacks *alloc)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    forget(d, &d->fences, (uint64_t)(uintptr_t)fence);
+    d->DestroyFence(device, fence, alloc);
+}
+
+VKAPI_ATTR void VKAPI_CALL wgprof_layer_DestroySemaphore(VkDevice device, VkSemaphore semaphore,
+                                                         const VkAllocationCallbacks *alloc)
+{
+    wgprof_layer_device *d = wgprof_layer_device_of(device);
+    forget(d, &d->signals, (uint64_t)(uintptr_t)semaphore);
+    d->DestroySemaphore(device, semaphore, alloc);
+}
+
 /* ---- the program's waits ---- */
 
 VKAPI_ATTR VkResult VKAPI_CALL wgprof_layer_QueueWaitIdle(VkQueue queue)

@@ -53,6 +53,14 @@
  *              reset while it is being recorded, fold recorded in a command buffer the first pool
  *              keeps, and both submitted together: scale runs twice a step, and a profiler that
  *              took the reset of the first pool for the second's command buffer loses its scale
+ *   sync       basic, each step submitted with a fence and SYNC_SEMAPHORES timeline semaphores
+ *              of its own (each signalled to 1), waited for through both, then destroyed: a
+ *              program that makes its sync objects as it goes, on a driver that never gives a
+ *              handle out twice (their memory comes from allocation callbacks of the program's
+ *              that never hand out an address again, outside the heap); needs a Vulkan 1.2
+ *              device with timeline semaphores (else exit 77); says on stderr by how much its
+ *              heap (mallinfo2, every arena) grew over its steps, a step: `vk_compute: heap N
+ *              bytes a step`
  *   objects    basic with compute shader objects bound instead of pipelines
  *              (VK_EXT_shader_object, on a Vulkan 1.3 instance: else exit 77)
  *   work       basic, with the program's own transfer work between the dispatches and debug
@@ -100,7 +108,9 @@
 #include <string.h>
 #include <time.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <dirent.h>
@@ -135,12 +145,13 @@ typedef enum mode {
     MODE_EVENT,
     MODE_RENDER,
     MODE_COUNTS,
-    MODE_POOLS
+    MODE_POOLS,
+    MODE_SYNC
 } mode;
 static const char *const mode_names[] = {"basic",  "names",   "reuse",        "secondary", "indirect",
                                          "work",   "base",    "long",         "mixed",     "inline",
                                          "objects", "simultaneous", "batch", "batch2", "pipelined", "event",
-                                         "render", "counts", "pools"};
+                                         "render", "counts", "pools", "sync"};
 
 /* VK_KHR_maintenance5's feature, declared here (Vulkan headers older than 1.3.260 lack it). */
 #define MAINTENANCE5_EXTENSION "VK_KHR_maintenance5"
@@ -154,6 +165,7 @@ static bool g_inline;
 /* counts: scale's pipeline made for dispatches with a base (VK_PIPELINE_CREATE_DISPATCH_BASE_BIT). */
 static bool g_dispatch_base;
 static bool g_submit2; /* batch2: vkQueueSubmit2, synchronization2 enabled */
+static bool g_timeline; /* sync: timeline semaphores enabled */
 
 /* VK_EXT_shader_object, declared here as the registry has it (Vulkan headers before 1.3.246). */
 #define SHADER_OBJECT_EXTENSION "VK_EXT_shader_object"
@@ -293,7 +305,9 @@ static void create_instance(app *a, bool debug_utils)
 {
     VkApplicationInfo info = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                               .pApplicationName = "vk_compute",
-                              .apiVersion = g_inline || g_objects || g_submit2 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_1};
+                              .apiVersion = g_inline || g_objects || g_submit2 ? VK_API_VERSION_1_3
+                                             : g_timeline                       ? VK_API_VERSION_1_2
+                                                                                : VK_API_VERSION_1_1};
     const char *extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
     /* The messenger is also chained to the instance's creation, as wgpu does: it hears what the
      * loader and the layers say while the instance is made (the loader's words on
@@ -414,6 +428,23 @@ static void create_device(app *a)
             exit(77);
         }
         ci.pNext = &sync2;
+    }
+    VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
+    if (g_timeline) {
+        VkPhysicalDeviceProperties props;
+        vkGetPhysicalDeviceProperties(a->physical, &props);
+        VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &timeline};
+        if (props.apiVersion >= VK_API_VERSION_1_2) {
+            vkGetPhysicalDeviceFeatures2(a->physical, &features);
+        }
+        if (!timeline.timelineSemaphore) {
+            fprintf(stderr, "vk_compute: skipped: this mode needs Vulkan 1.2's timeline semaphores, which this device "
+                            "does not offer\n");
+            exit(77);
+        }
+        timeline.pNext = NULL;
+        ci.pNext = &timeline;
     }
     VK_CHECK(vkCreateDevice(a->physical, &ci, NULL, &a->device));
     vkGetDeviceQueue(a->device, a->family, 0, &a->queue);
@@ -852,8 +883,109 @@ static void run_pool_steps(const app *a, unsigned steps)
     vkDestroyCommandPool(a->device, second, NULL); /* `keep` goes with the first pool */
 }
 
+/* The heap in use (every arena's), for the sync mode's account of what its steps leave behind. */
+static size_t heap_in_use(void) { return mallinfo2().uordblks; }
+
+/* The sync mode's allocation callbacks: every allocation at a new address of a region mapped
+ * for them (outside the heap), never given out again, so that each object's handle is new. */
+typedef struct fresh_region {
+    char *base;
+    size_t used, size;
+} fresh_region;
+
+static VKAPI_ATTR void *VKAPI_CALL fresh_alloc(void *user, size_t size, size_t align, VkSystemAllocationScope scope)
+{
+    (void)scope;
+    fresh_region *r = user;
+    size_t at = (r->used + sizeof(size_t) + align - 1) / align * align;
+    if (at + size > r->size) {
+        return NULL;
+    }
+    memcpy(r->base + at - sizeof(size_t), &size, sizeof size);
+    r->used = at + size;
+    return r->base + at;
+}
+
+static VKAPI_ATTR void *VKAPI_CALL fresh_realloc(void *user, void *old, size_t size, size_t align,
+                                                VkSystemAllocationScope scope)
+{
+    void *p = fresh_alloc(user, size, align, scope);
+    if (p && old) {
+        size_t old_size;
+        memcpy(&old_size, (char *)old - sizeof old_size, sizeof old_size);
+        memcpy(p, old, old_size < size ? old_size : size);
+    }
+    return p;
+}
+
+static VKAPI_ATTR void VKAPI_CALL fresh_free(void *user, void *p)
+{
+    (void)user;
+    (void)p;
+}
+
+enum { SYNC_SEMAPHORES = 16 };
+
+static void run_sync_steps(const app *a, unsigned steps)
+{
+    fresh_region region = {.size = (size_t)1 << 32};
+    region.base = mmap(NULL, region.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (region.base == MAP_FAILED) {
+        die("no room mapped for the sync objects");
+    }
+    VkAllocationCallbacks fresh = {
+        .pUserData = &region, .pfnAllocation = fresh_alloc, .pfnReallocation = fresh_realloc, .pfnFree = fresh_free};
+    size_t heap_before = heap_in_use();
+    for (unsigned s = 0; s < steps; s++) {
+        VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+        begin(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL);
+        record_step(a, cb, DISPATCH_DIRECT);
+        VK_CHECK(vkEndCommandBuffer(cb));
+        VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        VkFence fence;
+        VK_CHECK(vkCreateFence(a->device, &fi, &fresh, &fence));
+        VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                          .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+        VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+        VkSemaphore own[SYNC_SEMAPHORES];
+        uint64_t ones[SYNC_SEMAPHORES];
+        for (int k = 0; k < SYNC_SEMAPHORES; k++) {
+            VK_CHECK(vkCreateSemaphore(a->device, &sci, &fresh, &own[k]));
+            ones[k] = 1;
+        }
+        VkTimelineSemaphoreSubmitInfo values = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                                .signalSemaphoreValueCount = SYNC_SEMAPHORES,
+                                                .pSignalSemaphoreValues = ones};
+        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                           .pNext = &values,
+                           .commandBufferCount = 1,
+                           .pCommandBuffers = &cb,
+                           .signalSemaphoreCount = SYNC_SEMAPHORES,
+                           .pSignalSemaphores = own};
+        VK_CHECK(vkQueueSubmit(a->queue, 1, &si, fence));
+        VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                                  .semaphoreCount = SYNC_SEMAPHORES,
+                                  .pSemaphores = own,
+                                  .pValues = ones};
+        VK_CHECK(vkWaitSemaphores(a->device, &wi, UINT64_MAX));
+        VK_CHECK(vkWaitForFences(a->device, 1, &fence, VK_TRUE, UINT64_MAX));
+        for (int k = 0; k < SYNC_SEMAPHORES; k++) {
+            vkDestroySemaphore(a->device, own[k], &fresh);
+        }
+        vkDestroyFence(a->device, fence, &fresh);
+        vkFreeCommandBuffers(a->device, a->pool, 1, &cb);
+    }
+    size_t heap_after = heap_in_use();
+    munmap(region.base, region.size);
+    fprintf(stderr, "vk_compute: heap %lld bytes a step\n", ((long long)heap_after - (long long)heap_before) / (long long)steps);
+}
+
 static void run_steps(const app *a, mode m, unsigned steps)
 {
+    if (m == MODE_SYNC) {
+        run_sync_steps(a, steps);
+        return;
+    }
     if (m == MODE_RENDER) {
         run_render_steps(a, steps);
         return;
@@ -1069,7 +1201,7 @@ static void destroy(app *a)
 
 static int usage(void)
 {
-    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|render|inline|objects|simultaneous|batch|batch2|pipelined|event [STEPS] [--debug-utils] "
+    fputs("usage: vk_compute basic|names|reuse|secondary|indirect|work|base|long|mixed|render|inline|objects|simultaneous|batch|batch2|pipelined|event|counts|pools|sync [STEPS] [--debug-utils] "
           "[--split-labels] [--middle-dispatch] [--end keep|abort|fork|exec|term|fork-term] [--close-fds DIR]\n",
           stderr);
     return 2;
@@ -1095,6 +1227,7 @@ int main(int argc, char **argv)
     g_dispatch_base = m == MODE_COUNTS;
     g_objects = m == MODE_OBJECTS;
     g_submit2 = m == MODE_BATCH2;
+    g_timeline = m == MODE_SYNC;
     end_how how = END_USUAL;
     const char *close_fds = NULL;
     bool want_debug_utils = m == MODE_NAMES || m == MODE_WORK;
