@@ -379,6 +379,27 @@ static void pick_device(app *a)
     fprintf(stderr, "vk_compute: on %s\n", props.deviceName);
 }
 
+/* Fills `chain` (one features structure, its pNext NULL) where the device offers Vulkan `version`;
+ * else leaves it as it is (each feature false). */
+static void features_of(const app *a, uint32_t version, void *chain)
+{
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(a->physical, &props);
+    VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = chain};
+    if (props.apiVersion >= version) {
+        vkGetPhysicalDeviceFeatures2(a->physical, &features);
+    }
+}
+
+/* Skipped (exit 77) where the device does not offer what the mode needs. */
+static void needs(VkBool32 offered, const char *what)
+{
+    if (!offered) {
+        fprintf(stderr, "vk_compute: skipped: this mode needs %s, which this device does not offer\n", what);
+        exit(77);
+    }
+}
+
 static void create_device(app *a)
 {
     float priority = 1.0f;
@@ -416,34 +437,15 @@ static void create_device(app *a)
     }
     VkPhysicalDeviceSynchronization2Features sync2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
     if (g_submit2) {
-        VkPhysicalDeviceProperties props;
-        vkGetPhysicalDeviceProperties(a->physical, &props);
-        VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &sync2};
-        if (props.apiVersion >= VK_API_VERSION_1_3) {
-            vkGetPhysicalDeviceFeatures2(a->physical, &features);
-        }
-        if (!sync2.synchronization2) {
-            fprintf(stderr, "vk_compute: skipped: this mode needs Vulkan 1.3's synchronization2, which this device does "
-                            "not offer\n");
-            exit(77);
-        }
+        features_of(a, VK_API_VERSION_1_3, &sync2);
+        needs(sync2.synchronization2, "Vulkan 1.3's synchronization2");
         ci.pNext = &sync2;
     }
     VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
     if (g_timeline) {
-        VkPhysicalDeviceProperties props;
-        vkGetPhysicalDeviceProperties(a->physical, &props);
-        VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &timeline};
-        if (props.apiVersion >= VK_API_VERSION_1_2) {
-            vkGetPhysicalDeviceFeatures2(a->physical, &features);
-        }
-        if (!timeline.timelineSemaphore) {
-            fprintf(stderr, "vk_compute: skipped: this mode needs Vulkan 1.2's timeline semaphores, which this device "
-                            "does not offer\n");
-            exit(77);
-        }
-        timeline.pNext = NULL;
+        features_of(a, VK_API_VERSION_1_2, &timeline);
+        needs(timeline.timelineSemaphore, "Vulkan 1.2's timeline semaphores");
         ci.pNext = &timeline;
     }
     VK_CHECK(vkCreateDevice(a->physical, &ci, NULL, &a->device));
@@ -977,7 +979,8 @@ static void run_sync_steps(const app *a, unsigned steps)
     }
     size_t heap_after = heap_in_use();
     munmap(region.base, region.size);
-    fprintf(stderr, "vk_compute: heap %lld bytes a step\n", ((long long)heap_after - (long long)heap_before) / (long long)steps);
+    long long grown = (long long)heap_after - (long long)heap_before;
+    fprintf(stderr, "vk_compute: heap %lld bytes a step\n", steps ? grown / (long long)steps : grown);
 }
 
 static void run_steps(const app *a, mode m, unsigned steps)
