@@ -341,7 +341,7 @@ typedef struct wgprof_layer_device {
     struct wgprof_layer_tails *tail_sets; /* every one made, for the device's end */
     /* What the program's waits say is done (layer_retire.c): submits numbered, per queue the
      * last retired, every one up to `retired_all` (the device idle); each fence's last submit,
-     * each semaphore's signals. */
+     * each semaphore's signals, until the program destroys it. */
     uint64_t submit_seq, retired_all;
     struct {
         VkQueue queue;
