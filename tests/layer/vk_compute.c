@@ -930,7 +930,10 @@ enum { SYNC_SEMAPHORES = 16 };
 
 static void run_sync_steps(const app *a, unsigned steps)
 {
-    fresh_region region = {.size = (size_t)1 << 32};
+    /* Room for a step's objects many times over (lavapipe's take about 4 KB a step), mapped
+     * without reserving it: sized by the steps, not a fixed few GB that a machine holding its
+     * memory to what is committed could refuse. */
+    fresh_region region = {.size = ((size_t)steps + 16) * 64 * 1024};
     region.base = mmap(NULL, region.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (region.base == MAP_FAILED) {
         die("no room mapped for the sync objects");
