@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -515,6 +516,21 @@ static bool enable_layer(const char *folder)
 static volatile sig_atomic_t g_signal;
 static void on_signal(int sig) { g_signal = sig; }
 
+/* SIGINT's, SIGTERM's and SIGHUP's dispositions as wgprof found them, while run_program and
+ * await_writers hold their own (until signals_give_back, after both). */
+static struct sigaction g_old_int, g_old_term, g_old_hup;
+static bool g_signals_held;
+
+static void signals_give_back(void)
+{
+    if (g_signals_held) {
+        sigaction(SIGINT, &g_old_int, NULL);
+        sigaction(SIGTERM, &g_old_term, NULL);
+        sigaction(SIGHUP, &g_old_hup, NULL);
+        g_signals_held = false;
+    }
+}
+
 /* Runs the program; its exit code, or 126/127 with a message where it could not start
  * (*started false). */
 static int run_program(char **program, bool *started)
@@ -527,14 +543,15 @@ static int run_program(char **program, bool *started)
     }
     /* Ctrl-C reaches the program from the terminal already (one process group): wgprof waits
      * through it to write the results. A termination sent to wgprof alone is passed on. */
-    struct sigaction sa = {0}, ignore = {0}, old_int, old_term, old_hup;
+    struct sigaction sa = {0}, ignore = {0};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
-    sigaction(SIGINT, &ignore, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
+    sigaction(SIGINT, &ignore, &g_old_int);
+    sigaction(SIGTERM, &sa, &g_old_term);
+    sigaction(SIGHUP, &sa, &g_old_hup);
+    g_signals_held = true;
     pid_t child = fork();
     if (child == 0) {
         /* Every disposition and the mask as wgprof found them, SIGPIPE's included (main()
@@ -571,9 +588,9 @@ static int run_program(char **program, bool *started)
             return CLI_FAILED;
         }
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
+    /* From now on a Ctrl-C or a termination only ends await_writers' wait. */
+    g_signal = 0;
+    sigaction(SIGINT, &sa, NULL);
     if (got == (ssize_t)sizeof exec_errno) {
         cli_error("wgprof record: %s: %s", program[0], strerror(exec_errno));
         return exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
@@ -774,6 +791,76 @@ static unsigned long long meta_value(const results_folder *r, const char *meta_p
     }
     fclose(f);
     return found;
+}
+
+/* ---- processes that outlive the program ---- */
+
+/* How long wgprof waits, once the program ended, for processes it started that still run and
+ * have not written their final results (a browser's GPU process, which the browser ends as it
+ * exits, without waiting for it): the layer's own wait for work still running (2 s) and the
+ * writing of a long run's reports, with room for a loaded machine. After WRITERS_SAY_MS it says
+ * whom it waits for. */
+enum { WRITERS_WAIT_MS = 10000, WRITERS_SAY_MS = 500, WRITERS_POLL_MS = 10 };
+
+static unsigned long long elapsed_ms(const struct timespec *since)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (unsigned long long)(now.tv_sec - since->tv_sec) * 1000u + (unsigned long long)now.tv_nsec / 1000000u -
+           (unsigned long long)since->tv_nsec / 1000000u;
+}
+
+/* A process of a set not final yet that still runs (the very one that wrote it: its start as
+ * the set's meta file gives it, where the writer could read it), or 0 where none does; *count
+ * receives how many there are. */
+static unsigned long still_writing(const results_folder *r, size_t *count)
+{
+    size_t n = 0;
+    result_set *sets = list_sets(r, &n);
+    unsigned long pid = 0;
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        char name[4400];
+        snprintf(name, sizeof name, "%s." RECORD_SUFFIX_DONE, sets[i].id);
+        if (exists(r, name)) {
+            continue;
+        }
+        snprintf(name, sizeof name, "%s." RECORD_SUFFIX_META, sets[i].id);
+        unsigned long long wrote = meta_value(r, name, RECORD_META_START), start = 0;
+        bool running = false;
+        if ((long)sets[i].pid != (long)getpid() && process_start((long)sets[i].pid, &start, &running) && running &&
+            (!wrote || start == wrote)) {
+            pid = sets[i].pid;
+            (*count)++;
+        }
+    }
+    free(sets);
+    return pid;
+}
+
+/* Once the program ended (run_program's signal handlers still in place): waits, at most
+ * WRITERS_WAIT_MS (a Ctrl-C or a termination ends the wait), while a process it started still
+ * runs with results not final, so that a browser's GPU process, still writing when the browser
+ * exits, is not reported as cut short. */
+static void await_writers(const results_folder *r, const char *program)
+{
+    struct timespec began;
+    clock_gettime(CLOCK_MONOTONIC, &began);
+    bool said = false;
+    size_t count = 0;
+    unsigned long pid;
+    while ((pid = still_writing(r, &count)) != 0 && !g_signal && elapsed_ms(&began) < WRITERS_WAIT_MS) {
+        if (!said && elapsed_ms(&began) >= WRITERS_SAY_MS) {
+            fprintf(stderr,
+                    "wgprof record: %s ended; waiting for %zu process%s it started, still running (PID %lu%s), to "
+                    "write %s final results (at most %d s; Ctrl-C stops the wait)\n",
+                    program, count, count == 1 ? "" : "es", pid, count == 1 ? "" : " and others",
+                    count == 1 ? "its" : "their", WRITERS_WAIT_MS / 1000);
+            said = true;
+        }
+        struct timespec pause = {0, WRITERS_POLL_MS * 1000000L};
+        nanosleep(&pause, NULL);
+    }
 }
 
 static void print_notes(const results_folder *r, const char *base)
@@ -1263,6 +1350,10 @@ int cmd_record(int argc, char **argv, const char *webgpu)
         fflush(NULL);
         bool started = false;
         rc = run_program(o.program, &started);
+        if (started) {
+            await_writers(&folder, o.program[0]);
+        }
+        signals_give_back();
         if (started && refused(&folder)) {
             rc = CLI_USAGE;
         } else if (started && !deliver(&folder, &o, loaded ? &baseline : NULL) && rc == 0) {

@@ -66,6 +66,14 @@ int private_folder_held(_Atomic int *fd, const char *path, const char *identity,
  * be made where a full filesystem refuses every write. */
 bool private_folder_mark(int dir, const char *name);
 
+/* ---- process_start.c ---- */
+
+/* Process `pid`'s start (clock ticks after the machine's boot, /proc/PID/stat's 22nd field),
+ * which a later process given the same number does not share, and whether it still runs (one
+ * ended and not yet waited for by its parent does not; `running` may be NULL); false, *start
+ * untouched, where there is no such process (or no /proc). */
+bool process_start(long pid, unsigned long long *start, bool *running);
+
 /* ---- output_file.c ---- */
 
 /*

@@ -214,8 +214,9 @@ static void describe(wgprof_layer_device *d, const VkPhysicalDeviceProperties *p
     info->period_from_implementation = true;
 }
 
-/* At a SIGTERM, every device's results written (defined below), where the program left it its
- * default action (layer_term.c); watched from the first device on. */
+/* At a SIGTERM, where the program left it its default action, and at an _exit under record,
+ * every device's results written (defined below; layer_term.c); watched from the first device
+ * on. */
 static void at_term(void);
 static pthread_once_t g_term_once = PTHREAD_ONCE_INIT;
 static void watch_term(void) { wgprof_layer_term_watch(at_term); }
@@ -497,9 +498,9 @@ static void finish_at_exit(wgprof_layer_device *d)
 
 static void at_exit(void) { wgprof_layer_devices_each(finish_at_exit); }
 
-/* At a SIGTERM: as at exit, but for a device that recorded nothing and wrote nothing yet (one a
- * browser's GPU process keeps for itself), which the signal's default action would have ended
- * without a word, as it did before the layer answered it. */
+/* At a SIGTERM or an _exit: as at exit, but for a device that recorded nothing and wrote nothing
+ * yet (one a browser's GPU process keeps for itself), which the signal's default action or the
+ * _exit would have ended without a word, as it did before the layer answered them. */
 static void finish_at_term(wgprof_layer_device *d)
 {
     pthread_mutex_lock(&d->results_lock);

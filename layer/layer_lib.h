@@ -409,9 +409,10 @@ void wgprof_layer_devices_each(void (*fn)(wgprof_layer_device *d));
 /* Waits until no walk holds `d`, taken out of the devices already. */
 void wgprof_layer_device_unwalked(wgprof_layer_device *d);
 
-/* From the first device on (layer_term.c): where SIGTERM has its default action, a SIGTERM
- * runs `finish_all` (every device's results written, as at exit) on a thread of the layer's,
- * then ends the process by it as the default action would. */
+/* From the first device on (layer_term.c): a thread of the layer's runs `finish_all` (every
+ * device's results written, as at exit) at a SIGTERM, where SIGTERM has its default action, then
+ * ends the process by it as the default action would; and at the program's _exit or _Exit, where
+ * record's preload library is loaded beside the layer, before the process ends. */
 void wgprof_layer_term_watch(void (*finish_all)(void));
 /* The settings the CLI passed (record.h): the results folder, its identity, sampling. */
 typedef struct wgprof_layer_settings {

@@ -108,12 +108,15 @@ static bool write_meta(FILE *f, void *user)
 {
     const meta_job *job = user;
     const wgprof_layer_device *d = job->d;
+    unsigned long long start = 0; /* unknown where there is no /proc */
+    process_start((long)getpid(), &start, NULL);
     return fprintf(f,
-                   RECORD_META_PID " %ld\n" RECORD_META_DEVICE " %u\n" RECORD_META_DISPATCHES " %llu\n"
+                   RECORD_META_PID " %ld\n" RECORD_META_START " %llu\n" RECORD_META_DEVICE " %u\n"
+                   RECORD_META_DISPATCHES " %llu\n"
                    RECORD_META_UNTIMED_OVERLAP " 0\n" RECORD_META_UNTIMED_SAMPLED " %llu\n"
                    RECORD_META_DISCARDED " 0\n" RECORD_META_SAMPLE_EVERY " %u\n" RECORD_META_DROPPED " %llu\n"
                    RECORD_META_UNTIMED_SIMULTANEOUS " %llu\n" RECORD_META_UNTIMED_NO_TIMESTAMPS " %llu\n",
-                   (long)getpid(), d->index, (unsigned long long)atomic_load(&d->dispatches),
+                   (long)getpid(), start, d->index, (unsigned long long)atomic_load(&d->dispatches),
                    (unsigned long long)atomic_load(&d->untimed_sampled), wgprof_layer_settings_get()->sample_every,
                    job->dropped, (unsigned long long)atomic_load(&d->untimed_simultaneous),
                    (unsigned long long)atomic_load(&d->untimed_no_timestamps)) > 0;

@@ -58,6 +58,11 @@
  * (found in the layer's library, RECORD_ENV_LAYER, opened with RTLD_NOLOAD) before an exec
  * replaces the image, where no exit handler runs. */
 #define RECORD_SYMBOL_LAYER_END_IMAGE "wgprof_layer_end_image"
+/* The layer's end at _exit: `void NAME(void (*end)(void))`, which this library exports and the
+ * layer calls once, as it starts watching its process's end (its first device under record).
+ * This library's _exit and _Exit call `end` first, which writes the layer's devices' results for
+ * good (or gives up after a bounded wait: layer_term.c) and returns. */
+#define RECORD_SYMBOL_EXIT_WATCH "wgprof_record_exit_watch"
 /* The name of the compute pipeline the calling thread is making through webgpu.h right now, as
  * this library names a pipeline's dispatches ("label:entry", record's rules), NULL where it makes
  * none, with where the name came from in *source ("pipeline label", a static string; NULL with
@@ -113,6 +118,8 @@
 #define RECORD_EXIT_REFUSED 2
 
 #define RECORD_META_PID "pid"
+#define RECORD_META_START "start" /* the process's start (common.h's process_start; 0: unknown): record
+                                    waits for a process still running with a set not done */
 #define RECORD_META_DEVICE "device"
 #define RECORD_META_DISPATCHES "dispatches"           /* encoded, timed or not */
 #define RECORD_META_UNTIMED_OVERLAP "untimed_overlap" /* in an encoder recorded while every lane was held */

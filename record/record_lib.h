@@ -125,6 +125,11 @@ void *wgprof_rec_system_dlsym(void *handle, const char *name);
  * (the Vulkan loader loaded it for an instance): looked up by its path, loading nothing. */
 bool wgprof_rec_layer_loaded(void);
 
+/* ---- record_exit.c: the program's _exit and _Exit (the Vulkan layer's end first) ---- */
+
+/* Ends the process as the C library's _exit does, without the layer's end: this library's own
+ * ends (no implementation found, the program refused), which never go through its hooks. */
+_Noreturn void wgprof_rec_exit_plain(int status);
 
 /* ---- record_abi.c: which ABI the implementation has, and bridging the ones wgprof knows ---- */
 

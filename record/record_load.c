@@ -173,7 +173,7 @@ static void load(void)
          * would fail the same way without wgprof, at its link or its dlopen. */
         wgprof_rec_say("the program calls WebGPU, but no implementation was found: it links none and "
                        "WGPROF_RECORD_LIBRARY (--webgpu, or WGPU_LIB_PATH) names none that loads");
-        _exit(127);
+        wgprof_rec_exit_plain(127);
     }
     /* The ABI first: the table is filled, and adapted, only for one that wgprof knows. */
     char why[512];
@@ -296,7 +296,7 @@ static void require_wgpu_native(void *handle, const char *how)
     if (!told) {
         wgprof_rec_say("%s", line);
     }
-    _exit(RECORD_EXIT_REFUSED);
+    wgprof_rec_exit_plain(RECORD_EXIT_REFUSED);
 }
 
 /* The program's dlopen: its implementation, named, is answered with this library, whose

@@ -109,11 +109,14 @@ static void write_meta(const output_job *job, const char *path)
     if (!f) {
         return;
     }
+    unsigned long long start = 0; /* unknown where there is no /proc */
+    process_start(job->pid, &start, NULL);
     fprintf(f,
-            RECORD_META_PID " %ld\n" RECORD_META_DEVICE " %u\n" RECORD_META_DISPATCHES " %llu\n"
+            RECORD_META_PID " %ld\n" RECORD_META_START " %llu\n" RECORD_META_DEVICE " %u\n" RECORD_META_DISPATCHES
+            " %llu\n"
             RECORD_META_UNTIMED_OVERLAP " %llu\n" RECORD_META_UNTIMED_SAMPLED " %llu\n" RECORD_META_DISCARDED
             " %llu\n" RECORD_META_SAMPLE_EVERY " %u\n",
-            job->pid, job->index, (unsigned long long)job->dispatches, (unsigned long long)job->untimed_overlap,
+            job->pid, start, job->index, (unsigned long long)job->dispatches, (unsigned long long)job->untimed_overlap,
             (unsigned long long)job->untimed_sampled, (unsigned long long)job->discarded,
             wgprof_rec_settings_get()->sample_every);
     commit(f, tmp, path);

@@ -50,9 +50,9 @@ CONTRACTS = {"common": "common.h", "demo": "demo.h", "spec": "spec.h", "diff": "
 # readings, each in a library of its own).
 TESTED = {"record": {"record_chain_plan.h"}, "layer": {"layer_map.h", "layer_copy.h"}}
 # Names that are not wgprof's though a file of wgprof's defines them: the WebGPU functions,
-# dlopen, dlsym and the exec functions, which record's preload library stands in for. A call to
+# dlopen, dlsym, the exec functions and _exit, which record's preload library stands in for. A call to
 # them is a call to the implementation (or the system), whoever answers it.
-NOT_OURS = re.compile(r"^(wgpu[A-Z]\w*|dlopen|dlsym|exec(ve|v|vp|vpe|l|lp|le)|fexecve)$")
+NOT_OURS = re.compile(r"^(wgpu[A-Z]\w*|dlopen|dlsym|exec(ve|v|vp|vpe|l|lp|le)|fexecve|_exit|_Exit)$")
 
 failures = []
 

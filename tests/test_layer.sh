@@ -411,8 +411,10 @@ complete() {
 }
 # The README's first example, every format, on a program that ends as usual, one that returns
 # from main without destroying its device, one whose child of fork() exits with a copy of its
-# device, and one that execs without destroying anything: each the one complete report asked for.
-for how in usual keep fork exec; do
+# device, one that execs without destroying anything, and one whose thread calls _exit (as
+# Chromium's GPU process ends when its browser closes the connection): each the one complete
+# report asked for.
+for how in usual keep fork exec exit-now; do
   end=""; [ "$how" = usual ] || end="--end $how"
   # shellcheck disable=SC2086
   "$app" basic "$steps" $end >"end-$how.plain.out" 2>"end-$how.plain.err"
@@ -432,6 +434,17 @@ for how in usual keep fork exec; do
   [ -z "$numbered" ] && ok || bad "vk_compute --end $how: more than one result set: $numbered"
   grep -q 'not written\|ended before' "end-$how.err" && bad "vk_compute --end $how: $(grep 'not written\|ended before' "end-$how.err")" || ok
 done
+# A process the program started that outlives it, its device still open (as a browser's GPU
+# process, which the browser ends as it exits, without waiting for it): the program (a shell)
+# ends once the helper's first results are in the folder; the helper ends 200 ms after it.
+# record waits for the helper's final results: the report whole, not the first snapshot.
+"$wgprof" record --json outlive.json -- sh -c '"$1" basic "$2" --end after-parent >outlive.out 2>outlive.helper.err &
+  for i in $(seq 1 1000); do ls "$WGPROF_RECORD_DIR"/*.json >/dev/null 2>&1 && exit 0; sleep 0.01; done
+  echo "no results in the folder after 10 s" >&2; exit 1' outlive "$app" "$steps" 2>outlive.err
+status=$?
+[ "$status" -eq 0 ] && check exact outlive.out -- outlive.json --stderr outlive.err >outlive.check 2>&1 \
+  && complete outlive.json >>outlive.check 2>&1 && ! grep -q 'ended before' outlive.err && ok \
+  || bad "a helper process that outlives the program: exit $status: $(cat outlive.check) $(tail_of outlive.err)"
 # The page's rows are the JSON report's: one row a dispatch in the CSV (its header apart).
 rows="$(($(wc -l <end-usual.csv) - 1))"
 [ "$rows" -eq $((2 * steps)) ] && ok || bad "end-usual.csv: $rows rows, want $((2 * steps))"

@@ -80,7 +80,12 @@
  * without destroying anything), term (sends itself SIGTERM without destroying anything: ended
  * by it, exit status 143 to a shell; still alive 10 s later, it says so and exits 1), fork-term
  * (a child of fork() waits until the parent sends it SIGTERM, which must end it within 10 s;
- * the parent then ends as usual). The default ends as usual: everything destroyed, then printed.
+ * the parent then ends as usual), after-parent (waits until the process that started it has
+ * ended, at most 10 s, else it says so and exits 1; then 200 ms more, and ends as usual: a
+ * helper process that outlives the program that started it, as a browser's GPU process may),
+ * exit-now (a thread of its own calls _exit(0) without destroying anything, as a child process
+ * of Chromium's ends when its browser closes the connection).
+ * The default ends as usual: everything destroyed, then printed.
  * --close-fds DIR, once the device is made: every descriptor of a folder from 3 up closed (one a
  * profiler opened included; the driver's own files are left, which Mesa 25's lavapipe needs),
  * then the folder DIR opened 16 times, as a program that tidies its descriptors and opens its
@@ -109,6 +114,7 @@
 #include <time.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -199,8 +205,19 @@ typedef void(VKAPI_PTR *destroy_shader_fn)(VkDevice, shader_object, const VkAllo
 typedef void(VKAPI_PTR *bind_shaders_fn)(VkCommandBuffer, uint32_t, const VkShaderStageFlagBits *,
                                          const shader_object *);
 static bool g_objects;
-typedef enum end_how { END_USUAL, END_KEEP, END_ABORT, END_FORK, END_EXEC, END_TERM, END_FORK_TERM } end_how;
-static const char *const end_names[] = {"usual", "keep", "abort", "fork", "exec", "term", "fork-term"};
+typedef enum end_how {
+    END_USUAL,
+    END_KEEP,
+    END_ABORT,
+    END_FORK,
+    END_EXEC,
+    END_TERM,
+    END_FORK_TERM,
+    END_AFTER_PARENT,
+    END_EXIT_NOW
+} end_how;
+static const char *const end_names[] = {"usual",     "keep",         "abort",   "fork", "exec", "term",
+                                        "fork-term", "after-parent", "exit-now"};
 
 static const uint32_t scale_groups[3] = {ELEMENTS / SCALE_LOCAL, 1, 1};
 static const uint32_t fold_groups[3] = {ELEMENTS / FOLD_LOCAL / FOLD_ROWS, FOLD_ROWS, 1};
@@ -214,6 +231,13 @@ _Noreturn static void die(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     exit(1);
+}
+
+/* --end exit-now's thread: the process ended at once, no exit handler run. */
+static void *exit_now(void *unused)
+{
+    (void)unused;
+    _exit(0);
 }
 
 static const char *result_name(VkResult r)
@@ -1228,6 +1252,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "vk_compute: unknown mode '%s'\n", argv[1]);
         return usage();
     }
+    pid_t parent = getppid();
     unsigned steps = 5;
     g_inline = m == MODE_INLINE;
     g_dispatch_base = m == MODE_COUNTS;
@@ -1248,7 +1273,9 @@ int main(int argc, char **argv)
                 found = strcmp(argv[i + 1], end_names[k]) == 0 ? k : found;
             }
             if (found < 0) {
-                fprintf(stderr, "vk_compute: --end %s: keep, abort, fork, exec, term or fork-term\n", argv[i + 1]);
+                fprintf(stderr,
+                        "vk_compute: --end %s: keep, abort, fork, exec, term, fork-term, after-parent or exit-now\n",
+                        argv[i + 1]);
                 return usage();
             }
             how = (end_how)found;
@@ -1368,7 +1395,7 @@ int main(int argc, char **argv)
     if (wrong) {
         die("%u of %u results wrong", wrong, ELEMENTS);
     }
-    if (how == END_KEEP || how == END_ABORT || how == END_EXEC || how == END_TERM) {
+    if (how == END_KEEP || how == END_ABORT || how == END_EXEC || how == END_TERM || how == END_EXIT_NOW) {
         /* Nothing destroyed: what the program made is left for its end to take care of. */
         print_manifest((mode)m, steps);
         printf("checksum %08x\n", checksum);
@@ -1381,6 +1408,13 @@ int main(int argc, char **argv)
         if (how == END_EXEC) {
             execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
             die("exec /bin/sh failed");
+        }
+        if (how == END_EXIT_NOW) {
+            pthread_t thread;
+            if (pthread_create(&thread, NULL, exit_now, NULL) != 0) {
+                die("cannot start a thread");
+            }
+            pthread_join(thread, NULL);
         }
         if (how == END_TERM) {
             kill(getpid(), SIGTERM);
@@ -1414,6 +1448,17 @@ int main(int argc, char **argv)
         if (ended != child || !WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM) {
             die("the child of fork() did not end by SIGTERM");
         }
+    }
+    if (how == END_AFTER_PARENT) {
+        for (int tries = 0; getppid() == parent && tries < 1000; tries++) {
+            struct timespec pause_10ms = {0, 10000000};
+            nanosleep(&pause_10ms, NULL);
+        }
+        if (getppid() == parent) {
+            die("the process that started it still runs 10 s later");
+        }
+        struct timespec pause_200ms = {0, 200000000};
+        nanosleep(&pause_200ms, NULL);
     }
     if (how == END_FORK) {
         fflush(NULL);
