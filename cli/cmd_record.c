@@ -588,8 +588,8 @@ static int run_program(char **program, bool *started)
             return CLI_FAILED;
         }
     }
-    /* From now on a Ctrl-C or a termination only ends await_writers' wait. */
-    g_signal = 0;
+    /* From now on a Ctrl-C or a termination only ends await_writers' wait (so does one that
+     * came as the program ended, not passed on). */
     sigaction(SIGINT, &sa, NULL);
     if (got == (ssize_t)sizeof exec_errno) {
         cli_error("wgprof record: %s: %s", program[0], strerror(exec_errno));

@@ -28,8 +28,16 @@ static const off_t MAX_BYTES = (off_t)1 << 30;
 
 typedef struct finding {
     char self[1024]; /* this library */
+    struct stat layer; /* wgprof's Vulkan layer's library, enabled beside this one (st_ino 0: none) */
     char note[2048];
 } finding;
+
+/* Whether `path` is wgprof's Vulkan layer's library (libwgprof holds WebGPU's names too). */
+static bool is_layer(const finding *f, const char *path)
+{
+    struct stat st;
+    return f->layer.st_ino && stat(path, &st) == 0 && st.st_dev == f->layer.st_dev && st.st_ino == f->layer.st_ino;
+}
 
 static const char *mark_in(const char *path)
 {
@@ -70,7 +78,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *user)
         exe[n] = '\0';
         path = exe;
     }
-    if (path[0] != '/' || strcmp(path, f->self) == 0 || !mark_in(path)) {
+    if (path[0] != '/' || strcmp(path, f->self) == 0 || is_layer(f, path) || !mark_in(path)) {
         return 0;
     }
     /* Whether it defines the functions itself, exported (as a library loaded in full does). */
@@ -109,6 +117,10 @@ static void at_exit(void)
     Dl_info me = {0};
     if (dladdr(&anchor, &me) && me.dli_fname) {
         snprintf(f.self, sizeof f.self, "%s", me.dli_fname);
+    }
+    const char *layer = getenv(RECORD_ENV_LAYER); /* the settings are read at the first WebGPU call only */
+    if (!layer || !layer[0] || stat(layer, &f.layer) != 0) {
+        f.layer.st_ino = 0;
     }
     dl_iterate_phdr(visit, &f);
     if (f.note[0]) {

@@ -359,6 +359,14 @@ PY
   fi
 done
 
+# A Vulkan program that ends before making a device, by the default way: nothing timed, and
+# nothing said of wgprof's own layer (libwgprof in it holds WebGPU's names, which the preload
+# library's look at the program's objects took for an implementation compiled in).
+"$wgprof" record -- "$app" basic --no-device >nodev.out 2>nodev.err
+status=$?
+[ "$status" -eq 0 ] && grep -q "no results" nodev.err && ! grep -q "has a WebGPU implementation" nodev.err && ok \
+  || bad "vk_compute --no-device under record: exit $status: $(grep 'wgprof record' nodev.err)"
+
 # A program that makes its fences and timeline semaphores as it goes, on a driver that never gives
 # a handle out twice (vk_compute sync: 16 semaphores a step): what the layer keeps of each goes
 # with it. Kept for ever, they left about 28 KB a step on the heap; what is left now is the

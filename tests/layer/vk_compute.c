@@ -90,6 +90,8 @@
  * profiler opened included; the driver's own files are left, which Mesa 25's lavapipe needs),
  * then the folder DIR opened 16 times, as a program that tidies its descriptors and opens its
  * own would; it must be left empty.
+ * --no-device: the instance made and a device picked, then the program ends (exit 0, nothing
+ * printed) without making a device, as a program that looks for a GPU and finds none it wants.
  * STEPS: default 5. --debug-utils enables VK_EXT_debug_utils where offered and prints every
  * warning or error a layer reports through it on stderr, one line each:
  *   vk_compute: message ID: TEXT
@@ -1261,6 +1263,7 @@ int main(int argc, char **argv)
     g_timeline = m == MODE_SYNC;
     end_how how = END_USUAL;
     const char *close_fds = NULL;
+    bool no_device = false;
     bool want_debug_utils = m == MODE_NAMES || m == MODE_WORK;
     for (int i = 2; i < argc; i++) {
         char *end = NULL;
@@ -1286,6 +1289,8 @@ int main(int argc, char **argv)
             g_split_labels = true;
         } else if (strcmp(argv[i], "--middle-dispatch") == 0) {
             g_middle_dispatch = true;
+        } else if (strcmp(argv[i], "--no-device") == 0) {
+            no_device = true;
         } else if (argv[i][0] >= '0' && argv[i][0] <= '9' && !*end && n >= 1 && n <= 1000000) {
             steps = (unsigned)n;
         } else {
@@ -1310,6 +1315,10 @@ int main(int argc, char **argv)
     app a = {0};
     create_instance(&a, debug_utils);
     pick_device(&a);
+    if (no_device) {
+        vkDestroyInstance(a.instance, NULL);
+        return 0;
+    }
     create_device(&a);
     if (close_fds) {
         struct rlimit limit;
