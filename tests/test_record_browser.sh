@@ -55,6 +55,8 @@ page() {
   echo $? >"$name.status"
 }
 results() { grep -o 'wgprof-page: .*", source' "$1" | sed 's/", source$//'; }
+# record_said NAME: what record said of NAME's run besides its tables (for a failure's message).
+record_said() { grep '^wgprof record' "$1.err" | tail -n 4; }
 
 page labels.plain "steps=20" "wgprof-page: result" "$labels"
 page labels "steps=20" "wgprof-page: result" "$labels"
@@ -80,13 +82,13 @@ PY
 kernels labels.json >labels.kernels 2>&1
 want="sets 1 partial False invalid 0
 double_mod @ file:// 20 Vulkan shader module name"
-[ "$(cat labels.kernels)" = "$want" ] && ok || bad "labelled page's kernels: [$(cat labels.kernels)], want [$want]"
+[ "$(cat labels.kernels)" = "$want" ] && ok || bad "labelled page's kernels: [$(cat labels.kernels)], want [$want]; $(record_said labels)"
 
 page hash "steps=20" "wgprof-page: result"
 kernels hash.json >hash.kernels 2>&1
 grep -Eqx 'spirv-[0-9a-f]{8}\[64x1x1\] @ file:// 20 SPIR-V hash and workgroup size' <(sed -n 2p hash.kernels) \
   && head -n 1 hash.kernels | grep -qx "sets 1 partial False invalid 0" && ok \
-  || bad "unlabelled page's kernels: [$(cat hash.kernels)], want spirv-HASH[64x1x1] @ file:// 20"
+  || bad "unlabelled page's kernels: [$(cat hash.kernels)], want spirv-HASH[64x1x1] @ file:// 20; $(record_said hash)"
 
 page two "devices=2&steps=7" "wgprof-page: result" "$labels"
 kernels two.json >two.kernels 2>&1
@@ -94,7 +96,7 @@ want="sets 2 partial False invalid 0
 double_mod @ file:// 7 Vulkan shader module name
 triple_mod @ file:// 7 Vulkan shader module name"
 results two.err | grep -q "result ok" && [ "$(cat two.kernels)" = "$want" ] && ok \
-  || bad "two devices: [$(cat two.kernels)] $(results two.err), want [$want]"
+  || bad "two devices: [$(cat two.kernels)] $(results two.err), want [$want]; $(record_said two)"
 
 page forever "forever=1" "wgprof-page: dispatched 100\b" "$labels"
 said="$(results forever.err | sed -n 's/^wgprof-page: dispatched \([0-9]*\)$/\1/p' | tail -n 1)"
