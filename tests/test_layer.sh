@@ -453,6 +453,18 @@ status=$?
 [ "$status" -eq 0 ] && check exact outlive.out -- outlive.json --stderr outlive.err >outlive.check 2>&1 \
   && complete outlive.json >>outlive.check 2>&1 && ! grep -q 'ended before' outlive.err && ok \
   || bad "a helper process that outlives the program: exit $status: $(cat outlive.check) $(tail_of outlive.err)"
+# A process whose set's PID means another process to record: the program in a PID namespace of
+# its own (its PID there 1, here init's), ended by abort() before its results are final. record
+# tells the process that wrote the set by its start, so it does not wait for this namespace's
+# PID 1 (else 10 s, said after half a second).
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+  "$wgprof" record --json ns.json -- unshare --pid --fork --mount-proc "$app" basic "$steps" --end abort \
+    >ns.out 2>ns.err
+  [ -f ns.json ] && grep -q 'ended before wgprof could finish' ns.err && ! grep -q 'waiting for' ns.err && ok \
+    || bad "a program in a PID namespace of its own, aborted: $(grep 'wgprof record' ns.err)"
+else
+  echo "note: no PID namespace can be made here (unshare --pid): that check skipped"
+fi
 # The page's rows are the JSON report's: one row a dispatch in the CSV (its header apart).
 rows="$(($(wc -l <end-usual.csv) - 1))"
 [ "$rows" -eq $((2 * steps)) ] && ok || bad "end-usual.csv: $rows rows, want $((2 * steps))"
