@@ -453,6 +453,20 @@ status=$?
 [ "$status" -eq 0 ] && check exact outlive.out -- outlive.json --stderr outlive.err >outlive.check 2>&1 \
   && complete outlive.json >>outlive.check 2>&1 && ! grep -q 'ended before' outlive.err && ok \
   || bad "a helper process that outlives the program: exit $status: $(cat outlive.check) $(tail_of outlive.err)"
+# Ctrl-C while record waits for such a helper (here one that ends 3 s after the program): the
+# wait ends, the results so far are reported as partial, and record exits with the program's
+# status. The helper is then waited for here, so that nothing of it outlives the test.
+"$wgprof" record --json stop.json -- sh -c 'sh -c "\"\$0\" basic 4 --end after-parent >stop.helper.out & sleep 3" "$0" &
+  until ls "$WGPROF_RECORD_DIR"/*.json >/dev/null 2>&1; do sleep 0.01; done' "$app" >stop.out 2>stop.err &
+recorder=$!
+for i in $(seq 1 500); do grep -q 'waiting for 1 process' stop.err && break; sleep 0.02; done
+kill -INT "$recorder"
+wait "$recorder"
+status=$?
+[ "$status" -eq 0 ] && grep -q 'waiting for 1 process' stop.err && grep -q 'ended before wgprof could finish' stop.err \
+  && python3 -c 'import json,sys; sys.exit(0 if json.load(open("stop.json"))["partial"] else 1)' && ok \
+  || bad "Ctrl-C during record's wait for a helper: exit $status: $(grep 'wgprof record' stop.err)"
+for i in $(seq 1 1000); do grep -q '^checksum' stop.helper.out 2>/dev/null && break; sleep 0.01; done
 # A process whose set's PID means another process to record: the program in a PID namespace of
 # its own (its PID there 1, here init's), ended by abort() before its results are final. record
 # tells the process that wrote the set by its start, so it does not wait for this namespace's
