@@ -36,6 +36,9 @@ void cli_signals_restore(void);
  * CLI_FAILED for one that cannot be loaded. */
 int cli_select_webgpu(const char *choice);
 
+/* Seconds on CLOCK_MONOTONIC, for how long a command's work or wait lasts. */
+double cli_now_s(void);
+
 /* Prints "wgprof: <what>: <status>" to stderr and returns the exit code for `s`. */
 int cli_fail(const char *what, wgprof_status s);
 

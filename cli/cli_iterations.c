@@ -6,17 +6,9 @@
  * lasts over a second.
  */
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct progress {
     const char *command;
@@ -27,7 +19,7 @@ typedef struct progress {
 
 static void progress_update(progress *p, const char *phase, long done, long total)
 {
-    if (p->tty && now_s() - p->start > 1.0) {
+    if (p->tty && cli_now_s() - p->start > 1.0) {
         fprintf(stderr, "\rwgprof %s: %s %ld/%ld ", p->command, phase, done, total);
         p->shown = true;
     }
@@ -42,7 +34,7 @@ static void progress_clear(progress *p)
 
 cli_iterations cli_execute_iterations(const char *command, wgprof_graph *graph, long warmup, long iterations)
 {
-    progress p = {command, isatty(STDERR_FILENO) != 0, false, now_s()};
+    progress p = {command, isatty(STDERR_FILENO) != 0, false, cli_now_s()};
     cli_iterations r = {warmup, iterations, 0, 0, 0.0, WGPROF_OK};
     for (; r.warmed < warmup && r.status == WGPROF_OK; r.warmed += r.status == WGPROF_OK) {
         r.status = wgprof_graph_execute(graph);
@@ -51,12 +43,12 @@ cli_iterations cli_execute_iterations(const char *command, wgprof_graph *graph, 
     if (r.status == WGPROF_OK) {
         wgprof_pool_reset(wgprof_graph_pool(graph)); /* warm-up is not measured; NULL unprofiled */
     }
-    double start = now_s();
+    double start = cli_now_s();
     for (; r.measured < iterations && r.status == WGPROF_OK; r.measured += r.status == WGPROF_OK) {
         r.status = wgprof_graph_execute(graph);
         progress_update(&p, "iteration", r.measured + 1, iterations);
     }
-    r.measured_s = now_s() - start;
+    r.measured_s = cli_now_s() - start;
     progress_clear(&p);
     return r;
 }

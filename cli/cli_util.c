@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -75,6 +76,13 @@ void cli_install_logger(void)
     }
     wgprof_set_logger(log_stderr, NULL);
     route_wayland_log();
+}
+
+double cli_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int cli_fail(const char *what, wgprof_status s)

@@ -802,14 +802,6 @@ static unsigned long long meta_value(const results_folder *r, const char *meta_p
  * whom it waits for. */
 enum { WRITERS_WAIT_MS = 10000, WRITERS_SAY_MS = 500, WRITERS_POLL_MS = 10 };
 
-static unsigned long long elapsed_ms(const struct timespec *since)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (unsigned long long)(now.tv_sec - since->tv_sec) * 1000u + (unsigned long long)now.tv_nsec / 1000000u -
-           (unsigned long long)since->tv_nsec / 1000000u;
-}
-
 /* A process of a set not final yet that still runs (the very one that wrote it: its start as
  * the set's meta file gives it, where the writer could read it), or 0 where none does; *count
  * receives how many there are. */
@@ -844,13 +836,12 @@ static unsigned long still_writing(const results_folder *r, size_t *count)
  * exits, is not reported as cut short. */
 static void await_writers(const results_folder *r, const char *program)
 {
-    struct timespec began;
-    clock_gettime(CLOCK_MONOTONIC, &began);
+    double began = cli_now_s();
     bool said = false;
     size_t count = 0;
     unsigned long pid;
-    while ((pid = still_writing(r, &count)) != 0 && !g_signal && elapsed_ms(&began) < WRITERS_WAIT_MS) {
-        if (!said && elapsed_ms(&began) >= WRITERS_SAY_MS) {
+    while ((pid = still_writing(r, &count)) != 0 && !g_signal && cli_now_s() - began < WRITERS_WAIT_MS / 1e3) {
+        if (!said && cli_now_s() - began >= WRITERS_SAY_MS / 1e3) {
             fprintf(stderr,
                     "wgprof record: %s ended; waiting for %zu process%s it started, still running (PID %lu%s), to "
                     "write %s final results (at most %d s; Ctrl-C stops the wait)\n",
