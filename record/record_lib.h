@@ -93,12 +93,34 @@ typedef struct wgprof_rec_settings {
     char layer[4096];      /* wgprof's Vulkan layer's library, enabled beside this one (record.h); "" none */
 } wgprof_rec_settings;
 
+/* What the first call of the program's found (record_load.c): the implementation's functions,
+ * and whether the hooks profile. Written once, before `ready` is set; read inline by every hook
+ * and forwarder below, without a call. */
+typedef struct wgprof_rec_loaded_state {
+    atomic_bool ready;
+    bool active;
+    wgprof__webgpu_procs real;
+} wgprof_rec_loaded_state;
+extern wgprof_rec_loaded_state wgprof_rec_load_state;
+/* The first call's search for the implementation (once, whatever the threads); the table after. */
+const wgprof__webgpu_procs *wgprof_rec_load(void);
+
 /* The implementation's functions, found on first use (every hook and forwarder calls this) and
  * installed in libwgprof then. */
-const wgprof__webgpu_procs *wgprof_rec_real(void);
+static inline const wgprof__webgpu_procs *wgprof_rec_real(void)
+{
+    if (__builtin_expect(!atomic_load_explicit(&wgprof_rec_load_state.ready, memory_order_acquire), 0)) {
+        return wgprof_rec_load();
+    }
+    return &wgprof_rec_load_state.real;
+}
 /* True when the implementation is one the hooks were built for: otherwise the program runs
  * unprofiled, every call forwarded (the reason was printed once). */
-bool wgprof_rec_active(void);
+static inline bool wgprof_rec_active(void)
+{
+    wgprof_rec_real();
+    return wgprof_rec_load_state.active;
+}
 const wgprof_rec_settings *wgprof_rec_settings_get(void);
 void wgprof_rec_missing(const char *name);
 /* A line on stderr, prefixed "wgprof record: ". */

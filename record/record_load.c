@@ -30,9 +30,7 @@ static _Thread_local int g_inside; /* this thread's hooks' calls into the implem
 static _Thread_local char g_thread_token;
 
 static pthread_once_t g_load_once = PTHREAD_ONCE_INIT;
-static wgprof__webgpu_procs g_real;
 static void *g_handle;           /* the implementation's, once known */
-static bool g_active;
 static wgprof_rec_settings g_settings;
 
 void wgprof_rec_enter(void) { g_inside++; }
@@ -160,8 +158,9 @@ static void library_path(char *out, size_t cap)
 
 static atomic_bool g_loaded;
 bool wgprof_rec_loaded(void) { return atomic_load(&g_loaded); }
-/* Set as load ends: every hook's call of wgprof_rec_real then reads a flag, not pthread_once. */
-static atomic_bool g_ready;
+/* Its `ready` set as load ends: every hook's call of wgprof_rec_real then reads a flag, not
+ * pthread_once. */
+wgprof_rec_loaded_state wgprof_rec_load_state;
 
 static void load(void)
 {
@@ -179,8 +178,8 @@ static void load(void)
     char why[512];
     wgprof_rec_abi abi =
         wgprof_rec_abi_identify(g_handle, wgprof_rec_system_dlsym, WGPROF_REC_WGPU_NATIVE_MAJOR, why, sizeof why);
-    size_t found = wgprof__webgpu_procs_load_by(g_handle, wgprof_rec_system_dlsym, &g_real);
-    bool known = wgprof_rec_abi_adapt(abi, g_handle, wgprof_rec_system_dlsym, &g_real);
+    size_t found = wgprof__webgpu_procs_load_by(g_handle, wgprof_rec_system_dlsym, &wgprof_rec_load_state.real);
+    bool known = wgprof_rec_abi_adapt(abi, g_handle, wgprof_rec_system_dlsym, &wgprof_rec_load_state.real);
     if (!known) {
         char path[1024];
         library_path(path, sizeof path);
@@ -192,14 +191,14 @@ static void load(void)
         wgprof__log(WGPROF_LOG_DEBUG, "wgprof record: %s has %s", path, wgprof_rec_abi_name(abi));
     }
     /* libwgprof's calls go to the implementation itself, not to this library's hooks. */
-    wgprof__webgpu_install(&g_real, g_handle, wgprof_rec_system_dlsym);
-    g_active = found > 0 && known && g_settings.dir[0];
+    wgprof__webgpu_install(&wgprof_rec_load_state.real, g_handle, wgprof_rec_system_dlsym);
+    wgprof_rec_load_state.active = found > 0 && known && g_settings.dir[0];
     if (found < WGPROF__WEBGPU_PROC_COUNT) {
         /* Dawn lacks wgpu-native's extensions: their forwarders report a call, if one comes. */
         wgprof__log(WGPROF_LOG_DEBUG, "wgprof record: the implementation has %zu of %d functions", found,
                     (int)WGPROF__WEBGPU_PROC_COUNT);
     }
-    atomic_store_explicit(&g_ready, true, memory_order_release);
+    atomic_store_explicit(&wgprof_rec_load_state.ready, true, memory_order_release);
 }
 
 void *wgprof_rec_implementation(void)
@@ -208,18 +207,10 @@ void *wgprof_rec_implementation(void)
     return g_handle;
 }
 
-const wgprof__webgpu_procs *wgprof_rec_real(void)
+const wgprof__webgpu_procs *wgprof_rec_load(void)
 {
-    if (!atomic_load_explicit(&g_ready, memory_order_acquire)) {
-        pthread_once(&g_load_once, load);
-    }
-    return &g_real;
-}
-
-bool wgprof_rec_active(void)
-{
-    wgprof_rec_real();
-    return g_active;
+    pthread_once(&g_load_once, load);
+    return &wgprof_rec_load_state.real;
 }
 
 const wgprof_rec_settings *wgprof_rec_settings_get(void)
