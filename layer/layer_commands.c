@@ -559,6 +559,10 @@ void wgprof_layer_cbs_release(wgprof_layer_cb **cbs, size_t n, bool keep_handle)
 
 wgprof_layer_cb *wgprof_layer_cb_release(wgprof_layer_cb *cb, bool keep_handle)
 {
+    if (!atomic_load(&cb->pending)) { /* nothing unread (the usual begin): cleared, no batch made */
+        cb_cleared(cb);
+        return cb;
+    }
     release_batch(&cb, 1, keep_handle);
     return cb;
 }

@@ -425,7 +425,22 @@ typedef struct wgprof_layer_settings {
     bool timestamps_only;  /* WGPROF_LAYER_TIMESTAMPS_ONLY_ENV=1: for measurement only (layer.h) */
     char readback[16];     /* WGPROF_LAYER_READBACK_ENV as given ("buffer", "query"; "" where unset: by device) */
 } wgprof_layer_settings;
-const wgprof_layer_settings *wgprof_layer_settings_get(void);
+/* The settings as read once, at the first hook's call (layer_registry.c), before `read` is set:
+ * every hook reads them inline, without a call. */
+typedef struct wgprof_layer_settings_state {
+    atomic_bool read;
+    wgprof_layer_settings settings;
+} wgprof_layer_settings_state;
+extern wgprof_layer_settings_state wgprof_layer_settings_now;
+/* The first read (once, whatever the threads); the settings after. */
+const wgprof_layer_settings *wgprof_layer_settings_read(void);
+static inline const wgprof_layer_settings *wgprof_layer_settings_get(void)
+{
+    if (__builtin_expect(!atomic_load_explicit(&wgprof_layer_settings_now.read, memory_order_acquire), 0)) {
+        return wgprof_layer_settings_read();
+    }
+    return &wgprof_layer_settings_now.settings;
+}
 /* getpid(), without a system call after the first: renewed in a child of fork(). */
 long wgprof_layer_pid(void);
 void wgprof_layer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -135,10 +135,10 @@ void wgprof_layer_device_unwalked(wgprof_layer_device *d)
     }
 }
 
-static wgprof_layer_settings g_settings;
+/* Its `read` set once they are: the hooks, which ask for them at every command, then read a flag
+ * (layer_lib.h). */
+wgprof_layer_settings_state wgprof_layer_settings_now;
 static pthread_once_t g_settings_once = PTHREAD_ONCE_INIT;
-/* Set once they are read: the hooks, which ask for them at every command, then read a flag. */
-static atomic_bool g_settings_read;
 
 /* The value of the user's setting `name`, or "" (its default) where it is unset, empty or not one
  * of `values` ("a|b"): said once, as the program starts. */
@@ -160,31 +160,29 @@ static const char *user_setting(const char *name, const char *values)
 static void read_settings(void)
 {
     const char *dir = getenv(RECORD_ENV_DIR);
-    snprintf(g_settings.dir, sizeof g_settings.dir, "%s", dir ? dir : "");
+    snprintf(wgprof_layer_settings_now.settings.dir, sizeof wgprof_layer_settings_now.settings.dir, "%s", dir ? dir : "");
     const char *id = getenv(RECORD_ENV_DIR_ID);
-    snprintf(g_settings.dir_id, sizeof g_settings.dir_id, "%s", id ? id : "");
+    snprintf(wgprof_layer_settings_now.settings.dir_id, sizeof wgprof_layer_settings_now.settings.dir_id, "%s", id ? id : "");
     const char *formats = getenv(RECORD_ENV_FORMATS);
-    snprintf(g_settings.formats, sizeof g_settings.formats, "%s", formats ? formats : "");
+    snprintf(wgprof_layer_settings_now.settings.formats, sizeof wgprof_layer_settings_now.settings.formats, "%s", formats ? formats : "");
     const char *every = getenv(RECORD_ENV_SAMPLE_EVERY);
     unsigned long n = every ? strtoul(every, NULL, 10) : 1;
-    g_settings.sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
+    wgprof_layer_settings_now.settings.sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
     const char *by = getenv(RECORD_ENV_SAMPLE_BY);
-    g_settings.sample_by_kernel = !by || strcmp(by, "encoder") != 0;
+    wgprof_layer_settings_now.settings.sample_by_kernel = !by || strcmp(by, "encoder") != 0;
     const char *chain = user_setting(WGPROF_LAYER_CHAIN_ENV, WGPROF_LAYER_CHAIN_VALUES);
-    g_settings.chain_per_cb = strcmp(chain, WGPROF_LAYER_CHAIN_PER_CB) == 0;
+    wgprof_layer_settings_now.settings.chain_per_cb = strcmp(chain, WGPROF_LAYER_CHAIN_PER_CB) == 0;
     const char *readback = user_setting(WGPROF_LAYER_READBACK_ENV, WGPROF_LAYER_READBACK_VALUES);
-    snprintf(g_settings.readback, sizeof g_settings.readback, "%s", readback);
+    snprintf(wgprof_layer_settings_now.settings.readback, sizeof wgprof_layer_settings_now.settings.readback, "%s", readback);
     const char *only = user_setting(WGPROF_LAYER_TIMESTAMPS_ONLY_ENV, WGPROF_LAYER_TIMESTAMPS_ONLY_VALUES);
-    g_settings.timestamps_only = strcmp(only, "1") == 0;
-    atomic_store_explicit(&g_settings_read, true, memory_order_release);
+    wgprof_layer_settings_now.settings.timestamps_only = strcmp(only, "1") == 0;
+    atomic_store_explicit(&wgprof_layer_settings_now.read, true, memory_order_release);
 }
 
-const wgprof_layer_settings *wgprof_layer_settings_get(void)
+const wgprof_layer_settings *wgprof_layer_settings_read(void)
 {
-    if (!atomic_load_explicit(&g_settings_read, memory_order_acquire)) {
-        pthread_once(&g_settings_once, read_settings);
-    }
-    return &g_settings;
+    pthread_once(&g_settings_once, read_settings);
+    return &wgprof_layer_settings_now.settings;
 }
 
 void wgprof_layer_say(const char *fmt, ...)
