@@ -159,23 +159,24 @@ static const char *user_setting(const char *name, const char *values)
 
 static void read_settings(void)
 {
+    wgprof_layer_settings *s = &wgprof_layer_settings_now.settings;
     const char *dir = getenv(RECORD_ENV_DIR);
-    snprintf(wgprof_layer_settings_now.settings.dir, sizeof wgprof_layer_settings_now.settings.dir, "%s", dir ? dir : "");
+    snprintf(s->dir, sizeof s->dir, "%s", dir ? dir : "");
     const char *id = getenv(RECORD_ENV_DIR_ID);
-    snprintf(wgprof_layer_settings_now.settings.dir_id, sizeof wgprof_layer_settings_now.settings.dir_id, "%s", id ? id : "");
+    snprintf(s->dir_id, sizeof s->dir_id, "%s", id ? id : "");
     const char *formats = getenv(RECORD_ENV_FORMATS);
-    snprintf(wgprof_layer_settings_now.settings.formats, sizeof wgprof_layer_settings_now.settings.formats, "%s", formats ? formats : "");
+    snprintf(s->formats, sizeof s->formats, "%s", formats ? formats : "");
     const char *every = getenv(RECORD_ENV_SAMPLE_EVERY);
     unsigned long n = every ? strtoul(every, NULL, 10) : 1;
-    wgprof_layer_settings_now.settings.sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
+    s->sample_every = n >= 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
     const char *by = getenv(RECORD_ENV_SAMPLE_BY);
-    wgprof_layer_settings_now.settings.sample_by_kernel = !by || strcmp(by, "encoder") != 0;
+    s->sample_by_kernel = !by || strcmp(by, "encoder") != 0;
     const char *chain = user_setting(WGPROF_LAYER_CHAIN_ENV, WGPROF_LAYER_CHAIN_VALUES);
-    wgprof_layer_settings_now.settings.chain_per_cb = strcmp(chain, WGPROF_LAYER_CHAIN_PER_CB) == 0;
+    s->chain_per_cb = strcmp(chain, WGPROF_LAYER_CHAIN_PER_CB) == 0;
     const char *readback = user_setting(WGPROF_LAYER_READBACK_ENV, WGPROF_LAYER_READBACK_VALUES);
-    snprintf(wgprof_layer_settings_now.settings.readback, sizeof wgprof_layer_settings_now.settings.readback, "%s", readback);
+    snprintf(s->readback, sizeof s->readback, "%s", readback);
     const char *only = user_setting(WGPROF_LAYER_TIMESTAMPS_ONLY_ENV, WGPROF_LAYER_TIMESTAMPS_ONLY_VALUES);
-    wgprof_layer_settings_now.settings.timestamps_only = strcmp(only, "1") == 0;
+    s->timestamps_only = strcmp(only, "1") == 0;
     atomic_store_explicit(&wgprof_layer_settings_now.read, true, memory_order_release);
 }
 
