@@ -711,6 +711,14 @@ static bool exists(const results_folder *r, const char *name)
     return fstatat(r->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/* Whether set `id` has its file of `suffix` (a marker: RECORD_SUFFIX_DONE, RECORD_SUFFIX_UNWRITTEN). */
+static bool set_has(const results_folder *r, const char *id, const char *suffix)
+{
+    char name[4500];
+    snprintf(name, sizeof name, "%s.%s", id, suffix);
+    return exists(r, name);
+}
+
 /* Copies `from` to stderr. */
 static void print_file(const results_folder *r, const char *from)
 {
@@ -812,11 +820,10 @@ static unsigned long still_writing(const results_folder *r, size_t *count)
     unsigned long pid = 0;
     *count = 0;
     for (size_t i = 0; i < n; i++) {
-        char name[4400];
-        snprintf(name, sizeof name, "%s." RECORD_SUFFIX_DONE, sets[i].id);
-        if (exists(r, name)) {
+        if (set_has(r, sets[i].id, RECORD_SUFFIX_DONE)) {
             continue;
         }
+        char name[4400];
         snprintf(name, sizeof name, "%s." RECORD_SUFFIX_META, sets[i].id);
         unsigned long long wrote = meta_value(r, name, RECORD_META_START), start = 0;
         bool running = false;
@@ -1018,7 +1025,7 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
         fprintf(stderr, "wgprof record: results of %zu devices (processes and devices: PID.N)\n", count);
     }
     for (size_t i = 0; i < count; i++) {
-        char base[4400], path[4500], done[4500];
+        char base[4400], path[4500];
         snprintf(base, sizeof base, "%s", sets[i].id);
         fputc('\n', stderr);
         if (count > 1) {
@@ -1036,11 +1043,8 @@ static bool deliver(const results_folder *r, const record_options *o, const diff
                                                   stderr) != CLI_OK) {
             ok = false;
         }
-        snprintf(done, sizeof done, "%s." RECORD_SUFFIX_DONE, base);
-        bool complete = exists(r, done);
-        char mark[4500];
-        snprintf(mark, sizeof mark, "%s." RECORD_SUFFIX_UNWRITTEN, base);
-        bool lost = exists(r, mark);
+        bool complete = set_has(r, base, RECORD_SUFFIX_DONE);
+        bool lost = set_has(r, base, RECORD_SUFFIX_UNWRITTEN);
         if (lost) {
             cli_error("wgprof record: %s: some of its results could not be written into the results folder (the "
                       "reason is above)",
