@@ -121,6 +121,8 @@ static inline bool wgprof_rec_active(void)
     wgprof_rec_real();
     return wgprof_rec_load_state.active;
 }
+/* The settings, read once, by themselves: the implementation is not loaded for them (the exec
+ * hooks read them in every process that execs, a shell's child of vfork among them). */
 const wgprof_rec_settings *wgprof_rec_settings_get(void);
 void wgprof_rec_missing(const char *name);
 /* A line on stderr, prefixed "wgprof record: ". */

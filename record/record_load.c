@@ -31,6 +31,7 @@ static _Thread_local char g_thread_token;
 
 static pthread_once_t g_load_once = PTHREAD_ONCE_INIT;
 static void *g_handle;           /* the implementation's, once known */
+static pthread_once_t g_settings_once = PTHREAD_ONCE_INIT;
 static wgprof_rec_settings g_settings;
 
 void wgprof_rec_enter(void) { g_inside++; }
@@ -165,7 +166,7 @@ wgprof_rec_loaded_state wgprof_rec_load_state;
 static void load(void)
 {
     atomic_store(&g_loaded, true);
-    read_settings();
+    pthread_once(&g_settings_once, read_settings);
     g_handle = find_implementation();
     if (!g_handle) {
         /* The program calls WebGPU (this runs at its first call) and nothing can answer: it
@@ -215,7 +216,10 @@ const wgprof__webgpu_procs *wgprof_rec_load(void)
 
 const wgprof_rec_settings *wgprof_rec_settings_get(void)
 {
-    wgprof_rec_real();
+    /* Once the implementation is loaded, they are read (load's first step, before `ready`). */
+    if (!atomic_load_explicit(&wgprof_rec_load_state.ready, memory_order_acquire)) {
+        pthread_once(&g_settings_once, read_settings);
+    }
     return &g_settings;
 }
 
@@ -253,7 +257,7 @@ static bool is_this_library(const char *file)
  * the results folder for the CLI to print and exit 2 on (record.h), else on stderr. */
 static void require_wgpu_native(void *handle, const char *how)
 {
-    wgprof_rec_real(); /* the settings: the results folder */
+    wgprof_rec_settings_get(); /* the results folder */
     if (!handle || wgprof_rec_system_dlsym(handle, "wgpuGetVersion")) {
         return;
     }

@@ -402,6 +402,17 @@ else
 fi
 cd "$tmp" || exit 1
 
+# ---- processes that never call WebGPU: nothing of the implementation loaded for their execs ----
+# A shell whose environment lost the implementation's setting runs commands (dash starts each in
+# a child of vfork, which shares its memory): each exec finds the settings alone. Looking for the
+# implementation there found none and ended the vfork child inside the one-time load, which the
+# shell's next exec then waited on for good.
+timeout 60 "$wgprof" --webgpu "$impl" record --via webgpu -- \
+  sh -c 'WGPROF_RECORD_LIBRARY= sh -c "/bin/echo a; /bin/echo b; exec /bin/echo c"' >vfork.out 2>vfork.err
+status=$?
+[ "$status" -eq 0 ] && [ "$(tr '\n' ' ' <vfork.out)" = "a b c " ] && ! grep -q 'calls WebGPU' vfork.err && ok \
+  || bad "$impl_kind: a shell without the implementation's setting: exit $status (want 0, a b c): $(tail_of vfork.err)"
+
 # ---- a full filesystem for the results: said with the system's reason, record exits 1 ----
 full_fs "$wgprof" --webgpu "$impl" record --via webgpu --json "$tmp/full.json" -- "$app" basic >full.out 2>full.err
 status=$?
