@@ -243,7 +243,7 @@ void wgprof_rec_missing(const char *name)
 
 /* Whether `file` is this library, by path: a program given it as its WebGPU library, by
  * WGPU_LIB_PATH (the CLI points it here), which names wgpu-native's library (wgpu-py). */
-static bool is_this_library(const char *file)
+__attribute__((noinline)) static bool is_this_library(const char *file)
 {
     Dl_info self = {0};
     struct stat a, b;
@@ -294,45 +294,77 @@ static void require_wgpu_native(void *handle, const char *how)
     wgprof_rec_exit_plain(RECORD_EXIT_REFUSED);
 }
 
-/* The program's dlopen: its implementation, named, is answered with this library, whose
- * wgpu* functions stand in for the implementation's; every other call is the system's, made as
- * a tail call so that the system sees the program's caller (dlopen looks up a relative name in
- * the caller's run path). Every call here is the program's (or a library's it loaded): the copy
- * of libwgprof linked in here opens nothing, the implementation's table and handle being
- * installed in it before it runs (load). */
-WGPROF_REC_EXPORT void *dlopen(const char *file, int mode)
+/* What a dlopen of the program's is answered with, where this library answers it itself. */
+typedef struct answered {
+    bool answered;
+    void *handle;
+} answered;
+
+/* The loader of Chromium's bundled SwiftShader, by its full path (record_lib.h). Not inlined:
+ * its buffer would keep dlopen's pass-through from being a tail call. */
+__attribute__((noinline)) static answered swiftshader_open(const char *file, const void *caller, int mode)
 {
     char loader[4096];
-    if (wgprof_rec_swiftshader_loader(file, __builtin_return_address(0), loader, sizeof loader)) {
-        return system_dlopen()(loader, mode); /* by its full path: no run path is looked in */
+    if (!wgprof_rec_swiftshader_loader(file, caller, loader, sizeof loader)) {
+        return (answered){false, NULL};
+    }
+    return (answered){true, system_dlopen()(loader, mode)}; /* by its full path: no run path is looked in */
+}
+
+/* The implementation, asked for by its name (libwgpu_native*, libwebgpu_dawn*): this library,
+ * whose wgpu* functions stand in for the implementation's. */
+__attribute__((noinline)) static void *implementation_open(const char *file, int mode)
+{
+    if (!g_handle) {
+        /* A bare name is looked up in this library's run path, not the caller's: where that
+         * finds nothing, the implementation the CLI named stands in. */
+        g_handle = system_dlopen()(file, mode);
+        if (!g_handle) {
+            g_handle = find_implementation();
+        }
+        if (!g_handle) {
+            return NULL;
+        }
+    }
+    if (strncmp(base_name(file), "libwgpu_native", 14) == 0) {
+        require_wgpu_native(g_handle, base_name(file));
+    }
+    Dl_info self = {0};
+    void *me = NULL;
+    if (wgprof_rec_active() && dladdr(&g_settings, &self) && self.dli_fname) {
+        me = system_dlopen()(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    }
+    return me ? me : system_dlopen()(file, mode);
+}
+
+/* A program given this library as wgpu-native's by WGPU_LIB_PATH, stopped where the
+ * implementation chosen is another. */
+__attribute__((noinline)) static void this_library_opened(void)
+{
+    wgprof_rec_real(); /* the implementation chosen */
+    require_wgpu_native(g_handle, "by WGPU_LIB_PATH");
+}
+
+/* The program's dlopen: its implementation, named, is answered with this library (and
+ * Chromium's SwiftShader loader with its full path); every other call is the system's, made as
+ * a tail call so that the system sees the program's caller (dlopen looks up a relative name in
+ * the caller's run path): no local of this function may have its address taken, which the
+ * helpers above keep theirs for. Every call here is the program's (or a library's it loaded):
+ * the copy of libwgprof linked in here opens nothing, the implementation's table and handle
+ * being installed in it before it runs (load). */
+WGPROF_REC_EXPORT void *dlopen(const char *file, int mode)
+{
+    answered swiftshader = swiftshader_open(file, __builtin_return_address(0), mode);
+    if (swiftshader.answered) {
+        return swiftshader.handle;
     }
     /* RTLD_NOLOAD only takes a reference to what is there (libwgprof finding the library of
      * the wgpu* functions it calls, this one): no program asking for wgpu-native. */
     if (file && !(mode & RTLD_NOLOAD) && is_this_library(file)) {
-        wgprof_rec_real(); /* the implementation chosen */
-        require_wgpu_native(g_handle, "by WGPU_LIB_PATH");
+        this_library_opened();
     }
     if (file && is_implementation_name(file)) {
-        if (!g_handle) {
-            /* A bare name is looked up in this library's run path, not the caller's: where that
-             * finds nothing, the implementation the CLI named stands in. */
-            g_handle = system_dlopen()(file, mode);
-            if (!g_handle) {
-                g_handle = find_implementation();
-            }
-            if (!g_handle) {
-                return NULL;
-            }
-        }
-        if (strncmp(base_name(file), "libwgpu_native", 14) == 0) {
-            require_wgpu_native(g_handle, base_name(file));
-        }
-        Dl_info self = {0};
-        void *me = NULL;
-        if (wgprof_rec_active() && dladdr(&g_settings, &self) && self.dli_fname) {
-            me = system_dlopen()(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-        }
-        return me ? me : system_dlopen()(file, mode);
+        return implementation_open(file, mode);
     }
     return system_dlopen()(file, mode);
 }

@@ -412,6 +412,12 @@ timeout 60 "$wgprof" --webgpu "$impl" record --via webgpu -- \
 status=$?
 [ "$status" -eq 0 ] && [ "$(tr '\n' ' ' <vfork.out)" = "a b c " ] && ! grep -q 'calls WebGPU' vfork.err && ok \
   || bad "$impl_kind: a shell without the implementation's setting: exit $status (want 0, a b c): $(tail_of vfork.err)"
+# A program that loads a library of its own by its bare name, found in its run path: dlopen
+# looks there for its caller, which the preload's dlopen leaves the program.
+record -- "$apps/dlopen_runpath" >runpath.out 2>runpath.err
+status=$?
+[ "$status" -eq 0 ] && [ "$(cat runpath.out)" = "found 42" ] && ok \
+  || bad "$impl_kind: a dlopen by a bare name in the program's run path: exit $status: $(tail_of runpath.err)"
 
 # ---- a full filesystem for the results: said with the system's reason, record exits 1 ----
 full_fs "$wgprof" --webgpu "$impl" record --via webgpu --json "$tmp/full.json" -- "$app" basic >full.out 2>full.err
