@@ -413,11 +413,16 @@ status=$?
 [ "$status" -eq 0 ] && [ "$(tr '\n' ' ' <vfork.out)" = "a b c " ] && ! grep -q 'calls WebGPU' vfork.err && ok \
   || bad "$impl_kind: a shell without the implementation's setting: exit $status (want 0, a b c): $(tail_of vfork.err)"
 # A program that loads a library of its own by its bare name, found in its run path: dlopen
-# looks there for its caller, which the preload's dlopen leaves the program.
-record -- "$apps/dlopen_runpath" >runpath.out 2>runpath.err
-status=$?
-[ "$status" -eq 0 ] && [ "$(cat runpath.out)" = "found 42" ] && ok \
-  || bad "$impl_kind: a dlopen by a bare name in the program's run path: exit $status: $(tail_of runpath.err)"
+# looks there for its caller, which the preload's dlopen leaves the program. (A sanitized
+# build's program fails by itself: the runtime's dlopen, linked into it, is then the caller.)
+if "$apps/dlopen_runpath" >runpath.plain.out 2>&1; then
+  record -- "$apps/dlopen_runpath" >runpath.out 2>runpath.err
+  status=$?
+  [ "$status" -eq 0 ] && cmp -s runpath.plain.out runpath.out && ok \
+    || bad "$impl_kind: a dlopen by a bare name in the program's run path: exit $status: $(tail_of runpath.err)"
+else
+  echo "note: the run path check skipped: dlopen_runpath fails by itself here: $(cat runpath.plain.out)"
+fi
 
 # ---- a full filesystem for the results: said with the system's reason, record exits 1 ----
 full_fs "$wgprof" --webgpu "$impl" record --via webgpu --json "$tmp/full.json" -- "$app" basic >full.out 2>full.err
